@@ -1,0 +1,32 @@
+//! # tenantnet-core
+//!
+//! A deterministic packet-level simulator of multi-tenant datacenter networks.
+//! Time is integer picoseconds; entities live in arenas indexed by typed ids; the
+//! same scenario and seed always produce the same results.
+//!
+//! * [`engine`]: time, the event queue, lazy timers, seeded random streams.
+//! * [`net`]: packets, ports (queue + link), hosts, switches, ECMP routing, topologies.
+//! * [`transport`]: TCP NewReno, DCTCP, UDP sources.
+//! * [`workload`]: flow-size distributions and traffic generators.
+//! * [`scenario`]: the TOML scenario format, its parser and builder.
+//! * [`sim`]: the event loop, the data path, recording and results.
+//!
+//! ```no_run
+//! let mut sim = tenantnet_core::scenario::load_file(std::path::Path::new("scenario.toml")).unwrap();
+//! sim.run();
+//! let results = sim.results();
+//! println!("{}", serde_json::to_string_pretty(&results.summary).unwrap());
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod engine;
+pub mod net;
+pub mod scenario;
+pub mod sim;
+pub mod transport;
+pub mod units;
+pub mod workload;
+
+/// The tenantnet version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,214 @@
+//! Nodes, hosts and switches, and the builder that wires them into a [`Network`].
+
+use std::collections::BTreeMap;
+
+use super::ids::{HostId, NodeId, PortId, SwitchId};
+use super::port::{Port, PortConfig};
+use super::routing::Routing;
+use crate::engine::Time;
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An end host, with one NIC.
+    Host(HostId),
+    /// An output-queued switch.
+    Switch(SwitchId),
+}
+
+/// A host or switch, with its stable name.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Stable name used in scenarios and results (`h3`, `pod0-edge1`, …).
+    pub name: String,
+    /// Host or switch, and its index among them.
+    pub kind: NodeKind,
+    /// The node's output ports, in the order its links were added.
+    pub ports: Vec<PortId>,
+}
+
+/// An end host.
+#[derive(Clone, Debug)]
+pub struct Host {
+    /// The host's node.
+    pub node: NodeId,
+    /// The NIC's output port (the host's only port).
+    pub nic: PortId,
+}
+
+/// A switch.
+#[derive(Clone, Debug)]
+pub struct Switch {
+    /// The switch's node.
+    pub node: NodeId,
+}
+
+/// A built network: every node, port and the forwarding tables.
+pub struct Network {
+    /// All nodes, indexed by `NodeId`.
+    pub nodes: Vec<Node>,
+    /// Hosts, indexed by `HostId`.
+    pub hosts: Vec<Host>,
+    /// Switches, indexed by `SwitchId`.
+    pub switches: Vec<Switch>,
+    /// Output ports, indexed by `PortId`.
+    pub ports: Vec<Port>,
+    /// ECMP forwarding tables.
+    pub routing: Routing,
+    by_name: BTreeMap<String, NodeId>,
+}
+
+impl Network {
+    /// The node called `name`.
+    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The host called `name`.
+    pub fn host_by_name(&self, name: &str) -> Option<HostId> {
+        match self.nodes[self.node_by_name(name)?.idx()].kind {
+            NodeKind::Host(h) => Some(h),
+            NodeKind::Switch(_) => None,
+        }
+    }
+
+    /// A host's name.
+    pub fn host_name(&self, h: HostId) -> &str {
+        &self.nodes[self.hosts[h.idx()].node.idx()].name
+    }
+
+    /// A port's name: `owner->peer`.
+    pub fn port_name(&self, p: PortId) -> String {
+        let port = &self.ports[p.idx()];
+        format!(
+            "{}->{}",
+            self.nodes[port.node.idx()].name,
+            self.nodes[port.peer.idx()].name
+        )
+    }
+
+    /// The NIC rate of host `h`, in bit/s.
+    pub fn host_rate(&self, h: HostId) -> u64 {
+        self.ports[self.hosts[h.idx()].nic.idx()].rate_bps
+    }
+}
+
+struct LinkSpec {
+    a: NodeId,
+    b: NodeId,
+    rate_bps: u64,
+    delay: Time,
+}
+
+/// Collects nodes and links, then builds the [`Network`].
+#[derive(Default)]
+pub struct NetworkBuilder {
+    nodes: Vec<(String, bool)>,
+    links: Vec<LinkSpec>,
+}
+
+impl NetworkBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a host; hosts are numbered in the order they are added.
+    pub fn host(&mut self, name: impl Into<String>) -> NodeId {
+        self.nodes.push((name.into(), true));
+        NodeId(self.nodes.len() as u32 - 1)
+    }
+
+    /// Adds a switch.
+    pub fn switch(&mut self, name: impl Into<String>) -> NodeId {
+        self.nodes.push((name.into(), false));
+        NodeId(self.nodes.len() as u32 - 1)
+    }
+
+    /// Adds a full-duplex link: one port at each end, each with `rate_bps` and `delay`.
+    pub fn link(&mut self, a: NodeId, b: NodeId, rate_bps: u64, delay: Time) {
+        self.links.push(LinkSpec {
+            a,
+            b,
+            rate_bps,
+            delay,
+        });
+    }
+
+    /// Builds the network. Host ports get `host_cfg`, switch ports `switch_cfg`;
+    /// `ecmp_seed` seeds the per-switch ECMP hash salts.
+    pub fn build(
+        self,
+        host_cfg: PortConfig,
+        switch_cfg: PortConfig,
+        ecmp_seed: u64,
+    ) -> Result<Network, String> {
+        let mut nodes = Vec::with_capacity(self.nodes.len());
+        let mut hosts_n = 0u32;
+        let mut switches_n = 0u32;
+        let mut by_name = BTreeMap::new();
+        for (i, (name, is_host)) in self.nodes.iter().enumerate() {
+            let kind = if *is_host {
+                hosts_n += 1;
+                NodeKind::Host(HostId(hosts_n - 1))
+            } else {
+                switches_n += 1;
+                NodeKind::Switch(SwitchId(switches_n - 1))
+            };
+            if by_name.insert(name.clone(), NodeId(i as u32)).is_some() {
+                return Err(format!("two nodes are named {name:?}"));
+            }
+            nodes.push(Node {
+                name: name.clone(),
+                kind,
+                ports: Vec::new(),
+            });
+        }
+        let mut ports = Vec::with_capacity(self.links.len() * 2);
+        for l in &self.links {
+            for (from, to) in [(l.a, l.b), (l.b, l.a)] {
+                let cfg = match nodes[from.idx()].kind {
+                    NodeKind::Host(_) => host_cfg,
+                    NodeKind::Switch(_) => switch_cfg,
+                };
+                nodes[from.idx()].ports.push(PortId(ports.len() as u32));
+                ports.push(Port::new(from, to, l.rate_bps, l.delay, cfg));
+            }
+        }
+        let mut hosts = Vec::new();
+        let mut switches = Vec::new();
+        for (i, n) in nodes.iter().enumerate() {
+            match n.kind {
+                NodeKind::Host(_) => {
+                    if n.ports.len() != 1 {
+                        return Err(format!(
+                            "host {:?} has {} links; a host must have exactly one",
+                            n.name,
+                            n.ports.len()
+                        ));
+                    }
+                    let peer = ports[n.ports[0].idx()].peer;
+                    if matches!(nodes[peer.idx()].kind, NodeKind::Host(_)) {
+                        return Err(format!("host {:?} is linked to another host", n.name));
+                    }
+                    hosts.push(Host {
+                        node: NodeId(i as u32),
+                        nic: n.ports[0],
+                    });
+                }
+                NodeKind::Switch(_) => switches.push(Switch {
+                    node: NodeId(i as u32),
+                }),
+            }
+        }
+        let routing = Routing::build(&nodes, &hosts, &switches, &ports, ecmp_seed)?;
+        Ok(Network {
+            nodes,
+            hosts,
+            switches,
+            ports,
+            routing,
+            by_name,
+        })
+    }
+}

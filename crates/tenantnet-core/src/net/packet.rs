@@ -1,0 +1,139 @@
+//! Packets and the pool they live in. A packet is 48 bytes of plain data; slots are
+//! recycled through a free list, so the hot path never allocates.
+
+use super::ids::{FlowId, HostId, NodeId, PktId};
+use crate::engine::Time;
+
+/// Packet flag bits.
+pub mod flags {
+    /// A pure acknowledgement (no payload).
+    pub const ACK: u8 = 1;
+    /// ECN-capable transport (ECT(0)), RFC 3168.
+    pub const ECT: u8 = 2;
+    /// Congestion experienced, set by a marking queue.
+    pub const CE: u8 = 4;
+    /// ECN-echo, set by a receiver in an ACK.
+    pub const ECE: u8 = 8;
+    /// Payload retransmitted by the sender.
+    pub const RETX: u8 = 16;
+}
+
+/// One packet in flight.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Packet {
+    /// Data: sequence number of the first payload byte. ACK: cumulative ACK number.
+    pub seq: u64,
+    /// Data: time the sender sent it. ACK: the echoed send time (RFC 7323 TSecr).
+    pub ts: Time,
+    /// The flow it belongs to.
+    pub flow: FlowId,
+    /// The host it is routed to.
+    pub dst: HostId,
+    /// The node the packet is travelling to (set when a port transmits it).
+    pub at: NodeId,
+    /// Size on the wire, headers included, in bytes.
+    pub size: u32,
+    /// Payload bytes.
+    pub len: u32,
+    /// ECMP hash of the packet's flow and direction.
+    pub hash: u32,
+    /// `flags::*` bits.
+    pub flags: u8,
+    /// Differentiated-services code point (0–63).
+    pub dscp: u8,
+}
+
+impl Packet {
+    /// Whether flag bit `f` is set.
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// The arena of packets.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: u64,
+}
+
+/// Largest number of packets alive at once (event codes carry 27-bit ids).
+pub const MAX_LIVE_PACKETS: usize = 1 << 27;
+
+impl PacketPool {
+    /// Stores `p` and returns its id.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PktId {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = p;
+            PktId(i)
+        } else {
+            assert!(
+                self.slots.len() < MAX_LIVE_PACKETS,
+                "more than {MAX_LIVE_PACKETS} packets in flight"
+            );
+            self.slots.push(p);
+            PktId(self.slots.len() as u32 - 1)
+        }
+    }
+
+    /// Releases a packet's slot.
+    #[inline]
+    pub fn free(&mut self, id: PktId) {
+        debug_assert!(self.live > 0);
+        self.live -= 1;
+        self.free.push(id.0);
+    }
+
+    /// Packets currently alive (queued, in service or on a link).
+    pub fn live(&self) -> u64 {
+        self.live
+    }
+}
+
+impl std::ops::Index<PktId> for PacketPool {
+    type Output = Packet;
+    #[inline]
+    fn index(&self, id: PktId) -> &Packet {
+        &self.slots[id.idx()]
+    }
+}
+
+impl std::ops::IndexMut<PktId> for PacketPool {
+    #[inline]
+    fn index_mut(&mut self, id: PktId) -> &mut Packet {
+        &mut self.slots[id.idx()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_recycled() {
+        let mut pool = PacketPool::default();
+        let a = pool.alloc(Packet {
+            seq: 1,
+            ..Default::default()
+        });
+        let b = pool.alloc(Packet {
+            seq: 2,
+            ..Default::default()
+        });
+        assert_eq!(pool.live(), 2);
+        pool.free(a);
+        let c = pool.alloc(Packet {
+            seq: 3,
+            ..Default::default()
+        });
+        assert_eq!(c, a);
+        assert_eq!(pool[c].seq, 3);
+        assert_eq!(pool[b].seq, 2);
+        assert_eq!(pool.live(), 2);
+        assert_eq!(std::mem::size_of::<Packet>(), 48);
+    }
+}

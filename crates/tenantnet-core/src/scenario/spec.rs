@@ -1,0 +1,251 @@
+//! The scenario format: what a TOML scenario file may contain. The doc comments
+//! become the descriptions in `tenantnet schema`'s JSON Schema.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::workloads::WorkloadSpec;
+use crate::net::topology::{Dumbbell, FatTree, LeafSpine, Star};
+use crate::units::{Size, TimeSpan};
+
+// `T` and `W` are the topology and workload types: the parser first reads both as
+// plain tables, then dispatches on their `kind` key, so that errors inside them still
+// name the exact key.
+
+/// A tenantnet scenario: a topology, how its ports queue and mark, the default
+/// transport, the workloads that run on it, and what to record.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "tenantnet scenario")]
+pub struct ScenarioSpec<T = TopologySpec, W = WorkloadSpec> {
+    /// A short name for the scenario, used in reports.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free text describing the scenario.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Length of the run, seed, and stopping rule.
+    pub simulation: SimulationSpec,
+    /// The fabric: `kind` is one of `dumbbell`, `star`, `leaf_spine`, `fat_tree`.
+    pub topology: T,
+    /// Buffers and ECN marking of every port.
+    #[serde(default)]
+    pub network: NetworkSpec,
+    /// Defaults for every TCP flow; a workload's own `transport` table overrides them.
+    #[serde(default)]
+    pub transport: TransportSpec,
+    /// The traffic: a list of `[[workloads]]` tables, each with a `kind`.
+    #[serde(default)]
+    pub workloads: Vec<W>,
+    /// What the run records.
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+/// The fabric, selected by `kind`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TopologySpec {
+    /// Two switches joined by one bottleneck link, `hosts_per_side` hosts on each.
+    Dumbbell(Dumbbell),
+    /// One switch with `hosts` hosts.
+    Star(Star),
+    /// Two-tier leaf-spine with an oversubscription ratio.
+    LeafSpine(LeafSpine),
+    /// Three-tier fat-tree(k), optionally oversubscribed at the core.
+    FatTree(FatTree),
+}
+
+/// The topology kinds, as written in `kind`.
+pub const TOPOLOGY_KINDS: [&str; 4] = ["dumbbell", "star", "leaf_spine", "fat_tree"];
+
+/// Length of the run and randomness.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    /// Simulated time to run, e.g. `"50ms"`.
+    pub duration: TimeSpan,
+    /// Seed of every random stream (ECMP salts, workload arrivals, sizes, pairs).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// End the run as soon as every finite flow has completed (default false).
+    #[serde(default)]
+    pub stop_when_done: bool,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// Where ports apply the ECN threshold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnMark {
+    /// Mark an arriving packet if the occupancy it finds exceeds K (DCTCP paper).
+    #[default]
+    Enqueue,
+    /// Mark a packet as it starts transmission if the occupancy, itself included, exceeds K (htsim).
+    Dequeue,
+}
+
+/// Buffers and ECN of every port. Each port is a tail-drop FIFO with a byte limit;
+/// host NICs are ports too.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    /// Buffer of each switch port, e.g. `"1MB"` or `"100pkt"` (default `"1MB"`).
+    #[serde(default = "default_buffer")]
+    pub buffer: Size,
+    /// ECN marking threshold K of each switch port, e.g. `"65pkt"`; absent: no marking.
+    #[serde(default)]
+    pub ecn_threshold: Option<Size>,
+    /// Where K is applied: `enqueue` (default) or `dequeue`.
+    #[serde(default)]
+    pub ecn_mark: EcnMark,
+    /// Buffer of each host NIC queue (default: `buffer`).
+    #[serde(default)]
+    pub host_buffer: Option<Size>,
+    /// Whether host NIC queues mark at K like switch ports (default true).
+    #[serde(default = "yes")]
+    pub host_ecn: bool,
+}
+
+fn default_buffer() -> Size {
+    Size(crate::units::ByteSize::Bytes(1_000_000))
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for NetworkSpec {
+    fn default() -> Self {
+        NetworkSpec {
+            buffer: default_buffer(),
+            ecn_threshold: None,
+            ecn_mark: EcnMark::Enqueue,
+            host_buffer: None,
+            host_ecn: true,
+        }
+    }
+}
+
+/// TCP variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// TCP NewReno.
+    #[serde(alias = "newreno")]
+    Tcp,
+    /// DCTCP.
+    Dctcp,
+}
+
+/// TCP parameters. Every key is optional; defaults in brackets.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TransportSpec {
+    /// `tcp` (NewReno) or `dctcp` [tcp].
+    pub protocol: Option<Protocol>,
+    /// Maximum segment size, payload bytes ["1460B"].
+    pub mss: Option<Size>,
+    /// Header bytes per data packet on the wire ["40B"].
+    pub header: Option<Size>,
+    /// Size of a pure ACK on the wire ["64B"].
+    pub ack_size: Option<Size>,
+    /// Initial congestion window, segments [10].
+    pub init_cwnd: Option<u32>,
+    /// Initial slow-start threshold, segments [unbounded].
+    pub init_ssthresh: Option<u32>,
+    /// Minimum retransmission timeout ["10ms"].
+    pub min_rto: Option<TimeSpan>,
+    /// Maximum retransmission timeout after backoff ["1s"].
+    pub max_rto: Option<TimeSpan>,
+    /// Retransmission timeout before the first RTT sample ["10ms"].
+    pub initial_rto: Option<TimeSpan>,
+    /// Duplicate ACKs that trigger fast retransmit [3].
+    pub dupack_threshold: Option<u32>,
+    /// ECN-capable NewReno that halves its window on ECE (RFC 3168) [false; DCTCP always uses ECN].
+    pub ecn: Option<bool>,
+    /// Delayed ACKs: every second segment or on a timer [false].
+    pub delayed_ack: Option<bool>,
+    /// Delayed-ACK timer ["1ms"].
+    pub delayed_ack_timeout: Option<TimeSpan>,
+    /// DCTCP's EWMA gain g [0.0625].
+    pub dctcp_g: Option<f64>,
+    /// DCTCP's initial alpha [1.0, as Linux].
+    pub dctcp_alpha_init: Option<f64>,
+}
+
+impl TransportSpec {
+    /// `self` with every key that `over` sets replaced by `over`'s value.
+    pub fn overlaid(&self, over: &TransportSpec) -> TransportSpec {
+        macro_rules! pick {
+            ($($f:ident),*) => { TransportSpec { $($f: over.$f.or(self.$f)),* } };
+        }
+        pick!(
+            protocol,
+            mss,
+            header,
+            ack_size,
+            init_cwnd,
+            init_ssthresh,
+            min_rto,
+            max_rto,
+            initial_rto,
+            dupack_threshold,
+            ecn,
+            delayed_ack,
+            delayed_ack_timeout,
+            dctcp_g,
+            dctcp_alpha_init
+        )
+    }
+}
+
+/// A throughput scope recorded in `throughput.parquet`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Each flow's goodput (bytes delivered in order to the receiver).
+    Flow,
+    /// Each tenant's summed goodput.
+    Tenant,
+    /// Each port's transmitted bytes (wire rate, headers and ACKs included).
+    Link,
+}
+
+/// What the run records.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Sampling interval of throughput and queue samples [duration / 100].
+    #[serde(default)]
+    pub sample_interval: Option<TimeSpan>,
+    /// Throughput scopes to record [`["flow", "tenant", "link"]`].
+    #[serde(default = "default_scopes")]
+    pub throughput: Vec<Scope>,
+    /// Record switch-port occupancy every interval in `queues.parquet` [true].
+    #[serde(default = "yes")]
+    pub queues: bool,
+    /// Record host NIC queues in `queues.parquet` too [false].
+    #[serde(default)]
+    pub host_queues: bool,
+}
+
+fn default_scopes() -> Vec<Scope> {
+    vec![Scope::Flow, Scope::Tenant, Scope::Link]
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec {
+            sample_interval: None,
+            throughput: default_scopes(),
+            queues: true,
+            host_queues: false,
+        }
+    }
+}

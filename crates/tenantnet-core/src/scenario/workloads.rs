@@ -1,0 +1,379 @@
+//! The `[[workloads]]` tables of a scenario.
+//!
+//! Every workload has a `kind` and the common keys of [`WorkloadCommon`] (tenant,
+//! DSCP, transport overrides); the other keys depend on the kind.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+use super::spec::TransportSpec;
+use crate::units::{Rate, Size, TimeSpan};
+
+/// A set of hosts: a name (`"h3"`), a glob (`"left*"`, `"h1?"`), `"all"`, or a list
+/// of these.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hosts(pub Vec<String>);
+
+impl Hosts {
+    /// Every host.
+    pub fn all() -> Hosts {
+        Hosts(vec!["all".into()])
+    }
+}
+
+const HOSTS_EXPECTED: &str = "a host name, a glob such as \"left*\", \"all\", or a list of these";
+
+impl<'de> Deserialize<'de> for Hosts {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Hosts;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(HOSTS_EXPECTED)
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Hosts, E> {
+                Ok(Hosts(vec![s.to_string()]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Hosts, A::Error> {
+                let mut v = Vec::new();
+                while let Some(s) = seq.next_element::<String>()? {
+                    v.push(s);
+                }
+                if v.is_empty() {
+                    return Err(de::Error::custom(format!(
+                        "empty list; expected {HOSTS_EXPECTED}"
+                    )));
+                }
+                Ok(Hosts(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for Hosts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl JsonSchema for Hosts {
+    fn schema_name() -> Cow<'static, str> {
+        "Hosts".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": HOSTS_EXPECTED,
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": "string"}, "minItems": 1}
+            ]
+        })
+    }
+}
+
+fn all_hosts() -> Hosts {
+    Hosts::all()
+}
+
+fn zero() -> TimeSpan {
+    TimeSpan(0)
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn default_tenant() -> String {
+    "default".into()
+}
+
+/// Keys every workload may have.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadCommon {
+    /// Tenant the flows belong to ["default"].
+    #[serde(default = "default_tenant")]
+    pub tenant: String,
+    /// DSCP of every packet, 0–63 [0].
+    #[serde(default)]
+    pub dscp: u8,
+    /// Transport overrides for this workload's TCP flows.
+    #[serde(default)]
+    pub transport: Option<TransportSpec>,
+}
+
+/// Long-lived flows between every source and every destination (src ≠ dst).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LongLived {
+    /// Sending hosts.
+    pub src: Hosts,
+    /// Receiving hosts.
+    pub dst: Hosts,
+    /// Parallel flows per (src, dst) pair [1].
+    #[serde(default = "one")]
+    pub flows_per_pair: u32,
+    /// Start time ["0s"].
+    #[serde(default = "zero")]
+    pub start: TimeSpan,
+    /// Time the flows stop offering new data; absent: they run to the end.
+    #[serde(default)]
+    pub stop: Option<TimeSpan>,
+}
+
+/// Fixed-size flows between every source and every destination (src ≠ dst).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fixed {
+    /// Sending hosts.
+    pub src: Hosts,
+    /// Receiving hosts.
+    pub dst: Hosts,
+    /// Bytes per flow, e.g. `"1MB"`.
+    pub size: Size,
+    /// Flows per (src, dst) pair [1].
+    #[serde(default = "one")]
+    pub flows_per_pair: u32,
+    /// Start of the first flow of each pair ["0s"].
+    #[serde(default = "zero")]
+    pub start: TimeSpan,
+    /// Gap between successive flows of a pair ["0s"].
+    #[serde(default = "zero")]
+    pub interval: TimeSpan,
+}
+
+/// A random permutation: every host sends one flow to a distinct other host.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Permutation {
+    /// Hosts taking part ["all"].
+    #[serde(default = "all_hosts")]
+    pub hosts: Hosts,
+    /// Bytes per flow; absent: long-lived.
+    #[serde(default)]
+    pub size: Option<Size>,
+    /// Start time ["0s"].
+    #[serde(default = "zero")]
+    pub start: TimeSpan,
+    /// Time long-lived flows stop offering data.
+    #[serde(default)]
+    pub stop: Option<TimeSpan>,
+}
+
+/// N-to-1 incast: every sender sends `size` bytes to `receiver` at the same time.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Incast {
+    /// The receiving host.
+    pub receiver: String,
+    /// Sending hosts ["all", the receiver excluded].
+    #[serde(default = "all_hosts")]
+    pub senders: Hosts,
+    /// Bytes each sender sends per round.
+    pub size: Size,
+    /// Start of the first round ["0s"].
+    #[serde(default = "zero")]
+    pub start: TimeSpan,
+    /// Number of rounds [1].
+    #[serde(default = "one")]
+    pub rounds: u32,
+    /// Gap between round starts ["0s"].
+    #[serde(default = "zero")]
+    pub interval: TimeSpan,
+}
+
+/// How a Poisson workload draws flow sizes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeSampling {
+    /// One uniform point per stratum of the CDF, shuffled: exact marginal
+    /// distribution, offered load on target.
+    #[default]
+    Stratified,
+    /// Independent draws.
+    Iid,
+}
+
+/// Poisson flow arrivals with sizes from a CDF at a target load.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Poisson {
+    /// Offered load as a fraction of the summed NIC rate of the sources (0 < load).
+    pub load: f64,
+    /// A built-in size distribution: websearch, datamining, cache, hadoop, enterprise.
+    #[serde(default)]
+    pub cdf: Option<String>,
+    /// A CDF file (`size_bytes cumulative_probability` per line), relative to the scenario.
+    #[serde(default)]
+    pub cdf_file: Option<String>,
+    /// Source hosts ["all"].
+    #[serde(default = "all_hosts")]
+    pub src: Hosts,
+    /// Destination hosts ["all"].
+    #[serde(default = "all_hosts")]
+    pub dst: Hosts,
+    /// Number of flows to generate; exclusive with `stop`.
+    #[serde(default)]
+    pub flows: Option<u64>,
+    /// End of the arrival window; exclusive with `flows`.
+    #[serde(default)]
+    pub stop: Option<TimeSpan>,
+    /// Start of the arrival window ["0s"].
+    #[serde(default = "zero")]
+    pub start: TimeSpan,
+    /// `stratified` (default) or `iid` size sampling.
+    #[serde(default)]
+    pub sizes: SizeSampling,
+}
+
+/// Constant-bit-rate UDP from every source to every destination.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cbr {
+    /// Sending hosts.
+    pub src: Hosts,
+    /// Receiving hosts.
+    pub dst: Hosts,
+    /// Rate of each source.
+    pub rate: Rate,
+    /// Wire size of each packet [MSS + header].
+    #[serde(default)]
+    pub packet_size: Option<Size>,
+    /// Start time ["0s"].
+    #[serde(default = "zero")]
+    pub start: TimeSpan,
+    /// Stop time; absent: the end of the run.
+    #[serde(default)]
+    pub stop: Option<TimeSpan>,
+}
+
+/// Distribution of on/off period lengths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PeriodDistribution {
+    /// Exponential with the given mean.
+    #[default]
+    Exponential,
+    /// Always exactly the given length.
+    Constant,
+}
+
+/// On/off UDP: CBR at `rate` during on periods, silent during off periods.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OnOff {
+    /// Sending hosts.
+    pub src: Hosts,
+    /// Receiving hosts.
+    pub dst: Hosts,
+    /// Rate while on.
+    pub rate: Rate,
+    /// Mean on-period length.
+    pub on: TimeSpan,
+    /// Mean off-period length.
+    pub off: TimeSpan,
+    /// `exponential` (default) or `constant` period lengths.
+    #[serde(default)]
+    pub distribution: PeriodDistribution,
+    /// Wire size of each packet [MSS + header].
+    #[serde(default)]
+    pub packet_size: Option<Size>,
+    /// Start time ["0s"].
+    #[serde(default = "zero")]
+    pub start: TimeSpan,
+    /// Stop time; absent: the end of the run.
+    #[serde(default)]
+    pub stop: Option<TimeSpan>,
+}
+
+/// A workload's kind-specific keys.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WorkloadKind {
+    /// Long-lived flows.
+    LongLived(LongLived),
+    /// Fixed-size flows.
+    Fixed(Fixed),
+    /// A random permutation.
+    Permutation(Permutation),
+    /// N-to-1 incast.
+    Incast(Incast),
+    /// Poisson arrivals from a CDF.
+    Poisson(Poisson),
+    /// Constant-bit-rate UDP.
+    Cbr(Cbr),
+    /// On/off UDP.
+    OnOff(OnOff),
+}
+
+/// The workload kinds, as written in `kind`.
+pub const WORKLOAD_KINDS: [&str; 7] = [
+    "long_lived",
+    "fixed",
+    "permutation",
+    "incast",
+    "poisson",
+    "cbr",
+    "on_off",
+];
+
+/// One `[[workloads]]` table.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkloadSpec {
+    /// Tenant, DSCP, transport.
+    #[serde(flatten)]
+    pub common: WorkloadCommon,
+    /// Kind-specific keys.
+    #[serde(flatten)]
+    pub kind: WorkloadKind,
+}
+
+/// One workload kind's JSON Schema: its own keys, the common keys and `kind`, and
+/// no others (what `deny_unknown_fields` and the parser's split enforce).
+fn variant_schema<T: JsonSchema>(g: &mut SchemaGenerator, kind: &str) -> serde_json::Value {
+    let mut own = T::json_schema(g).to_value();
+    let common = WorkloadCommon::json_schema(g).to_value();
+    if let Some(props) = own.get_mut("properties").and_then(|p| p.as_object_mut()) {
+        if let Some(cp) = common.get("properties").and_then(|p| p.as_object()) {
+            props.extend(cp.clone());
+        }
+        props.insert(
+            "kind".into(),
+            serde_json::json!({"type": "string", "const": kind}),
+        );
+    }
+    let required = own
+        .as_object_mut()
+        .map(|o| o.entry("required").or_insert_with(|| serde_json::json!([])));
+    if let Some(serde_json::Value::Array(r)) = required {
+        r.insert(0, serde_json::json!("kind"));
+    }
+    own["additionalProperties"] = serde_json::Value::Bool(false);
+    own
+}
+
+impl JsonSchema for WorkloadSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "Workload".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        let variants = vec![
+            variant_schema::<LongLived>(g, "long_lived"),
+            variant_schema::<Fixed>(g, "fixed"),
+            variant_schema::<Permutation>(g, "permutation"),
+            variant_schema::<Incast>(g, "incast"),
+            variant_schema::<Poisson>(g, "poisson"),
+            variant_schema::<Cbr>(g, "cbr"),
+            variant_schema::<OnOff>(g, "on_off"),
+        ];
+        json_schema!({
+            "description": "One [[workloads]] table; `kind` selects the keys it may have.",
+            "oneOf": variants,
+        })
+    }
+}

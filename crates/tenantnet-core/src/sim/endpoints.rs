@@ -1,0 +1,249 @@
+//! Host side of the simulation: starting flows, turning transport decisions into
+//! packets, and delivering arriving packets to receivers and senders.
+
+use super::flow::Endpoint;
+use super::{Event, Sim};
+use crate::net::packet::flags;
+use crate::net::{FlowId, Packet, PktId};
+use crate::transport::tcp_receiver::{DataSegment, ReceiverOut};
+use crate::transport::tcp_sender::SenderOut;
+use crate::workload::FlowKind;
+
+fn transport_of(kind: &FlowKind) -> usize {
+    match kind {
+        FlowKind::Tcp { transport } => *transport as usize,
+        FlowKind::Udp { .. } => 0,
+    }
+}
+
+impl Sim {
+    /// Starts every flow whose start time has come, then schedules the next start.
+    pub(super) fn start_flows(&mut self) {
+        while let Some(&f) = self.start_order.get(self.next_start) {
+            let at = self.flows[f as usize].spec.start;
+            if at > self.now {
+                self.schedule(at, Event::FlowStart);
+                return;
+            }
+            self.next_start += 1;
+            self.start_flow(FlowId(f));
+        }
+    }
+
+    fn start_flow(&mut self, f: FlowId) {
+        let now = self.now;
+        self.rec.flow_started(f);
+        let flow = &mut self.flows[f.idx()];
+        if let Some(stop) = flow.spec.stop {
+            let at = stop.max(now);
+            self.schedule(at, Event::Stop(f));
+        }
+        let flow = &mut self.flows[f.idx()];
+        match &mut flow.ep {
+            Endpoint::Tcp { snd, .. } => {
+                let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+                let mut out = std::mem::take(&mut self.sout);
+                snd.start(now, cfg, &mut out);
+                self.emit_segments(f, &mut out);
+                self.sout = out;
+            }
+            Endpoint::Udp { src, .. } => {
+                let tick = src.start(now);
+                self.udp_step(f, tick.send, tick.next);
+            }
+        }
+    }
+
+    /// Sends the segments a TCP sender asked for and schedules its timer.
+    fn emit_segments(&mut self, f: FlowId, out: &mut SenderOut) {
+        let flow = &self.flows[f.idx()];
+        let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+        let base = Packet {
+            ts: self.now,
+            flow: f,
+            dst: flow.spec.dst,
+            hash: flow.hash,
+            dscp: flow.spec.dscp,
+            flags: if cfg.ect() { flags::ECT } else { 0 },
+            ..Default::default()
+        };
+        let (src, header) = (flow.spec.src, cfg.header);
+        for seg in out.segments.drain(..) {
+            let mut p = base;
+            p.seq = seg.seq;
+            p.len = seg.len;
+            p.size = seg.len + header;
+            if seg.retx {
+                p.flags |= flags::RETX;
+            }
+            let id = self.pkts.alloc(p);
+            self.counters.data_sent += 1;
+            self.host_send(src, id);
+        }
+        if let Some(t) = out.rto_event.take() {
+            self.schedule(t, Event::Rto(f));
+        }
+    }
+
+    /// Sends the ACKs a TCP receiver asked for and schedules its timer.
+    fn emit_acks(&mut self, f: FlowId, out: &mut ReceiverOut) {
+        let flow = &self.flows[f.idx()];
+        let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+        let (rcv_host, ack_size) = (flow.spec.dst, cfg.ack_size);
+        let base = Packet {
+            flow: f,
+            dst: flow.spec.src,
+            hash: flow.hash_rev,
+            dscp: flow.spec.dscp,
+            size: ack_size,
+            ..Default::default()
+        };
+        for a in out.acks.drain(..) {
+            let mut p = base;
+            p.seq = a.ack;
+            p.ts = a.ts;
+            p.flags = flags::ACK | if a.ece { flags::ECE } else { 0 };
+            let id = self.pkts.alloc(p);
+            self.host_send(rcv_host, id);
+        }
+        if let Some(t) = out.delack_event.take() {
+            self.schedule(t, Event::DelAck(f));
+        }
+    }
+
+    /// A packet reached host `_h`, its destination.
+    #[inline]
+    pub(super) fn deliver(&mut self, _h: crate::net::HostId, id: PktId) {
+        let p = self.pkts[id];
+        self.pkts.free(id);
+        if p.has(flags::ACK) {
+            self.on_ack(p);
+        } else {
+            self.on_data(p);
+        }
+    }
+
+    fn on_data(&mut self, p: Packet) {
+        let now = self.now;
+        let f = p.flow;
+        let flow = &mut self.flows[f.idx()];
+        let tenant = flow.spec.tenant as usize;
+        match &mut flow.ep {
+            Endpoint::Udp { .. } => {
+                flow.delivered += p.len as u64;
+                self.rec.tenant_bytes[tenant] += p.len as u64;
+            }
+            Endpoint::Tcp { snd, rcv } => {
+                let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+                let delack = cfg.delayed_ack.then_some(cfg.delayed_ack_timeout);
+                let before = rcv.rcv_nxt;
+                let mut out = std::mem::take(&mut self.rout);
+                let seg = DataSegment {
+                    seq: p.seq,
+                    len: p.len,
+                    ce: p.has(flags::CE),
+                    ts: p.ts,
+                };
+                rcv.on_data(now, seg, delack, &mut out);
+                let gained = rcv.rcv_nxt - before;
+                flow.delivered += gained;
+                self.rec.tenant_bytes[tenant] += gained;
+                if gained > 0 && rcv.rcv_nxt >= snd.limit && flow.end.is_none() {
+                    flow.end = Some(now);
+                    if flow.spec.size.is_some() {
+                        self.completed += 1;
+                        if self.stop_when_done && self.completed == self.finite_flows {
+                            self.done = true;
+                        }
+                    }
+                }
+                self.emit_acks(f, &mut out);
+                self.rout = out;
+            }
+        }
+    }
+
+    fn on_ack(&mut self, p: Packet) {
+        let f = p.flow;
+        let flow = &mut self.flows[f.idx()];
+        if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
+            let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+            let mut out = std::mem::take(&mut self.sout);
+            snd.on_ack(self.now, p.seq, p.has(flags::ECE), p.ts, cfg, &mut out);
+            self.emit_segments(f, &mut out);
+            self.sout = out;
+        }
+    }
+
+    pub(super) fn on_rto(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
+            let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+            let mut out = std::mem::take(&mut self.sout);
+            snd.on_rto_event(self.now, cfg, &mut out);
+            self.emit_segments(f, &mut out);
+            self.sout = out;
+        }
+    }
+
+    pub(super) fn on_delack(&mut self, f: FlowId) {
+        if let Endpoint::Tcp { rcv, .. } = &mut self.flows[f.idx()].ep {
+            let mut out = std::mem::take(&mut self.rout);
+            rcv.on_delack_event(self.now, &mut out);
+            self.emit_acks(f, &mut out);
+            self.rout = out;
+        }
+    }
+
+    /// A long-lived TCP flow stops offering data; it ends once what it sent is delivered.
+    pub(super) fn on_stop(&mut self, f: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[f.idx()];
+        if let Endpoint::Tcp { snd, rcv } = &mut flow.ep {
+            snd.stop();
+            if rcv.rcv_nxt >= snd.limit && flow.end.is_none() {
+                flow.end = Some(now);
+            }
+        }
+    }
+
+    pub(super) fn on_udp_tick(&mut self, f: FlowId) {
+        let now = self.now;
+        if let Endpoint::Udp { src, .. } = &mut self.flows[f.idx()].ep {
+            let tick = src.tick(now);
+            self.udp_step(f, tick.send, tick.next);
+        }
+    }
+
+    fn udp_step(&mut self, f: FlowId, send: bool, next: crate::engine::Time) {
+        let flow = &mut self.flows[f.idx()];
+        let stop = flow.spec.stop.unwrap_or(u64::MAX);
+        if self.now >= stop {
+            return;
+        }
+        if send {
+            if let Endpoint::Udp { src, sent } = &mut flow.ep {
+                let size = src.packet_size();
+                let p = Packet {
+                    seq: *sent,
+                    ts: self.now,
+                    flow: f,
+                    dst: flow.spec.dst,
+                    size,
+                    len: size,
+                    hash: flow.hash,
+                    dscp: flow.spec.dscp,
+                    ..Default::default()
+                };
+                *sent += size as u64;
+                let host = flow.spec.src;
+                let id = self.pkts.alloc(p);
+                self.counters.data_sent += 1;
+                self.host_send(host, id);
+            }
+        }
+        if next < stop && next <= self.end {
+            self.schedule(next, Event::UdpTick(f));
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! The simulation's events, packed into the 32-bit codes the event queue stores:
+//! 5 bits of kind and 27 bits of id.
+
+use crate::net::{FlowId, PktId, PortId};
+
+/// Something that happens at an instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A packet reaches the node in its `at` field.
+    Arrive(PktId),
+    /// A port finished serializing a packet and has more waiting.
+    TxDone(PortId),
+    /// The next flows in start order begin.
+    FlowStart,
+    /// A TCP sender's retransmission timer.
+    Rto(FlowId),
+    /// A TCP receiver's delayed-ACK timer.
+    DelAck(FlowId),
+    /// A UDP source sends its next packet or toggles on/off.
+    UdpTick(FlowId),
+    /// A flow stops offering new data.
+    Stop(FlowId),
+    /// Record throughput and queue samples.
+    Sample,
+}
+
+const ID_BITS: u32 = 27;
+const ID_MASK: u32 = (1 << ID_BITS) - 1;
+
+/// Largest id an event can carry.
+pub const MAX_ID: u32 = ID_MASK;
+
+impl Event {
+    /// Packs the event.
+    #[inline]
+    pub fn encode(self) -> u32 {
+        let (k, id) = match self {
+            Event::Arrive(p) => (0, p.0),
+            Event::TxDone(p) => (1, p.0),
+            Event::FlowStart => (2, 0),
+            Event::Rto(f) => (3, f.0),
+            Event::DelAck(f) => (4, f.0),
+            Event::UdpTick(f) => (5, f.0),
+            Event::Stop(f) => (6, f.0),
+            Event::Sample => (7, 0),
+        };
+        debug_assert!(id <= ID_MASK);
+        (k << ID_BITS) | id
+    }
+
+    /// Unpacks an event code.
+    #[inline]
+    pub fn decode(code: u32) -> Event {
+        let id = code & ID_MASK;
+        match code >> ID_BITS {
+            0 => Event::Arrive(PktId(id)),
+            1 => Event::TxDone(PortId(id)),
+            2 => Event::FlowStart,
+            3 => Event::Rto(FlowId(id)),
+            4 => Event::DelAck(FlowId(id)),
+            5 => Event::UdpTick(FlowId(id)),
+            6 => Event::Stop(FlowId(id)),
+            _ => Event::Sample,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        for e in [
+            Event::Arrive(PktId(MAX_ID)),
+            Event::TxDone(PortId(7)),
+            Event::FlowStart,
+            Event::Rto(FlowId(1)),
+            Event::DelAck(FlowId(2)),
+            Event::UdpTick(FlowId(3)),
+            Event::Stop(FlowId(4)),
+            Event::Sample,
+        ] {
+            assert_eq!(Event::decode(e.encode()), e);
+        }
+    }
+}

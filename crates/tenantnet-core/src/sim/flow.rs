@@ -1,0 +1,88 @@
+//! A flow's spec and its transport state at both ends.
+
+use crate::engine::rng::Rng;
+use crate::engine::Time;
+use crate::net::routing::mix32;
+use crate::transport::tcp_receiver::TcpReceiver;
+use crate::transport::tcp_sender::TcpSender;
+use crate::transport::udp::UdpSource;
+use crate::transport::TcpConfig;
+use crate::workload::{FlowKind, FlowSpec};
+
+/// Transport state of a flow. Kept inline rather than boxed: the TCP state is
+/// touched on every packet and flows are few next to packets.
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum Endpoint {
+    /// A TCP connection: sender at `src`, receiver at `dst`.
+    Tcp {
+        /// The sender.
+        snd: TcpSender,
+        /// The receiver.
+        rcv: TcpReceiver,
+    },
+    /// A UDP source; the sink only counts bytes.
+    Udp {
+        /// The source.
+        src: UdpSource,
+        /// Bytes sent so far (the next packet's sequence number).
+        sent: u64,
+    },
+}
+
+/// One flow.
+#[derive(Clone, Debug)]
+pub struct Flow {
+    /// What to send, from where to where, when.
+    pub spec: FlowSpec,
+    /// ECMP hash of the forward direction.
+    pub hash: u32,
+    /// ECMP hash of the reverse (ACK) direction.
+    pub hash_rev: u32,
+    /// When the receiver had every byte (finite flows).
+    pub end: Option<Time>,
+    /// Bytes delivered to the receiving application (in order, for TCP).
+    pub delivered: u64,
+    /// Transport state.
+    pub ep: Endpoint,
+}
+
+impl Flow {
+    /// Flow number `index` for `spec`. Its ECMP hash and its on/off periods come from
+    /// random streams of its own, so they do not depend on the other flows.
+    pub fn new(index: usize, spec: FlowSpec, tcp: &[TcpConfig], seed: u64) -> Self {
+        let ep = match &spec.kind {
+            FlowKind::Tcp { transport } => Endpoint::Tcp {
+                snd: TcpSender::new(&tcp[*transport as usize], spec.size.unwrap_or(u64::MAX)),
+                rcv: TcpReceiver::new(),
+            },
+            FlowKind::Udp {
+                rate_bps,
+                packet_size,
+                onoff,
+            } => Endpoint::Udp {
+                src: UdpSource::new(
+                    *rate_bps,
+                    *packet_size,
+                    onoff.clone(),
+                    Rng::stream(seed, &format!("udp-onoff/{index}")),
+                ),
+                sent: 0,
+            },
+        };
+        let hash = Rng::stream(seed, &format!("flow-hash/{index}")).next_u64() as u32;
+        Flow {
+            spec,
+            hash,
+            hash_rev: mix32(hash ^ 0x5bd1_e995),
+            end: None,
+            delivered: 0,
+            ep,
+        }
+    }
+
+    /// Whether the flow is a TCP flow with a size (and so has a completion time).
+    pub fn finite(&self) -> bool {
+        self.spec.size.is_some() && matches!(self.ep, Endpoint::Tcp { .. })
+    }
+}

@@ -1,0 +1,277 @@
+//! The simulation: the event loop and the data path between hosts and switches.
+//!
+//! A packet's life: a transport hands it to its host ([`Sim::host_send`]), which
+//! offers it to the NIC port; each port either starts it on the wire at once or
+//! queues it; when it is on the wire its arrival at the far node is one `Arrive`
+//! event; a switch looks up the output port (ECMP by flow hash) and offers it
+//! there; a host hands it to the flow's receiver or sender. Host-side handling is
+//! in `endpoints`, recording in `recorder`, results in `results`.
+
+pub mod endpoints;
+pub mod event;
+pub mod flow;
+pub mod recorder;
+pub mod results;
+
+use std::time::Instant;
+
+use crate::engine::queue::EventQueue;
+use crate::engine::Time;
+use crate::net::port::Admit;
+use crate::net::PacketPool;
+use crate::net::{HostId, Network, NodeKind, PktId, PortId};
+use crate::transport::tcp_receiver::ReceiverOut;
+use crate::transport::tcp_sender::SenderOut;
+use crate::transport::TcpConfig;
+use crate::workload::FlowSpec;
+pub use event::Event;
+pub use flow::Flow;
+use recorder::{OutputParams, Recorder};
+use results::RunMeta;
+
+/// Packet counters over the whole network.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counters {
+    /// Packets hosts injected (data and ACKs).
+    pub sent: u64,
+    /// Data packets hosts injected (first transmissions and retransmissions).
+    pub data_sent: u64,
+    /// Packets that reached their destination host.
+    pub delivered: u64,
+    /// Packets dropped anywhere.
+    pub dropped: u64,
+}
+
+/// Everything the builder hands the simulation.
+pub struct SimParams {
+    /// The wired network.
+    pub net: Network,
+    /// The flows, in any order.
+    pub flows: Vec<FlowSpec>,
+    /// Transport configurations that flows index.
+    pub tcp: Vec<TcpConfig>,
+    /// Simulated time to run.
+    pub duration: Time,
+    /// Scenario seed.
+    pub seed: u64,
+    /// End when every finite flow has completed.
+    pub stop_when_done: bool,
+    /// What to record.
+    pub output: OutputParams,
+    /// Names and descriptions for the results.
+    pub meta: RunMeta,
+}
+
+/// A running simulation.
+pub struct Sim {
+    now: Time,
+    end: Time,
+    events: EventQueue,
+    /// The network.
+    pub net: Network,
+    node_kind: Vec<NodeKind>,
+    pkts: PacketPool,
+    /// The flows, indexed by `FlowId`.
+    pub flows: Vec<Flow>,
+    tcp: Vec<TcpConfig>,
+    start_order: Vec<u32>,
+    next_start: usize,
+    /// Packet counters.
+    pub counters: Counters,
+    rec: Recorder,
+    sout: SenderOut,
+    rout: ReceiverOut,
+    finite_flows: u64,
+    completed: u64,
+    stop_when_done: bool,
+    done: bool,
+    seed: u64,
+    meta: RunMeta,
+    wall: f64,
+}
+
+impl Sim {
+    /// A simulation at time 0 with its first events scheduled.
+    pub fn new(p: SimParams) -> Self {
+        let node_kind = p.net.nodes.iter().map(|n| n.kind).collect();
+        let flows: Vec<Flow> = p
+            .flows
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| Flow::new(i, s, &p.tcp, p.seed))
+            .collect();
+        let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
+        start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
+        let finite_flows = flows.iter().filter(|f| f.finite()).count() as u64;
+        let rec = Recorder::new(p.output, &p.net, flows.len(), p.meta.tenants.len());
+        let mut sim = Sim {
+            now: 0,
+            end: p.duration,
+            events: EventQueue::new(),
+            net: p.net,
+            node_kind,
+            pkts: PacketPool::default(),
+            flows,
+            tcp: p.tcp,
+            start_order,
+            next_start: 0,
+            counters: Counters::default(),
+            rec,
+            sout: SenderOut::default(),
+            rout: ReceiverOut::default(),
+            finite_flows,
+            completed: 0,
+            stop_when_done: p.stop_when_done,
+            done: false,
+            seed: p.seed,
+            meta: p.meta,
+            wall: 0.0,
+        };
+        if let Some(&first) = sim.start_order.first() {
+            let t = sim.flows[first as usize].spec.start;
+            sim.schedule(t, Event::FlowStart);
+        }
+        let iv = sim.rec.interval();
+        if iv > 0 && iv <= sim.end {
+            sim.schedule(iv, Event::Sample);
+        }
+        sim
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// The time the run ends.
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// Whether the run has reached its end (the duration, or every flow done when
+    /// `stop_when_done`).
+    pub fn finished(&self) -> bool {
+        self.done || self.now >= self.end
+    }
+
+    /// Packet counters so far, and ECN marks applied so far.
+    pub fn counters(&self) -> (Counters, u64) {
+        (
+            self.counters,
+            self.net.ports.iter().map(|p| p.stats.marks).sum(),
+        )
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.events.processed()
+    }
+
+    #[inline]
+    fn schedule(&mut self, at: Time, e: Event) {
+        self.events.push(at, e.encode());
+    }
+
+    /// Runs every event up to and including time `t` (capped at the end).
+    pub fn run_until(&mut self, t: Time) {
+        let started = Instant::now();
+        let t = t.min(self.end);
+        while !self.done {
+            let Some((at, code)) = self.events.pop_until(t) else { break };
+            self.now = at;
+            self.dispatch(Event::decode(code));
+        }
+        if !self.done {
+            self.now = self.now.max(t);
+        }
+        self.wall += started.elapsed().as_secs_f64();
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    #[inline]
+    fn dispatch(&mut self, e: Event) {
+        match e {
+            Event::Arrive(p) => self.arrive(p),
+            Event::TxDone(port) => self.tx_done(port),
+            Event::FlowStart => self.start_flows(),
+            Event::Rto(f) => self.on_rto(f),
+            Event::DelAck(f) => self.on_delack(f),
+            Event::UdpTick(f) => self.on_udp_tick(f),
+            Event::Stop(f) => self.on_stop(f),
+            Event::Sample => {
+                let now = self.now;
+                self.rec.sample(now, &self.net, &self.flows);
+                let next = now + self.rec.interval();
+                if next <= self.end {
+                    self.schedule(next, Event::Sample);
+                }
+            }
+        }
+    }
+
+    /// A packet reached the node in its `at` field.
+    #[inline]
+    fn arrive(&mut self, id: PktId) {
+        let node = self.pkts[id].at;
+        match self.node_kind[node.idx()] {
+            NodeKind::Switch(s) => {
+                let p = &self.pkts[id];
+                let port = self.net.routing.next_port(s, p.dst, p.hash);
+                self.enqueue(port, id);
+            }
+            NodeKind::Host(h) => {
+                self.counters.delivered += 1;
+                self.deliver(h, id);
+            }
+        }
+    }
+
+    /// Offers packet `id` to `port`.
+    #[inline]
+    fn enqueue(&mut self, port: PortId, id: PktId) {
+        let now = self.now;
+        match self.net.ports[port.idx()].enqueue(now, id, &mut self.pkts[id]) {
+            Admit::Transmit(at) => self.schedule(at, Event::Arrive(id)),
+            Admit::Queued(Some(wake)) => self.schedule(wake, Event::TxDone(port)),
+            Admit::Queued(None) => {}
+            Admit::Dropped => {
+                self.counters.dropped += 1;
+                self.pkts.free(id);
+            }
+        }
+    }
+
+    #[inline]
+    fn tx_done(&mut self, port: PortId) {
+        let (id, arrive, wake) = self.net.ports[port.idx()].tx_done(self.now, &mut self.pkts);
+        self.schedule(arrive, Event::Arrive(id));
+        if let Some(w) = wake {
+            self.schedule(w, Event::TxDone(port));
+        }
+    }
+
+    /// A host puts a packet on its NIC.
+    #[inline]
+    fn host_send(&mut self, h: HostId, id: PktId) {
+        self.counters.sent += 1;
+        let nic = self.net.hosts[h.idx()].nic;
+        self.enqueue(nic, id);
+    }
+
+    /// Packets alive now, and the same number counted independently: those waiting
+    /// in ports plus those on the wire or links (pending arrivals). Equal unless a
+    /// packet leaked.
+    pub fn in_flight_check(&self) -> (u64, u64) {
+        let held: u64 = self.net.ports.iter().map(|p| p.held_packets()).sum();
+        let on_links = self
+            .events
+            .codes()
+            .filter(|&c| matches!(Event::decode(c), Event::Arrive(_)))
+            .count() as u64;
+        (self.pkts.live(), held + on_links)
+    }
+}

@@ -1,0 +1,162 @@
+//! Periodic samples of throughput (per flow, tenant and link) and of switch-port
+//! occupancy. A sample at time t reports the average rate over (t − interval, t].
+
+use crate::engine::{to_secs, Time};
+use crate::net::{FlowId, Network, NodeKind};
+use crate::scenario::spec::Scope;
+
+use super::Flow;
+
+/// What to record.
+#[derive(Clone, Debug)]
+pub struct OutputParams {
+    /// Sampling interval.
+    pub interval: Time,
+    /// Throughput scopes.
+    pub scopes: Vec<Scope>,
+    /// Sample switch ports.
+    pub queues: bool,
+    /// Sample host NIC queues too.
+    pub host_queues: bool,
+}
+
+/// Scope codes stored in the throughput columns.
+pub const SCOPE_NAMES: [&str; 3] = ["flow", "tenant", "link"];
+
+/// Throughput samples, column by column.
+#[derive(Default)]
+pub struct ThroughputCols {
+    /// Sample time, seconds.
+    pub time: Vec<f64>,
+    /// Index into `SCOPE_NAMES`.
+    pub scope: Vec<u8>,
+    /// Flow, tenant or port index.
+    pub id: Vec<u32>,
+    /// Tenant index (`u32::MAX` for links).
+    pub tenant: Vec<u32>,
+    /// Rate over the interval, Gb/s.
+    pub gbps: Vec<f64>,
+}
+
+/// Port occupancy samples, column by column.
+#[derive(Default)]
+pub struct QueueCols {
+    /// Sample time, seconds.
+    pub time: Vec<f64>,
+    /// Port index.
+    pub port: Vec<u32>,
+    /// Queue index within the port (always 0 for a FIFO port).
+    pub queue: Vec<u8>,
+    /// Bytes held.
+    pub bytes: Vec<u64>,
+}
+
+/// The sampler.
+pub struct Recorder {
+    p: OutputParams,
+    last_t: Time,
+    active: Vec<FlowId>,
+    last_flow: Vec<u64>,
+    /// Bytes delivered per tenant so far (updated by the data path).
+    pub tenant_bytes: Vec<u64>,
+    last_tenant: Vec<u64>,
+    last_port: Vec<u64>,
+    sampled_ports: Vec<u32>,
+    /// Throughput samples.
+    pub tp: ThroughputCols,
+    /// Occupancy samples.
+    pub q: QueueCols,
+}
+
+impl Recorder {
+    /// A recorder for `net`, `flows` flows and `tenants` tenants.
+    pub fn new(p: OutputParams, net: &Network, flows: usize, tenants: usize) -> Self {
+        let sampled_ports = if p.queues {
+            (0..net.ports.len() as u32)
+                .filter(|&i| {
+                    let owner = net.ports[i as usize].node;
+                    p.host_queues || matches!(net.nodes[owner.idx()].kind, NodeKind::Switch(_))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Recorder {
+            p,
+            last_t: 0,
+            active: Vec::new(),
+            last_flow: vec![0; flows],
+            tenant_bytes: vec![0; tenants],
+            last_tenant: vec![0; tenants],
+            last_port: vec![0; net.ports.len()],
+            sampled_ports,
+            tp: ThroughputCols::default(),
+            q: QueueCols::default(),
+        }
+    }
+
+    /// The sampling interval.
+    pub fn interval(&self) -> Time {
+        self.p.interval
+    }
+
+    /// Flow `f` started: sample it from now on.
+    pub fn flow_started(&mut self, f: FlowId) {
+        if self.p.scopes.contains(&Scope::Flow) {
+            self.active.push(f);
+        }
+    }
+
+    fn push(&mut self, t: f64, scope: u8, id: u32, tenant: u32, gbps: f64) {
+        self.tp.time.push(t);
+        self.tp.scope.push(scope);
+        self.tp.id.push(id);
+        self.tp.tenant.push(tenant);
+        self.tp.gbps.push(gbps);
+    }
+
+    /// Takes the samples for the interval ending at `now`.
+    pub fn sample(&mut self, now: Time, net: &Network, flows: &[Flow]) {
+        let dt = to_secs(now - self.last_t);
+        if dt <= 0.0 {
+            return;
+        }
+        let t = to_secs(now);
+        let to_gbps = |bytes: u64| bytes as f64 * 8.0 / dt / 1e9;
+        if self.p.scopes.contains(&Scope::Flow) {
+            let active = std::mem::take(&mut self.active);
+            let mut keep = Vec::with_capacity(active.len());
+            for f in active {
+                let fl = &flows[f.idx()];
+                let d = fl.delivered - self.last_flow[f.idx()];
+                self.last_flow[f.idx()] = fl.delivered;
+                self.push(t, 0, f.0, fl.spec.tenant, to_gbps(d));
+                if fl.end.is_none() {
+                    keep.push(f);
+                }
+            }
+            self.active = keep;
+        }
+        if self.p.scopes.contains(&Scope::Tenant) {
+            for i in 0..self.tenant_bytes.len() {
+                let d = self.tenant_bytes[i] - self.last_tenant[i];
+                self.last_tenant[i] = self.tenant_bytes[i];
+                self.push(t, 1, i as u32, i as u32, to_gbps(d));
+            }
+        }
+        if self.p.scopes.contains(&Scope::Link) {
+            for (i, port) in net.ports.iter().enumerate() {
+                let d = port.stats.tx_bytes - self.last_port[i];
+                self.last_port[i] = port.stats.tx_bytes;
+                self.push(t, 2, i as u32, u32::MAX, to_gbps(d));
+            }
+        }
+        for &i in &self.sampled_ports {
+            self.q.time.push(t);
+            self.q.port.push(i);
+            self.q.queue.push(0);
+            self.q.bytes.push(net.ports[i as usize].occupancy(now));
+        }
+        self.last_t = now;
+    }
+}

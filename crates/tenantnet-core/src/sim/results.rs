@@ -1,0 +1,442 @@
+//! What a run produces: column tables (flows, throughput, queues, links) and a
+//! summary. The Python layer turns the tables into pandas DataFrames and Parquet
+//! files; nothing here depends on wall-clock time except `Summary::wall_s`.
+
+use serde::Serialize;
+
+use super::flow::Endpoint;
+use super::recorder::SCOPE_NAMES;
+use super::Sim;
+use crate::engine::to_secs;
+use crate::workload::FlowKind;
+
+/// One column of a results table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    /// Unsigned integers.
+    U64(Vec<u64>),
+    /// Floats.
+    F64(Vec<f64>),
+    /// Floats, some missing.
+    OptF64(Vec<Option<f64>>),
+    /// Unsigned integers, some missing.
+    OptU64(Vec<Option<u64>>),
+    /// Strings, dictionary-encoded: each row is an index into `labels`.
+    Str {
+        /// Row values.
+        codes: Vec<u32>,
+        /// Distinct strings.
+        labels: Vec<String>,
+    },
+}
+
+impl Column {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            Column::U64(v) => v.len(),
+            Column::F64(v) => v.len(),
+            Column::OptF64(v) => v.len(),
+            Column::OptU64(v) => v.len(),
+            Column::Str { codes, .. } => codes.len(),
+        }
+    }
+
+    /// Whether the column has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn strings(labels: Vec<String>, codes: Vec<u32>) -> Column {
+        Column::Str { codes, labels }
+    }
+}
+
+/// A named table of equal-length columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// Table name (`flows`, `throughput`, `queues`, `links`).
+    pub name: &'static str,
+    /// (column name, column).
+    pub columns: Vec<(&'static str, Column)>,
+}
+
+/// Per-workload facts for the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkloadInfo {
+    /// The workload's kind.
+    pub kind: String,
+    /// Its tenant.
+    pub tenant: String,
+    /// Flows it generated.
+    pub flows: u64,
+    /// Offered load as a fraction of source capacity (Poisson workloads).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offered_load: Option<f64>,
+    /// Length of the arrival window in seconds (Poisson workloads).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_s: Option<f64>,
+}
+
+/// Names and descriptions carried through the run into the results.
+#[derive(Clone, Debug, Default)]
+pub struct RunMeta {
+    /// Scenario name.
+    pub name: String,
+    /// One-line description of the topology.
+    pub topology: String,
+    /// Tenant names, by tenant index.
+    pub tenants: Vec<String>,
+    /// Workload facts, by workload index.
+    pub workloads: Vec<WorkloadInfo>,
+}
+
+/// `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// tenantnet version that ran the scenario.
+    pub tenantnet_version: String,
+    /// Scenario name.
+    pub scenario: String,
+    /// Seed.
+    pub seed: u64,
+    /// Topology description.
+    pub topology: String,
+    /// Hosts, switches and links (full-duplex) in the topology.
+    pub hosts: usize,
+    /// Switches.
+    pub switches: usize,
+    /// Links (each is two ports).
+    pub links: usize,
+    /// Simulated time covered, seconds.
+    pub simulated_s: f64,
+    /// Wall-clock time spent simulating, seconds.
+    pub wall_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Packets hosts sent (data and ACKs).
+    pub packets_sent: u64,
+    /// Data packets hosts sent.
+    pub data_packets_sent: u64,
+    /// Packets delivered to their destination host.
+    pub packets_delivered: u64,
+    /// Packets dropped.
+    pub packets_dropped: u64,
+    /// Packets still in the network at the end.
+    pub packets_in_flight: u64,
+    /// Whether sent = delivered + dropped + in flight, with in-flight packets counted
+    /// independently (held by ports plus travelling on links).
+    pub conservation_ok: bool,
+    /// CE marks applied.
+    pub ecn_marks: u64,
+    /// Flows.
+    pub flows: usize,
+    /// Flows with a size that completed.
+    pub flows_completed: u64,
+    /// Flows with a size.
+    pub flows_finite: u64,
+    /// Per-workload facts.
+    pub workloads: Vec<WorkloadInfo>,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug)]
+pub struct Results {
+    /// The summary.
+    pub summary: Summary,
+    /// `flows`, `throughput`, `queues`, `links`.
+    pub tables: Vec<Table>,
+}
+
+fn labels_of<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    names.map(str::to_string).collect()
+}
+
+impl Sim {
+    /// Closes the run at the current time and returns its results.
+    pub fn results(&mut self) -> Results {
+        let now = self.now;
+        for p in &mut self.net.ports {
+            p.finish(now);
+        }
+        let (live, counted) = self.in_flight_check();
+        let c = self.counters;
+        let summary = Summary {
+            tenantnet_version: crate::VERSION.to_string(),
+            scenario: self.meta.name.clone(),
+            seed: self.seed,
+            topology: self.meta.topology.clone(),
+            hosts: self.net.hosts.len(),
+            switches: self.net.switches.len(),
+            links: self.net.ports.len() / 2,
+            simulated_s: to_secs(now),
+            wall_s: self.wall,
+            events: self.events.processed(),
+            packets_sent: c.sent,
+            data_packets_sent: c.data_sent,
+            packets_delivered: c.delivered,
+            packets_dropped: c.dropped,
+            packets_in_flight: live,
+            conservation_ok: live == counted && c.sent == c.delivered + c.dropped + live,
+            ecn_marks: self.net.ports.iter().map(|p| p.stats.marks).sum(),
+            flows: self.flows.len(),
+            flows_completed: self.completed,
+            flows_finite: self.finite_flows,
+            workloads: self.meta.workloads.clone(),
+        };
+        let tables = vec![
+            self.flows_table(),
+            self.throughput_table(),
+            self.queues_table(),
+            self.links_table(),
+        ];
+        Results { summary, tables }
+    }
+
+    fn host_labels(&self) -> Vec<String> {
+        labels_of(
+            self.net
+                .hosts
+                .iter()
+                .map(|h| self.net.nodes[h.node.idx()].name.as_str()),
+        )
+    }
+
+    fn flows_table(&self) -> Table {
+        let fl = &self.flows;
+        let secs = |t: u64| to_secs(t);
+        let proto = |k: &FlowKind| -> u32 {
+            match k {
+                FlowKind::Tcp { transport } => {
+                    (self.tcp[*transport as usize].cc == crate::transport::CongestionControl::Dctcp)
+                        as u32
+                }
+                FlowKind::Udp { .. } => 2,
+            }
+        };
+        let retx = |e: &Endpoint| match e {
+            Endpoint::Tcp { snd, .. } => snd.stats.retransmits,
+            Endpoint::Udp { .. } => 0,
+        };
+        let timeouts = |e: &Endpoint| match e {
+            Endpoint::Tcp { snd, .. } => snd.stats.timeouts,
+            Endpoint::Udp { .. } => 0,
+        };
+        let columns = vec![
+            ("flow_id", Column::U64((0..fl.len() as u64).collect())),
+            (
+                "tenant",
+                Column::strings(
+                    self.meta.tenants.clone(),
+                    fl.iter().map(|f| f.spec.tenant).collect(),
+                ),
+            ),
+            (
+                "src",
+                Column::strings(
+                    self.host_labels(),
+                    fl.iter().map(|f| f.spec.src.0).collect(),
+                ),
+            ),
+            (
+                "dst",
+                Column::strings(
+                    self.host_labels(),
+                    fl.iter().map(|f| f.spec.dst.0).collect(),
+                ),
+            ),
+            (
+                "size_bytes",
+                Column::OptU64(fl.iter().map(|f| f.spec.size).collect()),
+            ),
+            (
+                "start_s",
+                Column::F64(fl.iter().map(|f| secs(f.spec.start)).collect()),
+            ),
+            (
+                "end_s",
+                Column::OptF64(fl.iter().map(|f| f.end.map(secs)).collect()),
+            ),
+            (
+                "fct_s",
+                Column::OptF64(
+                    fl.iter()
+                        .map(|f| f.end.map(|e| secs(e - f.spec.start)))
+                        .collect(),
+                ),
+            ),
+            (
+                "retransmits",
+                Column::U64(fl.iter().map(|f| retx(&f.ep)).collect()),
+            ),
+            (
+                "timeouts",
+                Column::U64(fl.iter().map(|f| timeouts(&f.ep)).collect()),
+            ),
+            (
+                "bytes_delivered",
+                Column::U64(fl.iter().map(|f| f.delivered).collect()),
+            ),
+            (
+                "protocol",
+                Column::strings(
+                    vec!["tcp".into(), "dctcp".into(), "udp".into()],
+                    fl.iter().map(|f| proto(&f.spec.kind)).collect(),
+                ),
+            ),
+            (
+                "workload",
+                Column::U64(fl.iter().map(|f| f.spec.workload as u64).collect()),
+            ),
+        ];
+        Table {
+            name: "flows",
+            columns,
+        }
+    }
+
+    fn throughput_table(&self) -> Table {
+        let tp = &self.rec.tp;
+        let nf = self.flows.len();
+        let nt = self.meta.tenants.len();
+        // one label space: flows, then tenants, then ports
+        let mut id_labels: Vec<String> = (0..nf).map(|i| i.to_string()).collect();
+        id_labels.extend(self.meta.tenants.iter().cloned());
+        id_labels.extend(
+            (0..self.net.ports.len()).map(|p| self.net.port_name(crate::net::PortId(p as u32))),
+        );
+        let ids = tp
+            .scope
+            .iter()
+            .zip(&tp.id)
+            .map(|(&s, &i)| match s {
+                0 => i,
+                1 => nf as u32 + i,
+                _ => (nf + nt) as u32 + i,
+            })
+            .collect();
+        let mut tenant_labels = self.meta.tenants.clone();
+        tenant_labels.push(String::new());
+        let tenants = tp
+            .tenant
+            .iter()
+            .map(|&t| if t == u32::MAX { nt as u32 } else { t })
+            .collect();
+        let columns = vec![
+            ("time_s", Column::F64(tp.time.clone())),
+            (
+                "scope",
+                Column::strings(
+                    labels_of(SCOPE_NAMES.into_iter()),
+                    tp.scope.iter().map(|&s| s as u32).collect(),
+                ),
+            ),
+            ("id", Column::strings(id_labels, ids)),
+            ("tenant", Column::strings(tenant_labels, tenants)),
+            ("gbps", Column::F64(tp.gbps.clone())),
+        ];
+        Table {
+            name: "throughput",
+            columns,
+        }
+    }
+
+    fn node_labels(&self) -> Vec<String> {
+        labels_of(self.net.nodes.iter().map(|n| n.name.as_str()))
+    }
+
+    /// The index of each port among its node's ports.
+    fn port_index(&self) -> Vec<u64> {
+        let mut idx = vec![0u64; self.net.ports.len()];
+        for n in &self.net.nodes {
+            for (i, p) in n.ports.iter().enumerate() {
+                idx[p.idx()] = i as u64;
+            }
+        }
+        idx
+    }
+
+    fn queues_table(&self) -> Table {
+        let q = &self.rec.q;
+        let pidx = self.port_index();
+        let ports = &self.net.ports;
+        let columns = vec![
+            ("time_s", Column::F64(q.time.clone())),
+            (
+                "switch",
+                Column::strings(
+                    self.node_labels(),
+                    q.port.iter().map(|&p| ports[p as usize].node.0).collect(),
+                ),
+            ),
+            (
+                "port",
+                Column::U64(q.port.iter().map(|&p| pidx[p as usize]).collect()),
+            ),
+            (
+                "queue",
+                Column::U64(q.queue.iter().map(|&x| x as u64).collect()),
+            ),
+            ("bytes", Column::U64(q.bytes.clone())),
+            (
+                "peer",
+                Column::strings(
+                    self.node_labels(),
+                    q.port.iter().map(|&p| ports[p as usize].peer.0).collect(),
+                ),
+            ),
+        ];
+        Table {
+            name: "queues",
+            columns,
+        }
+    }
+
+    fn links_table(&self) -> Table {
+        let ports = &self.net.ports;
+        let pidx = self.port_index();
+        let span = self.now.max(1) as f64;
+        let col_u =
+            |f: &dyn Fn(&crate::net::Port) -> u64| Column::U64(ports.iter().map(f).collect());
+        let columns = vec![
+            (
+                "node",
+                Column::strings(self.node_labels(), ports.iter().map(|p| p.node.0).collect()),
+            ),
+            ("port", Column::U64(pidx)),
+            (
+                "peer",
+                Column::strings(self.node_labels(), ports.iter().map(|p| p.peer.0).collect()),
+            ),
+            (
+                "rate_gbps",
+                Column::F64(ports.iter().map(|p| p.rate_bps as f64 / 1e9).collect()),
+            ),
+            ("tx_bytes", col_u(&|p| p.stats.tx_bytes)),
+            ("tx_packets", col_u(&|p| p.stats.tx_pkts)),
+            ("drops", col_u(&|p| p.stats.drops)),
+            ("ecn_marks", col_u(&|p| p.stats.marks)),
+            (
+                "mean_queue_bytes",
+                Column::F64(ports.iter().map(|p| p.stats.area as f64 / span).collect()),
+            ),
+            ("max_queue_bytes", col_u(&|p| p.stats.max_bytes)),
+            (
+                "utilization",
+                Column::F64(
+                    ports
+                        .iter()
+                        .map(|p| {
+                            p.stats.tx_bytes as f64 * 8.0
+                                / (p.rate_bps as f64 * to_secs(self.now).max(1e-30))
+                        })
+                        .collect(),
+                ),
+            ),
+        ];
+        Table {
+            name: "links",
+            columns,
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Transports: TCP NewReno and DCTCP senders and receivers, UDP sources.
+//!
+//! Each is a state machine that the simulator drives with arrivals and timer
+//! events and that answers with segments to send and timers to schedule; none of
+//! them touches the network directly, which keeps them testable on their own.
+
+pub mod dctcp;
+pub mod rtt;
+pub mod tcp_receiver;
+pub mod tcp_sender;
+pub mod udp;
+
+use crate::engine::Time;
+
+/// TCP congestion control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionControl {
+    /// NewReno (RFC 5681, RFC 6582); with `ecn`, RFC 3168's response to ECE.
+    NewReno,
+    /// DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257).
+    Dctcp,
+}
+
+/// Parameters of a TCP connection. Sizes are bytes, times picoseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Congestion control.
+    pub cc: CongestionControl,
+    /// Maximum segment size (payload bytes).
+    pub mss: u32,
+    /// Header bytes added to each data segment on the wire.
+    pub header: u32,
+    /// Size of a pure ACK on the wire.
+    pub ack_size: u32,
+    /// Initial congestion window, in segments.
+    pub init_cwnd: u32,
+    /// Initial slow-start threshold, in segments (`None`: unbounded).
+    pub init_ssthresh: Option<u32>,
+    /// Lower bound on the retransmission timeout.
+    pub min_rto: Time,
+    /// Upper bound on the retransmission timeout (after backoff).
+    pub max_rto: Time,
+    /// Retransmission timeout before the first RTT sample.
+    pub initial_rto: Time,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    /// Whether data segments are ECN-capable and NewReno responds to ECE.
+    pub ecn: bool,
+    /// Delayed ACKs (RFC 1122: ACK every second segment or on a timer).
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer.
+    pub delayed_ack_timeout: Time,
+    /// DCTCP's EWMA gain g.
+    pub dctcp_g: f64,
+    /// DCTCP's α at connection start.
+    pub dctcp_alpha_init: f64,
+}
+
+impl TcpConfig {
+    /// Bytes on the wire of a full-size data segment.
+    pub fn packet_size(&self) -> u64 {
+        self.mss as u64 + self.header as u64
+    }
+
+    /// Whether data segments carry ECT.
+    pub fn ect(&self) -> bool {
+        self.ecn || self.cc == CongestionControl::Dctcp
+    }
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            cc: CongestionControl::NewReno,
+            mss: 1460,
+            header: 40,
+            ack_size: 64,
+            init_cwnd: 10,
+            init_ssthresh: None,
+            min_rto: 10_000_000_000,
+            max_rto: 1_000_000_000_000,
+            initial_rto: 10_000_000_000,
+            dupack_threshold: 3,
+            ecn: false,
+            delayed_ack: false,
+            delayed_ack_timeout: 1_000_000_000,
+            dctcp_g: 1.0 / 16.0,
+            dctcp_alpha_init: 1.0,
+        }
+    }
+}

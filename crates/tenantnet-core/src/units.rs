@@ -1,0 +1,305 @@
+//! Quantities with units, as scenario files write them: `"10Gbps"`, `"2us"`, `"1MB"`.
+//!
+//! Every quantity is parsed exactly with integer arithmetic (no floating point), so
+//! `"1.5Gbps"` is 1 500 000 000 bit/s and `"2.5us"` is 2 500 000 ps. A value that does
+//! not come out as a whole number of the base unit (bit/s, picoseconds, bytes) is
+//! rejected rather than rounded.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+/// Picoseconds in one second.
+pub const PS_PER_SEC: u64 = 1_000_000_000_000;
+
+/// Splits `"12.5 Gbps"` into the digits without the point (`125`), the number of
+/// fraction digits (`1`) and the unit (`"Gbps"`).
+fn split_number(s: &str) -> Result<(u128, u32, &str), String> {
+    let t = s.trim();
+    let end = t
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.'))
+        .map(|(i, _)| i)
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(end);
+    let unit = unit.trim();
+    if num.is_empty() {
+        return Err("no number before the unit".into());
+    }
+    let mut parts = num.splitn(2, '.');
+    let int = parts.next().unwrap_or("");
+    let frac = parts.next().unwrap_or("");
+    if int.is_empty() || frac.contains('.') || (num.contains('.') && frac.is_empty()) {
+        return Err(format!("{num:?} is not a decimal number"));
+    }
+    if int.len() + frac.len() > 30 {
+        return Err("number too large".into());
+    }
+    let digits: u128 = format!("{int}{frac}")
+        .parse()
+        .map_err(|_| format!("{num:?} is not a decimal number"))?;
+    Ok((digits, frac.len() as u32, unit))
+}
+
+/// `digits / 10^frac * mult`, exactly, or an error if it is not a whole number.
+fn scale(digits: u128, frac: u32, mult: u128, what: &str) -> Result<u64, String> {
+    let num = digits
+        .checked_mul(mult)
+        .ok_or_else(|| "value too large".to_string())?;
+    let den = 10u128.pow(frac);
+    if num % den != 0 {
+        return Err(format!("not a whole number of {what}"));
+    }
+    u64::try_from(num / den).map_err(|_| "value too large".to_string())
+}
+
+/// Parses a data rate into bit/s. Units: `bps`, `Kbps`, `Mbps`, `Gbps`, `Tbps`
+/// (decimal prefixes; `k` and `K` both mean 1000; `b/s` spellings accepted).
+pub fn parse_rate(s: &str) -> Result<u64, String> {
+    let (d, f, unit) = split_number(s)?;
+    let u = unit.replace("b/s", "bps");
+    let mult: u128 = match u.as_str() {
+        "bps" => 1,
+        "kbps" | "Kbps" => 1_000,
+        "Mbps" => 1_000_000,
+        "Gbps" => 1_000_000_000,
+        "Tbps" => 1_000_000_000_000,
+        "" => return Err("missing unit".into()),
+        other => return Err(format!("unknown unit {other:?}")),
+    };
+    let v = scale(d, f, mult, "bit/s")?;
+    if v == 0 {
+        return Err("a rate must be positive".into());
+    }
+    Ok(v)
+}
+
+/// Parses a duration into picoseconds. Units: `ps`, `ns`, `us` (or `µs`), `ms`, `s`.
+pub fn parse_duration(s: &str) -> Result<u64, String> {
+    let (d, f, unit) = split_number(s)?;
+    let mult: u128 = match unit {
+        "ps" => 1,
+        "ns" => 1_000,
+        "us" | "µs" => 1_000_000,
+        "ms" => 1_000_000_000,
+        "s" => PS_PER_SEC as u128,
+        "" => return Err("missing unit".into()),
+        other => return Err(format!("unknown unit {other:?}")),
+    };
+    scale(d, f, mult, "picoseconds")
+}
+
+/// A buffer or threshold size: bytes, or a number of full-size packets that the
+/// scenario builder converts with the scenario's packet size (MSS + headers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ByteSize {
+    /// An exact number of bytes.
+    Bytes(u64),
+    /// A number of maximum-size packets.
+    Packets(u64),
+}
+
+impl ByteSize {
+    /// Bytes, converting packets with `packet_bytes` per packet.
+    pub fn bytes(self, packet_bytes: u64) -> u64 {
+        match self {
+            ByteSize::Bytes(b) => b,
+            ByteSize::Packets(p) => p.saturating_mul(packet_bytes),
+        }
+    }
+}
+
+/// Parses a size. Units: `B`, `KB`, `MB`, `GB` (powers of 1000), `KiB`, `MiB`, `GiB`
+/// (powers of 1024), and `pkt`/`pkts`/`packets` (full-size packets).
+pub fn parse_bytes(s: &str) -> Result<ByteSize, String> {
+    let (d, f, unit) = split_number(s)?;
+    let mult: u128 = match unit {
+        "pkt" | "pkts" | "packet" | "packets" => {
+            return scale(d, f, 1, "packets").map(ByteSize::Packets);
+        }
+        "B" => 1,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "" => return Err("missing unit".into()),
+        other => return Err(format!("unknown unit {other:?}")),
+    };
+    scale(d, f, mult, "bytes").map(ByteSize::Bytes)
+}
+
+/// Formats bit/s the way a person would write it (`10Gbps`).
+pub fn format_rate(bps: u64) -> String {
+    for (m, u) in [
+        (1_000_000_000_000u64, "Tbps"),
+        (1_000_000_000, "Gbps"),
+        (1_000_000, "Mbps"),
+        (1_000, "Kbps"),
+    ] {
+        if bps >= m {
+            return trim_float(bps as f64 / m as f64, u);
+        }
+    }
+    format!("{bps}bps")
+}
+
+/// Formats picoseconds with the largest unit that keeps the number at least 1.
+pub fn format_duration(ps: u64) -> String {
+    for (m, u) in [
+        (PS_PER_SEC, "s"),
+        (1_000_000_000, "ms"),
+        (1_000_000, "us"),
+        (1_000, "ns"),
+    ] {
+        if ps >= m {
+            return trim_float(ps as f64 / m as f64, u);
+        }
+    }
+    format!("{ps}ps")
+}
+
+fn trim_float(v: f64, unit: &str) -> String {
+    let s = format!("{v:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}{unit}")
+}
+
+macro_rules! unit_type {
+    ($name:ident, $inner:ty, $parse:ident, $expect:expr, $pattern:expr, $fmt:expr) => {
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($expect)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$name, E> {
+                        $parse(s)
+                            .map($name)
+                            .map_err(|why| E::custom(format!("{why}; expected {}", $expect)))
+                    }
+                }
+                d.deserialize_str(V)
+            }
+        }
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                #[allow(clippy::redundant_closure_call)]
+                s.serialize_str(&($fmt)(self.0))
+            }
+        }
+        impl JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                json_schema!({
+                    "type": "string",
+                    "pattern": $pattern,
+                    "description": $expect,
+                })
+            }
+        }
+    };
+}
+
+/// A data rate in bit/s, written `"10Gbps"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Rate(pub u64);
+unit_type!(
+    Rate,
+    u64,
+    parse_rate,
+    "a data rate such as \"10Gbps\", \"400Mbps\" or \"1.5Tbps\" (units bps, Kbps, Mbps, Gbps, Tbps)",
+    "^\\s*[0-9]+(\\.[0-9]+)?\\s*([kKMGT]?(bps|b/s))\\s*$",
+    format_rate
+);
+
+/// A time span in picoseconds, written `"2us"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TimeSpan(pub u64);
+unit_type!(
+    TimeSpan,
+    u64,
+    parse_duration,
+    "a duration such as \"2us\", \"500ns\" or \"1.5ms\" (units ps, ns, us, ms, s)",
+    "^\\s*[0-9]+(\\.[0-9]+)?\\s*(ps|ns|us|µs|ms|s)\\s*$",
+    format_duration
+);
+
+/// A size in bytes or packets, written `"1MB"` or `"100pkt"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size(pub ByteSize);
+unit_type!(
+    Size,
+    ByteSize,
+    parse_bytes,
+    "a size such as \"1MB\", \"64KiB\", \"1500B\" or \"100pkt\" (units B, KB, MB, GB, KiB, MiB, GiB, pkt)",
+    "^\\s*[0-9]+(\\.[0-9]+)?\\s*(B|[kK]B|MB|GB|KiB|MiB|GiB|pkts?|packets?)\\s*$",
+    |b: ByteSize| match b {
+        ByteSize::Bytes(n) => format!("{n}B"),
+        ByteSize::Packets(n) => format!("{n}pkt"),
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_are_exact() {
+        assert_eq!(parse_rate("10Gbps"), Ok(10_000_000_000));
+        assert_eq!(parse_rate("1.5Tbps"), Ok(1_500_000_000_000));
+        assert_eq!(parse_rate(" 400 Mbps "), Ok(400_000_000));
+        assert_eq!(parse_rate("10Gb/s"), Ok(10_000_000_000));
+        assert_eq!(parse_rate("100kbps"), Ok(100_000));
+        assert!(parse_rate("10Gbs").unwrap_err().contains("unknown unit"));
+        assert!(parse_rate("10").unwrap_err().contains("missing unit"));
+        assert!(parse_rate("0Gbps").is_err());
+        assert!(parse_rate("1.5bps").is_err());
+        assert!(parse_rate("Gbps").is_err());
+        assert!(parse_rate("1..5Gbps").is_err());
+        assert!(parse_rate("1.Gbps").is_err());
+    }
+
+    #[test]
+    fn durations_are_picoseconds() {
+        assert_eq!(parse_duration("2us"), Ok(2_000_000));
+        assert_eq!(parse_duration("2µs"), Ok(2_000_000));
+        assert_eq!(parse_duration("1.5ms"), Ok(1_500_000_000));
+        assert_eq!(parse_duration("0.21s"), Ok(210_000_000_000));
+        assert_eq!(parse_duration("7ps"), Ok(7));
+        assert_eq!(parse_duration("0s"), Ok(0));
+        assert!(parse_duration("1.5ps")
+            .unwrap_err()
+            .contains("whole number"));
+        assert!(parse_duration("3 min").is_err());
+    }
+
+    #[test]
+    fn sizes_bytes_and_packets() {
+        assert_eq!(parse_bytes("1MB"), Ok(ByteSize::Bytes(1_000_000)));
+        assert_eq!(parse_bytes("64KiB"), Ok(ByteSize::Bytes(65_536)));
+        assert_eq!(parse_bytes("1.5KB"), Ok(ByteSize::Bytes(1_500)));
+        assert_eq!(parse_bytes("100pkt"), Ok(ByteSize::Packets(100)));
+        assert_eq!(ByteSize::Packets(100).bytes(9000), 900_000);
+        assert!(parse_bytes("1.5B").is_err());
+        assert!(parse_bytes("12mb").is_err());
+    }
+
+    #[test]
+    fn formatting_round_trips() {
+        for s in ["10Gbps", "400Mbps", "1.5Tbps"] {
+            assert_eq!(format_rate(parse_rate(s).unwrap()), s);
+        }
+        for s in ["2us", "1.5ms", "7ps", "3s"] {
+            assert_eq!(format_duration(parse_duration(s).unwrap()), s);
+        }
+    }
+}

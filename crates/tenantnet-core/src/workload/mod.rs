@@ -1,0 +1,54 @@
+//! Workloads: flow-size distributions and the generators that turn a workload
+//! description into a list of flows, all drawn before the run starts so the same
+//! seed gives the same flows whatever scheme the network runs.
+
+pub mod cdf;
+pub mod generate;
+
+pub use cdf::Cdf;
+
+use crate::engine::Time;
+use crate::net::HostId;
+use crate::transport::udp::OnOff;
+
+/// How a flow moves its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowKind {
+    /// A TCP connection with the transport configuration at this index.
+    Tcp {
+        /// Index into the simulation's transport configurations.
+        transport: u32,
+    },
+    /// A UDP source.
+    Udp {
+        /// Sending rate while on, in bit/s.
+        rate_bps: u64,
+        /// Wire size of each packet.
+        packet_size: u32,
+        /// On/off modulation (`None`: constant bit rate).
+        onoff: Option<OnOff>,
+    },
+}
+
+/// One flow to simulate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    /// Sending host.
+    pub src: HostId,
+    /// Receiving host.
+    pub dst: HostId,
+    /// Bytes to send (`None`: until the run or `stop` ends it).
+    pub size: Option<u64>,
+    /// Start time.
+    pub start: Time,
+    /// Time the source stops offering new data.
+    pub stop: Option<Time>,
+    /// Tenant index.
+    pub tenant: u32,
+    /// Index of the scenario workload that made it.
+    pub workload: u32,
+    /// DSCP of its packets.
+    pub dscp: u8,
+    /// Transport.
+    pub kind: FlowKind,
+}

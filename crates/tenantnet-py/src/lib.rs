@@ -1,0 +1,232 @@
+//! `tenantnet._core`: the thin pyo3 binding of tenantnet-core.
+//!
+//! It parses scenarios (raising `ScenarioError`), steps simulations with the GIL
+//! released, and hands results over as raw little-endian column buffers that the
+//! Python side wraps with numpy and pandas. No simulation logic lives here.
+
+use std::path::Path;
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use tenantnet_core::engine::{from_secs, to_secs};
+use tenantnet_core::scenario::{self, Format, ScenarioError as CoreError};
+use tenantnet_core::sim::results::Column;
+use tenantnet_core::sim::Sim;
+use tenantnet_core::workload::Cdf;
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be run. args: (message, file, key, value)."
+);
+
+fn scenario_err(e: CoreError) -> PyErr {
+    ScenarioError::new_err((e.to_string(), e.file, e.key, e.value))
+}
+
+fn le_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * N);
+    for &x in v {
+        out.extend_from_slice(&f(x));
+    }
+    out
+}
+
+fn column<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyTuple>> {
+    let b = |v: Vec<u8>| PyBytes::new(py, &v).into_any();
+    Ok(match c {
+        Column::U64(v) => PyTuple::new(
+            py,
+            [
+                pyo3::types::PyString::new(py, "u64").into_any(),
+                b(le_bytes(v, u64::to_le_bytes)),
+            ],
+        )?,
+        Column::F64(v) => PyTuple::new(
+            py,
+            [
+                pyo3::types::PyString::new(py, "f64").into_any(),
+                b(le_bytes(v, f64::to_le_bytes)),
+            ],
+        )?,
+        Column::OptF64(v) => {
+            let vals: Vec<f64> = v.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
+            let mask: Vec<u8> = v.iter().map(|x| x.is_none() as u8).collect();
+            PyTuple::new(
+                py,
+                [
+                    pyo3::types::PyString::new(py, "opt_f64").into_any(),
+                    b(le_bytes(&vals, f64::to_le_bytes)),
+                    b(mask),
+                ],
+            )?
+        }
+        Column::OptU64(v) => {
+            let vals: Vec<u64> = v.iter().map(|x| x.unwrap_or(0)).collect();
+            let mask: Vec<u8> = v.iter().map(|x| x.is_none() as u8).collect();
+            PyTuple::new(
+                py,
+                [
+                    pyo3::types::PyString::new(py, "opt_u64").into_any(),
+                    b(le_bytes(&vals, u64::to_le_bytes)),
+                    b(mask),
+                ],
+            )?
+        }
+        Column::Str { codes, labels } => PyTuple::new(
+            py,
+            [
+                pyo3::types::PyString::new(py, "str").into_any(),
+                b(le_bytes(codes, u32::to_le_bytes)),
+                PyList::new(py, labels)?.into_any(),
+            ],
+        )?,
+    })
+}
+
+/// A simulation built from a scenario, stepped from Python.
+#[pyclass(module = "tenantnet._core")]
+struct Simulation {
+    sim: Sim,
+}
+
+#[pymethods]
+impl Simulation {
+    /// Builds the simulation of scenario `text` (TOML, or JSON when `fmt == "json"`);
+    /// `source` names it in errors, relative paths are taken from `base_dir`.
+    #[new]
+    #[pyo3(signature = (text, source, base_dir, fmt = "toml"))]
+    fn new(text: &str, source: &str, base_dir: &str, fmt: &str) -> PyResult<Self> {
+        let format = match fmt {
+            "toml" => Format::Toml,
+            "json" => Format::Json,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown scenario format {other:?}"
+                )))
+            }
+        };
+        let sim =
+            scenario::load(text, source, Path::new(base_dir), format).map_err(scenario_err)?;
+        Ok(Simulation { sim })
+    }
+
+    /// Runs every event up to simulated time `t_s` seconds, without the GIL.
+    fn run_until(&mut self, py: Python<'_>, t_s: f64) {
+        let t = from_secs(t_s);
+        let sim = &mut self.sim;
+        py.detach(move || sim.run_until(t));
+    }
+
+    /// Current simulated time, seconds.
+    #[getter]
+    fn now_s(&self) -> f64 {
+        to_secs(self.sim.now())
+    }
+
+    /// Configured end of the run, seconds.
+    #[getter]
+    fn end_s(&self) -> f64 {
+        to_secs(self.sim.end())
+    }
+
+    /// Whether the run is over.
+    #[getter]
+    fn finished(&self) -> bool {
+        self.sim.finished()
+    }
+
+    /// Events processed so far.
+    #[getter]
+    fn events(&self) -> u64 {
+        self.sim.events_processed()
+    }
+
+    /// Packet counters so far: sent, data_sent, delivered, dropped, ecn_marks.
+    fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (c, marks) = self.sim.counters();
+        let d = PyDict::new(py);
+        d.set_item("sent", c.sent)?;
+        d.set_item("data_sent", c.data_sent)?;
+        d.set_item("delivered", c.delivered)?;
+        d.set_item("dropped", c.dropped)?;
+        d.set_item("ecn_marks", marks)?;
+        Ok(d)
+    }
+
+    /// Closes the run and returns `(summary_json, {table: {column: encoded}})`.
+    fn results<'py>(&mut self, py: Python<'py>) -> PyResult<(String, Bound<'py, PyDict>)> {
+        let r = self.sim.results();
+        let summary = serde_json::to_string_pretty(&r.summary)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let tables = PyDict::new(py);
+        for t in &r.tables {
+            let cols = PyDict::new(py);
+            for (name, c) in &t.columns {
+                cols.set_item(*name, column(py, c)?)?;
+            }
+            tables.set_item(t.name, cols)?;
+        }
+        Ok((summary, tables))
+    }
+}
+
+/// The JSON Schema of the scenario format.
+#[pyfunction]
+fn schema() -> String {
+    scenario::parse::json_schema()
+}
+
+/// Checks a scenario without running it; raises `ScenarioError`.
+#[pyfunction]
+#[pyo3(signature = (text, source, base_dir, fmt = "toml"))]
+fn validate(text: &str, source: &str, base_dir: &str, fmt: &str) -> PyResult<()> {
+    Simulation::new(text, source, base_dir, fmt).map(|_| ())
+}
+
+/// Names of the built-in flow-size distributions.
+#[pyfunction]
+fn cdf_names() -> Vec<&'static str> {
+    Cdf::builtin_names()
+}
+
+/// The (size_bytes, probability) points and the mean of a built-in distribution.
+#[pyfunction]
+fn builtin_cdf(name: &str) -> PyResult<(Vec<(f64, f64)>, f64)> {
+    let c = Cdf::builtin(name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown distribution {name:?}; expected one of {:?}",
+            Cdf::builtin_names()
+        ))
+    })?;
+    Ok((c.points().to_vec(), c.mean()))
+}
+
+/// Parses CDF text; returns its points and mean or raises ValueError naming the line.
+#[pyfunction]
+fn parse_cdf(text: &str, name: &str) -> PyResult<(Vec<(f64, f64)>, f64)> {
+    let c = Cdf::parse(text, name).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
+    Ok((c.points().to_vec(), c.mean()))
+}
+
+/// The version of the Rust core.
+#[pyfunction]
+fn version() -> &'static str {
+    tenantnet_core::VERSION
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(cdf_names, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_cdf, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_cdf, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,16 @@
+"""tenantnet: side-by-side simulation of how datacenter networks are shared among tenants.
+
+>>> import tenantnet
+>>> res = tenantnet.run("scenario.toml")          # doctest: +SKIP
+>>> res.flows.head()                               # doctest: +SKIP
+"""
+
+from . import _core
+from .api import run
+from .errors import ScenarioError
+from .results import Results
+from .scenario import Scenario, schema
+
+__version__ = _core.version()
+
+__all__ = ["Results", "Scenario", "ScenarioError", "__version__", "run", "schema"]

@@ -1,0 +1,96 @@
+"""Results of a run: pandas DataFrames and the summary, and their files.
+
+Files written by :meth:`Results.write`:
+
+* ``flows.parquet``: flow_id, tenant, src, dst, size_bytes (empty for long-lived),
+  start_s, end_s (empty if unfinished), fct_s, retransmits, timeouts,
+  bytes_delivered, protocol, workload
+* ``throughput.parquet``: time_s, scope (flow, tenant or link), id, tenant, gbps
+* ``queues.parquet``: time_s, switch, port, queue, bytes, peer
+* ``links.parquet``: per port: node, port, peer, rate_gbps, tx_bytes, tx_packets,
+  drops, ecn_marks, mean_queue_bytes, max_queue_bytes, utilization
+* ``summary.json``: simulated time, wall time, events, packet counts, ECN marks,
+  seed, tenantnet version, per-workload facts
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+TABLES = ("flows", "throughput", "queues", "links")
+
+
+def _column(enc: tuple[Any, ...]) -> Any:
+    kind = enc[0]
+    if kind == "u64":
+        return np.frombuffer(enc[1], dtype="<u8").astype(np.int64)
+    if kind == "f64":
+        return np.frombuffer(enc[1], dtype="<f8").copy()
+    if kind == "opt_f64":
+        vals = np.frombuffer(enc[1], dtype="<f8").copy()
+        mask = np.frombuffer(enc[2], dtype=np.uint8).astype(bool)
+        return pd.arrays.FloatingArray(vals, mask)
+    if kind == "opt_u64":
+        vals = np.frombuffer(enc[1], dtype="<u8").astype(np.int64)
+        mask = np.frombuffer(enc[2], dtype=np.uint8).astype(bool)
+        return pd.arrays.IntegerArray(vals, mask)
+    if kind == "str":
+        codes = np.frombuffer(enc[1], dtype="<u4")
+        labels = np.array(enc[2], dtype=object)
+        return pd.array(labels[codes] if len(labels) else np.array([], dtype=object),
+                        dtype="string")
+    raise ValueError(f"unknown column encoding {kind!r}")
+
+
+def _frame(cols: dict[str, tuple[Any, ...]]) -> pd.DataFrame:
+    return pd.DataFrame({name: _column(enc) for name, enc in cols.items()})
+
+
+@dataclass
+class Results:
+    """Everything a run produced."""
+
+    summary: dict[str, Any]
+    flows: pd.DataFrame
+    throughput: pd.DataFrame
+    queues: pd.DataFrame
+    links: pd.DataFrame
+
+    @classmethod
+    def from_core(cls, summary_json: str, tables: dict[str, dict[str, tuple[Any, ...]]]) -> Results:
+        """Wraps what ``_core.Simulation.results()`` returns."""
+        frames = {name: _frame(tables[name]) for name in TABLES}
+        return cls(summary=json.loads(summary_json), **frames)
+
+    @classmethod
+    def read(cls, out_dir: str | Path) -> Results:
+        """Reads results that :meth:`write` wrote."""
+        d = Path(out_dir)
+        summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+        frames = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES}
+        return cls(summary=summary, **frames)
+
+    def write(self, out_dir: str | Path) -> list[Path]:
+        """Writes the four Parquet tables and ``summary.json`` into ``out_dir``."""
+        d = Path(out_dir)
+        d.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name in TABLES:
+            path = d / f"{name}.parquet"
+            getattr(self, name).to_parquet(path, index=False, engine="pyarrow")
+            written.append(path)
+        path = d / "summary.json"
+        path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
+        written.append(path)
+        return written
+
+    def flow_gbps(self) -> pd.Series:
+        """Each flow's mean goodput over the simulated time, Gb/s."""
+        span = float(self.summary["simulated_s"])
+        return self.flows["bytes_delivered"].astype(float) * 8 / span / 1e9

@@ -1,0 +1,96 @@
+"""The tenantnet command end to end."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+import tenantnet
+
+SCENARIO = """\
+name = "cli-test"
+[simulation]
+duration = "3ms"
+[topology]
+kind = "dumbbell"
+hosts_per_side = 2
+[network]
+ecn_threshold = "20pkt"
+[transport]
+protocol = "dctcp"
+[[workloads]]
+kind = "fixed"
+tenant = "t1"
+src = "left*"
+dst = "right0"
+size = "200KB"
+[[workloads]]
+kind = "long_lived"
+tenant = "t2"
+src = "left1"
+dst = "right1"
+"""
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tenantnet.cli", *args], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+def test_run_writes_every_result(tmp_path: Path) -> None:
+    sc = tmp_path / "s.toml"
+    sc.write_text(SCENARIO)
+    p = cli("run", str(sc), "--out", str(tmp_path / "out"))
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "out"
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert list(flows.columns[:9]) == ["flow_id", "tenant", "src", "dst", "size_bytes", "start_s",
+                                      "end_s", "fct_s", "retransmits"]
+    assert len(flows) == 3
+    assert flows["end_s"].isna().sum() == 1  # the long-lived flow never ends
+    tp = pd.read_parquet(out / "throughput.parquet")
+    assert list(tp.columns) == ["time_s", "scope", "id", "tenant", "gbps"]
+    assert set(tp["scope"]) == {"flow", "tenant", "link"}
+    q = pd.read_parquet(out / "queues.parquet")
+    assert list(q.columns[:5]) == ["time_s", "switch", "port", "queue", "bytes"]
+    assert set(q["switch"]) == {"switch-left", "switch-right"}
+    s = json.loads((out / "summary.json").read_text())
+    for key in ["simulated_s", "wall_s", "events", "packets_sent", "packets_delivered",
+                "packets_dropped", "ecn_marks", "seed", "tenantnet_version"]:
+        assert key in s
+    assert s["tenantnet_version"] == tenantnet.__version__
+    assert (out / "report.html").read_text().count("data:image/png;base64") >= 3
+    back = tenantnet.Results.read(out)
+    assert back.flows.equals(flows)
+
+
+def test_seed_override(tmp_path: Path) -> None:
+    sc = tmp_path / "s.toml"
+    sc.write_text(SCENARIO)
+    cli("run", str(sc), "--out", str(tmp_path / "a"), "--seed", "5", "--no-report")
+    s = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert s["seed"] == 5
+
+
+def test_demo_writes_a_report(tmp_path: Path) -> None:
+    p = cli("demo", "-q", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    html = (tmp_path / "tenantnet-out" / "report.html").read_text()
+    assert html.count("data:image/png;base64") >= 3
+    for table in ["flows", "throughput", "queues", "links"]:
+        assert (tmp_path / "tenantnet-out" / f"{table}.parquet").exists()
+    s = json.loads((tmp_path / "tenantnet-out" / "summary.json").read_text())
+    assert s["conservation_ok"]
+
+
+def test_schema_is_json() -> None:
+    p = cli("schema")
+    assert p.returncode == 0
+    assert json.loads(p.stdout)["title"] == "tenantnet scenario"
+
+
+def test_bench_rejects_unknown_name() -> None:
+    p = cli("bench", "nope")
+    assert p.returncode == 2 and "permutation" in p.stderr

@@ -1,0 +1,97 @@
+"""Bad scenarios: exit code 2, a message naming file, key, value and expected form,
+and nothing written."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tenantnet
+
+BASE = """\
+[simulation]
+duration = "1ms"
+[topology]
+kind = "star"
+hosts = 16
+link_rate = "10Gbps"
+[[workloads]]
+kind = "long_lived"
+src = "h1"
+dst = "h2"
+"""
+
+POISSON = """
+[[workloads]]
+kind = "poisson"
+load = 0.5
+cdf_file = "bad.cdf"
+flows = 10
+"""
+
+CASES = {
+    # name: (scenario text, fragments the message must contain)
+    "unknown_key": (BASE.replace("link_rate =", "linkrate ="),
+                    ["topology.linkrate", '"10Gbps"', "unknown key", "link_rate"]),
+    "bad_unit": (BASE.replace('"10Gbps"', '"10Gbs"'),
+                 ["topology.link_rate", '"10Gbs"', 'unknown unit "Gbs"', '"10Gbps"']),
+    "number_for_rate": (BASE.replace('"10Gbps"', "10"),
+                        ["topology.link_rate = 10", "expected a data rate"]),
+    "host_not_in_topology": (BASE.replace('src = "h1"', 'src = "h99"'),
+                             ["workloads[0].src", '"h99"', "no host", "h15"]),
+    "fat_tree_bad_k": ('[simulation]\nduration = "1ms"\n[topology]\nkind = "fat_tree"\nk = 5\n',
+                       ["topology.k = 5", "even"]),
+    "cdf_not_ending_at_1": (BASE + POISSON,
+                            ["workloads[1].cdf_file", '"bad.cdf"', "line 3", "0.9", "end at 1"]),
+    "missing_key": (BASE.replace('duration = "1ms"', ""), ["simulation.duration", "missing"]),
+    "unknown_kind": (BASE.replace('"star"', '"ring"'),
+                     ["topology.kind", '"ring"', "fat_tree"]),
+    "buffer_below_a_packet": (BASE + '[network]\nbuffer = "1000B"\n',
+                              ["network.buffer", '"1000B"', "packet"]),
+    "toml_syntax": ("simulation = [\n", ["not valid TOML", "line 1"]),
+}
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    (tmp_path / "bad.cdf").write_text("0 0\n1000 0.5\n2000 0.9\n")
+    p = tmp_path / f"{name}.toml"
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_cli_rejects_bad_scenarios(tmp_path: Path, name: str) -> None:
+    text, fragments = CASES[name]
+    path = _write(tmp_path, name, text)
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, "-m", "tenantnet.cli", "run", str(path), "--out", str(out),
+                        "-q"], capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    msg = p.stderr.strip()
+    print(msg)
+    assert msg.startswith(f"error: {path}")
+    for frag in fragments:
+        assert frag in msg, (frag, msg)
+    assert not out.exists(), "nothing may be written"
+    assert "Traceback" not in p.stderr
+
+
+def test_api_raises_scenario_error_with_parts(tmp_path: Path) -> None:
+    path = _write(tmp_path, "x", BASE.replace('"10Gbps"', '"10Gbs"'))
+    with pytest.raises(tenantnet.ScenarioError) as e:
+        tenantnet.run(path)
+    assert e.value.file == str(path)
+    assert e.value.key == "topology.link_rate"
+    assert e.value.value == '"10Gbs"'
+
+
+def test_validate_command(tmp_path: Path) -> None:
+    good = _write(tmp_path, "good", BASE)
+    p = subprocess.run([sys.executable, "-m", "tenantnet.cli", "validate", str(good)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and "ok" in p.stdout
+    bad = _write(tmp_path, "bad", BASE.replace('"h1"', '"h77"'))
+    p = subprocess.run([sys.executable, "-m", "tenantnet.cli", "validate", str(bad)],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "workloads[0].src" in p.stderr
