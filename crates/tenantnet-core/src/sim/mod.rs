@@ -177,7 +177,9 @@ impl Sim {
         let started = Instant::now();
         let t = t.min(self.end);
         while !self.done {
-            let Some((at, code)) = self.events.pop_until(t) else { break };
+            let Some((at, code)) = self.events.pop_until(t) else {
+                break;
+            };
             self.now = at;
             self.dispatch(Event::decode(code));
         }
