@@ -47,7 +47,7 @@ class _Bar:
             TimeRemainingColumn,
         )
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(),
+            TextColumn("[bold]{task.description}"), BarColumn(bar_width=24),
             TextColumn("{task.fields[sim]}"), TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(), TimeRemainingColumn(), transient=True,
         )
@@ -58,8 +58,8 @@ class _Bar:
             wall = max(time.monotonic() - self.started, 1e-9)
             self.progress.update(
                 self.task, completed=now / end if end else 1.0,
-                sim=f"{now * 1e3:.2f} / {end * 1e3:.2f} ms simulated",
-                rate=f"{events / wall / 1e6:.1f} M events/s")
+                sim=f"{now * 1e3:.1f}/{end * 1e3:.1f} ms",
+                rate=f"{events / wall / 1e6:.1f} Mev/s")
         return update
 
     def __exit__(self, *exc: object) -> None:

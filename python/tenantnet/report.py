@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import html
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import matplotlib
@@ -135,6 +135,12 @@ def _df_html(df: pd.DataFrame) -> str:
                           classes="data"))
 
 
+def _per_run(runs: Mapping[str, Results], table: Callable[[Results], pd.DataFrame]) -> str:
+    cells = "".join(f"<div><h3>{html.escape(label)}</h3>{_df_html(table(r))}</div>"
+                    for label, r in runs.items())
+    return f"<div class=runs>{cells}</div>"
+
+
 CSS = """
 body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;color:#222}
 h1{font-size:1.5em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
@@ -156,16 +162,11 @@ def write_report(runs: Mapping[str, Results], out: str | Path, title: str,
         parts.append(f"<p>{intro}</p>")
     parts.append("<h2>Goodput per tenant</h2>")
     parts.append(_img(tenant_throughput_figure(runs), "tenant goodput over time"))
-    parts.append("<div class=runs>")
-    for label, r in runs.items():
-        parts.append(f"<div><h3>{html.escape(label)}</h3>{_df_html(tenant_table(r))}</div>")
-    parts.append("</div>")
+    parts.append(_per_run(runs, tenant_table))
     parts.append("<h2>Flow-completion times</h2>")
     parts.append(_img(fct_figure(runs), "FCT CDF"))
-    parts.append("<div class=runs>")
-    for label, r in runs.items():
-        parts.append(f"<div><h3>{html.escape(label)}</h3>{_df_html(fct_table(r))}</div>")
-    parts.append("</div><h2>Queue occupancy</h2><div class=runs>")
+    parts.append(_per_run(runs, fct_table))
+    parts.append("<h2>Queue occupancy</h2><div class=runs>")
     for label, r in runs.items():
         parts.append(_img(queue_figure(r, title=label), f"queues {label}"))
     parts.append("</div><h2>Runs</h2><div class=runs>")
