@@ -57,6 +57,9 @@ def test_run_writes_every_result(tmp_path: Path) -> None:
     assert list(q.columns[:5]) == ["time_s", "switch", "port", "queue", "bytes"]
     assert set(q["switch"]) == {"switch-left", "switch-right"}
     s = json.loads((out / "summary.json").read_text())
+    assert s["conservation_ok"]
+    assert s["packets_sent"] == (s["packets_delivered"] + s["packets_dropped"]
+                                 + s["packets_in_flight"])
     for key in ["simulated_s", "wall_s", "events", "packets_sent", "packets_delivered",
                 "packets_dropped", "ecn_marks", "seed", "tenantnet_version"]:
         assert key in s
@@ -72,6 +75,7 @@ def test_seed_override(tmp_path: Path) -> None:
     cli("run", str(sc), "--out", str(tmp_path / "a"), "--seed", "5", "--no-report")
     s = json.loads((tmp_path / "a" / "summary.json").read_text())
     assert s["seed"] == 5
+    assert s["conservation_ok"]
 
 
 def test_demo_writes_a_report(tmp_path: Path) -> None:

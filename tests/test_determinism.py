@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import tenantnet
-from helpers import simulate
+from helpers import check_conservation, simulate
 
 SCENARIO = {
     "simulation": {"duration": "5ms", "seed": 7},
@@ -21,6 +21,7 @@ SCENARIO = {
 
 def _run_to(out: Path, chunks: int) -> dict[str, object]:
     res = tenantnet.run(tenantnet.Scenario.from_dict(SCENARIO), chunks=chunks)
+    check_conservation(res)
     res.write(out)
     s = json.loads((out / "summary.json").read_text())
     s.pop("wall_s")

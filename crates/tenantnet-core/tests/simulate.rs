@@ -5,10 +5,18 @@ use std::path::Path;
 use tenantnet_core::scenario::{load, Format};
 use tenantnet_core::sim::results::{Column, Results};
 
+/// Runs a scenario to its end and checks packet conservation.
 fn run(text: &str) -> Results {
     let mut sim = load(text, "test.toml", Path::new("."), Format::Toml).expect("valid scenario");
     sim.run();
-    sim.results()
+    let r = sim.results();
+    let s = &r.summary;
+    assert_eq!(
+        s.packets_sent,
+        s.packets_delivered + s.packets_dropped + s.packets_in_flight
+    );
+    assert!(s.conservation_ok);
+    r
 }
 
 fn column<'a>(r: &'a Results, table: &str, name: &str) -> &'a Column {
