@@ -11,9 +11,10 @@ from tenantnet.results import Results
 
 
 def check_conservation(r: Results) -> None:
-    """sent = delivered + dropped + in flight, with in-flight counted independently."""
+    """sent = delivered + dropped + evicted + in flight, in-flight counted independently."""
     s = r.summary
-    accounted = s["packets_delivered"] + s["packets_dropped"] + s["packets_in_flight"]
+    accounted = (s["packets_delivered"] + s["packets_dropped"] + s["packets_evicted"]
+                 + s["packets_in_flight"])
     assert s["packets_sent"] == accounted
     assert s["conservation_ok"], s
 

@@ -59,7 +59,7 @@ def test_run_writes_every_result(tmp_path: Path) -> None:
     s = json.loads((out / "summary.json").read_text())
     assert s["conservation_ok"]
     assert s["packets_sent"] == (s["packets_delivered"] + s["packets_dropped"]
-                                 + s["packets_in_flight"])
+                                 + s["packets_evicted"] + s["packets_in_flight"])
     for key in ["simulated_s", "wall_s", "events", "packets_sent", "packets_delivered",
                 "packets_dropped", "ecn_marks", "seed", "tenantnet_version"]:
         assert key in s
@@ -83,7 +83,7 @@ def test_demo_writes_a_report(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     html = (tmp_path / "tenantnet-out" / "report.html").read_text()
     assert html.count("data:image/png;base64") >= 3
-    for table in ["flows", "throughput", "queues", "links"]:
+    for table in ["flows", "throughput", "queues", "links", "queue_stats"]:
         assert (tmp_path / "tenantnet-out" / f"{table}.parquet").exists()
     s = json.loads((tmp_path / "tenantnet-out" / "summary.json").read_text())
     assert s["conservation_ok"]

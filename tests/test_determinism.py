@@ -32,7 +32,7 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
     a = _run_to(tmp_path / "a", chunks=1)
     b = _run_to(tmp_path / "b", chunks=37)  # stepping in chunks changes nothing
     assert a == b
-    for name in ["flows", "throughput", "queues", "links"]:
+    for name in ["flows", "throughput", "queues", "links", "queue_stats"]:
         pa = (tmp_path / "a" / f"{name}.parquet").read_bytes()
         pb = (tmp_path / "b" / f"{name}.parquet").read_bytes()
         assert pa == pb, name

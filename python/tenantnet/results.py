@@ -5,10 +5,12 @@ Files written by :meth:`Results.write`:
 * ``flows.parquet``: flow_id, tenant, src, dst, size_bytes (empty for long-lived),
   start_s, end_s (empty if unfinished), fct_s, retransmits, timeouts,
   bytes_delivered, protocol, workload
-* ``throughput.parquet``: time_s, scope (flow, tenant or link), id, tenant, gbps
+* ``throughput.parquet``: time_s, scope (flow, tenant, link or queue), id, tenant, gbps
 * ``queues.parquet``: time_s, switch, port, queue, bytes, peer
 * ``links.parquet``: per port: node, port, peer, rate_gbps, tx_bytes, tx_packets,
-  drops, ecn_marks, mean_queue_bytes, max_queue_bytes, utilization
+  drops, evictions, ecn_marks, mean_queue_bytes, max_queue_bytes, utilization
+* ``queue_stats.parquet``: per switch-port queue: node, port, peer, queue, weight,
+  tx_bytes, tx_packets, drops, evictions, ecn_marks, mean_bytes, max_bytes
 * ``summary.json``: simulated time, wall time, events, packet counts, ECN marks,
   seed, tenantnet version, per-workload facts
 """
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-TABLES = ("flows", "throughput", "queues", "links")
+TABLES = ("flows", "throughput", "queues", "links", "queue_stats")
 
 
 def _column(enc: tuple[Any, ...]) -> Any:
@@ -61,6 +63,7 @@ class Results:
     throughput: pd.DataFrame
     queues: pd.DataFrame
     links: pd.DataFrame
+    queue_stats: pd.DataFrame
 
     @classmethod
     def from_core(cls, summary_json: str, tables: dict[str, dict[str, tuple[Any, ...]]]) -> Results:
@@ -77,7 +80,7 @@ class Results:
         return cls(summary=summary, **frames)
 
     def write(self, out_dir: str | Path) -> list[Path]:
-        """Writes the four Parquet tables and ``summary.json`` into ``out_dir``."""
+        """Writes the Parquet tables and ``summary.json`` into ``out_dir``."""
         d = Path(out_dir)
         d.mkdir(parents=True, exist_ok=True)
         written = []

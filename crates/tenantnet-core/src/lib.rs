@@ -5,7 +5,9 @@
 //! same scenario and seed always produce the same results.
 //!
 //! * [`engine`]: time, the event queue, lazy timers, seeded random streams.
-//! * [`net`]: packets, ports (queue + link), hosts, switches, ECMP routing, topologies.
+//! * [`net`]: packets, ports (queues + link), hosts, switches, ECMP routing, topologies.
+//! * [`switch`]: a port's queues, DSCP classification, schedulers, buffer policies
+//!   (including BarberQ) and ECN marking.
 //! * [`transport`]: TCP NewReno, DCTCP, UDP sources.
 //! * [`workload`]: flow-size distributions and traffic generators.
 //! * [`scenario`]: the TOML scenario format, its parser and builder.
@@ -24,6 +26,7 @@ pub mod engine;
 pub mod net;
 pub mod scenario;
 pub mod sim;
+pub mod switch;
 pub mod transport;
 pub mod units;
 pub mod workload;

@@ -153,6 +153,7 @@ impl Simulation {
         d.set_item("data_sent", c.data_sent)?;
         d.set_item("delivered", c.delivered)?;
         d.set_item("dropped", c.dropped)?;
+        d.set_item("evicted", c.evicted)?;
         d.set_item("ecn_marks", marks)?;
         Ok(d)
     }

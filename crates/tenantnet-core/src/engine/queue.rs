@@ -18,11 +18,22 @@
 use super::Time;
 
 /// The pending events of one simulation.
-#[derive(Default)]
 pub struct EventQueue {
+    /// Heap-ordered keys followed by one `u128::MAX` sentinel, so that a node's
+    /// right child can always be read and the smaller child chosen without a branch.
     heap: Vec<u128>,
     counter: u32,
     popped: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            heap: vec![u128::MAX],
+            counter: 0,
+            popped: 0,
+        }
+    }
 }
 
 #[inline]
@@ -41,8 +52,8 @@ impl EventQueue {
     pub fn push(&mut self, at: Time, code: u32) {
         let k = ((at as u128) << 64) | ((self.counter as u128) << 32) | code as u128;
         self.counter = self.counter.wrapping_add(1);
-        let mut i = self.heap.len();
-        self.heap.push(k);
+        let mut i = self.len();
+        self.heap.push(u128::MAX); // new sentinel; slot i is the hole
         while i > 0 {
             let p = (i - 1) / 2;
             let pk = self.heap[p];
@@ -57,37 +68,47 @@ impl EventQueue {
 
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|&k| time_of(k))
+        (!self.is_empty()).then(|| time_of(self.heap[0]))
     }
 
     /// Removes and returns the earliest event as (time, code) if its time is at most
     /// `limit`; otherwise leaves the queue as it is.
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, u32)> {
-        let top = *self.heap.first()?;
+        if self.is_empty() {
+            return None;
+        }
+        let top = self.heap[0];
         if time_of(top) > limit {
             return None;
         }
-        let last = self.heap.pop().expect("non-empty");
-        let n = self.heap.len();
-        if n > 0 {
-            let mut i = 0;
-            loop {
-                let c = 2 * i + 1;
-                if c >= n {
-                    break;
-                }
-                let (m, mk) = if c + 1 < n && self.heap[c + 1] < self.heap[c] {
-                    (c + 1, self.heap[c + 1])
-                } else {
-                    (c, self.heap[c])
-                };
-                if mk >= last {
-                    break;
-                }
-                self.heap[i] = mk;
-                i = m;
+        // the last key fills the hole left at the root; the old sentinel slot goes
+        self.heap.pop();
+        let n = self.heap.len() - 1;
+        let last = self.heap[n];
+        self.heap[n] = u128::MAX;
+        let mut i = 0;
+        let h = self.heap.as_mut_slice();
+        debug_assert_eq!(h.len(), n + 1);
+        loop {
+            let c = 2 * i + 1;
+            if c >= n {
+                break;
             }
+            // SAFETY: h.len() == n + 1 and c < n, so c and c + 1 (a key or the
+            // sentinel) are in bounds, m is one of them, and i < c.
+            let (m, mk) = unsafe {
+                let m = c + (*h.get_unchecked(c + 1) < *h.get_unchecked(c)) as usize;
+                (m, *h.get_unchecked(m))
+            };
+            if mk >= last {
+                break;
+            }
+            // SAFETY: i < c < n.
+            unsafe { *h.get_unchecked_mut(i) = mk };
+            i = m;
+        }
+        if n > 0 {
             self.heap[i] = last;
         }
         self.popped += 1;
@@ -101,7 +122,7 @@ impl EventQueue {
 
     /// The codes of all pending events, in no particular order.
     pub fn codes(&self) -> impl Iterator<Item = u32> + '_ {
-        self.heap.iter().map(|&k| k as u32)
+        self.heap[..self.len()].iter().map(|&k| k as u32)
     }
 
     /// Events popped so far.
@@ -111,12 +132,12 @@ impl EventQueue {
 
     /// Events still pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - 1
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.len() == 1
     }
 }
 

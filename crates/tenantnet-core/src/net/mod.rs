@@ -9,6 +9,6 @@ pub mod routing;
 pub mod topology;
 
 pub use ids::{FlowId, HostId, NodeId, PktId, PortId, SwitchId};
-pub use network::{Network, NetworkBuilder, NodeKind};
+pub use network::{FabricConfig, Network, NetworkBuilder, NodeKind};
 pub use packet::{Packet, PacketPool};
-pub use port::{EcnConfig, EcnMarkPoint, Port, PortConfig};
+pub use port::{EcnConfig, EcnMarkPoint, Port, PortConfig, QueueConfig};

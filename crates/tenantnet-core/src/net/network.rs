@@ -6,6 +6,8 @@ use super::ids::{HostId, NodeId, PortId, SwitchId};
 use super::port::{Port, PortConfig};
 use super::routing::Routing;
 use crate::engine::Time;
+use crate::switch::buffer::{BufferPolicy, SharedPool};
+use crate::switch::DscpMap;
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +43,22 @@ pub struct Host {
 pub struct Switch {
     /// The switch's node.
     pub node: NodeId,
+    /// DSCP → queue classification of packets it forwards.
+    pub dscp_map: DscpMap,
+}
+
+/// How every port of the fabric is configured.
+#[derive(Clone, Debug)]
+pub struct FabricConfig {
+    /// Host NIC ports.
+    pub host_port: PortConfig,
+    /// Switch ports.
+    pub switch_port: PortConfig,
+    /// Every switch's DSCP → queue map.
+    pub dscp_map: DscpMap,
+    /// Size of each switch's shared pool when switch ports use dynamic thresholds
+    /// (default: the port buffer times the switch's port count).
+    pub pool_size: Option<u64>,
 }
 
 /// A built network: every node, port and the forwarding tables.
@@ -55,6 +73,8 @@ pub struct Network {
     pub ports: Vec<Port>,
     /// ECMP forwarding tables.
     pub routing: Routing,
+    /// Shared buffer pools (switches whose ports use dynamic thresholds).
+    pub pools: Vec<SharedPool>,
     by_name: BTreeMap<String, NodeId>,
 }
 
@@ -82,14 +102,14 @@ impl Network {
         let port = &self.ports[p.idx()];
         format!(
             "{}->{}",
-            self.nodes[port.node.idx()].name,
-            self.nodes[port.peer.idx()].name
+            self.nodes[port.node().idx()].name,
+            self.nodes[port.peer().idx()].name
         )
     }
 
     /// The NIC rate of host `h`, in bit/s.
     pub fn host_rate(&self, h: HostId) -> u64 {
-        self.ports[self.hosts[h.idx()].nic.idx()].rate_bps
+        self.ports[self.hosts[h.idx()].nic.idx()].rate_bps()
     }
 }
 
@@ -135,14 +155,9 @@ impl NetworkBuilder {
         });
     }
 
-    /// Builds the network. Host ports get `host_cfg`, switch ports `switch_cfg`;
-    /// `ecmp_seed` seeds the per-switch ECMP hash salts.
-    pub fn build(
-        self,
-        host_cfg: PortConfig,
-        switch_cfg: PortConfig,
-        ecmp_seed: u64,
-    ) -> Result<Network, String> {
+    /// Builds the network with every port configured by `cfg`; `ecmp_seed` seeds
+    /// the per-switch ECMP hash salts.
+    pub fn build(self, cfg: &FabricConfig, ecmp_seed: u64) -> Result<Network, String> {
         let mut nodes = Vec::with_capacity(self.nodes.len());
         let mut hosts_n = 0u32;
         let mut switches_n = 0u32;
@@ -167,12 +182,12 @@ impl NetworkBuilder {
         let mut ports = Vec::with_capacity(self.links.len() * 2);
         for l in &self.links {
             for (from, to) in [(l.a, l.b), (l.b, l.a)] {
-                let cfg = match nodes[from.idx()].kind {
-                    NodeKind::Host(_) => host_cfg,
-                    NodeKind::Switch(_) => switch_cfg,
+                let pc = match nodes[from.idx()].kind {
+                    NodeKind::Host(_) => &cfg.host_port,
+                    NodeKind::Switch(_) => &cfg.switch_port,
                 };
                 nodes[from.idx()].ports.push(PortId(ports.len() as u32));
-                ports.push(Port::new(from, to, l.rate_bps, l.delay, cfg));
+                ports.push(Port::new(from, to, l.rate_bps, l.delay, pc));
             }
         }
         let mut hosts = Vec::new();
@@ -187,7 +202,7 @@ impl NetworkBuilder {
                             n.ports.len()
                         ));
                     }
-                    let peer = ports[n.ports[0].idx()].peer;
+                    let peer = ports[n.ports[0].idx()].peer();
                     if matches!(nodes[peer.idx()].kind, NodeKind::Host(_)) {
                         return Err(format!("host {:?} is linked to another host", n.name));
                     }
@@ -198,7 +213,25 @@ impl NetworkBuilder {
                 }
                 NodeKind::Switch(_) => switches.push(Switch {
                     node: NodeId(i as u32),
+                    dscp_map: cfg.dscp_map.clone(),
                 }),
+            }
+        }
+        let mut pools = Vec::new();
+        if let BufferPolicy::DynamicThreshold { alpha } = cfg.switch_port.policy {
+            for sw in &switches {
+                let own = &nodes[sw.node.idx()].ports;
+                let size = cfg
+                    .pool_size
+                    .unwrap_or(cfg.switch_port.buffer * own.len() as u64);
+                for p in own {
+                    ports[p.idx()].core.pool = Some(pools.len() as u32);
+                }
+                pools.push(SharedPool {
+                    size,
+                    used: 0,
+                    alpha,
+                });
             }
         }
         let routing = Routing::build(&nodes, &hosts, &switches, &ports, ecmp_seed)?;
@@ -208,6 +241,7 @@ impl NetworkBuilder {
             switches,
             ports,
             routing,
+            pools,
             by_name,
         })
     }

@@ -1,32 +1,43 @@
-//! An output port: a tail-drop FIFO with a byte limit, the transmitter that
-//! serializes one packet at a time onto the outgoing link, and ECN marking.
+//! An output port: its queues (a [`QueueStore`]), the scheduler that picks which
+//! queue sends next, the buffer policy that admits (or evicts) packets, ECN
+//! marking, and the transmitter that serializes one packet at a time onto the
+//! outgoing link. A single queue with tail drop is the plain FIFO port.
+//!
+//! The port's logic ([`PortCore`]) is written once, generic over the queue store,
+//! and compiled twice: for a single [`OneQueue`] and for a [`QueueSet`]. A FIFO port
+//! therefore runs the same code as an eight-queue port with every per-queue
+//! decision folded away at compile time.
 //!
 //! **Occupancy** counts every byte the port holds: packets waiting and the packet
-//! being serialized, which leaves the buffer only when its last bit is on the wire
-//! (as in htsim, where a packet is dequeued at the end of its service).
+//! being serialized, which leaves the buffer when its last bit is on the wire (as in
+//! htsim, where a packet is dequeued at the end of its service).
 //!
 //! **Serialization** is exact: a back-to-back train of packets finishes at
 //! `start + floor(Σ bits·10¹² / rate)` picoseconds, because the remainder of each
 //! division is carried into the next packet; there is no per-packet rounding drift.
 //!
 //! **Events.** A port schedules a wake-up (`TxDone`) only when a packet waits behind
-//! the one being sent. A packet that finds the port idle starts at once and the only
-//! event it causes is its arrival at the far end (`Admit::Transmit`), so an
-//! uncongested hop costs one event per packet rather than two.
+//! the one being sent, so a packet that finds the port idle costs one event (its
+//! arrival at the far end). Ports drawing on a switch-wide shared pool are *eager*:
+//! they also wake when the last packet of a busy period finishes, because the pool
+//! must see its bytes leave on time.
 //!
-//! **ECN** (RFC 3168 CE marking of ECT packets) with threshold K in bytes, at one of
-//! two points, chosen per scenario:
+//! **ECN** (RFC 3168 CE marking of ECT packets) with threshold K in bytes, scope as
+//! in [`crate::switch::ecn`], at one of two points, chosen per scenario:
 //! * [`EcnMarkPoint::Enqueue`]: mark an arriving packet if the occupancy it finds
 //!   exceeds K (DCTCP, SIGCOMM 2010, §3.1: "the queue occupancy is greater than K
 //!   upon its arrival").
 //! * [`EcnMarkPoint::Dequeue`]: mark a packet when it starts transmission if the
 //!   occupancy, itself included, exceeds K (htsim's `ECNQueue` marks on dequeue).
 
-use std::collections::VecDeque;
-
 use super::ids::{NodeId, PktId};
 use super::packet::{flags, Packet, PacketPool};
 use crate::engine::{Time, PS_PER_SEC};
+use crate::switch::buffer::{barberq, static_partition, weighted_shares, BufferPolicy, SharedPool};
+use crate::switch::ecn::{over_threshold, EcnScope};
+use crate::switch::queues::{QueueSet, QueueStats, QueueStore};
+use crate::switch::sched::{Scheduler, SchedulerKind};
+use crate::switch::OneQueue;
 
 /// Where a port applies its ECN threshold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -45,169 +56,482 @@ pub struct EcnConfig {
     pub threshold: Option<u64>,
     /// Where the threshold is applied.
     pub at: EcnMarkPoint,
+    /// What it is compared with.
+    pub scope: EcnScope,
 }
 
-/// Buffer and marking configuration of one port.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Queues and scheduling of one port.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueConfig {
+    /// One weight per queue (the number of queues is their count).
+    pub weights: Vec<u32>,
+    /// The scheduler.
+    pub scheduler: SchedulerKind,
+    /// DWRR bytes per unit of weight per round.
+    pub quantum: u64,
+    /// Strict-priority queues of SP over DWRR.
+    pub strict: usize,
+}
+
+impl QueueConfig {
+    /// One FIFO queue.
+    pub fn fifo() -> Self {
+        QueueConfig {
+            weights: vec![1],
+            scheduler: SchedulerKind::Strict,
+            quantum: 1500,
+            strict: 0,
+        }
+    }
+}
+
+/// Buffer, queues, scheduling and marking of one port.
+#[derive(Clone, Debug, PartialEq)]
 pub struct PortConfig {
-    /// Tail-drop limit on the port's occupancy, in bytes.
+    /// Port buffer B in bytes (per-port policies).
     pub buffer: u64,
     /// ECN marking.
     pub ecn: EcnConfig,
+    /// Queues and scheduler.
+    pub queues: QueueConfig,
+    /// Buffer management.
+    pub policy: BufferPolicy,
 }
 
-/// Counters of one port over the whole run.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PortStats {
-    /// Packets transmitted onto the link.
-    pub tx_pkts: u64,
-    /// Bytes transmitted onto the link.
-    pub tx_bytes: u64,
-    /// Packets dropped because the buffer was full.
-    pub drops: u64,
-    /// Packets marked CE here.
-    pub marks: u64,
-    /// ∫ occupancy dt, in byte·picoseconds.
-    pub area: u128,
-    /// Largest occupancy seen, in bytes.
-    pub max_bytes: u64,
+impl PortConfig {
+    /// A FIFO port with a tail-drop limit of `buffer` bytes.
+    pub fn fifo(buffer: u64, ecn: EcnConfig) -> Self {
+        PortConfig {
+            buffer,
+            ecn,
+            queues: QueueConfig::fifo(),
+            policy: BufferPolicy::TailDrop,
+        }
+    }
 }
+
+/// Counters of one port over the whole run (sums of its queues' counters, except
+/// the largest occupancy, which is the port's own).
+pub type PortStats = QueueStats;
 
 /// What happened to a packet offered to a port.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Admit {
-    /// The buffer was full; the caller frees the packet.
+    /// The buffer policy refused it; the caller frees the packet.
     Dropped,
-    /// The port was idle: the packet is on the wire and reaches the peer at this time.
-    Transmit(Time),
+    /// The port was idle: the packet is on the wire and reaches the peer at
+    /// `arrive`; an eager port also asks to be woken at `wake`.
+    Transmit {
+        /// Arrival at the peer.
+        arrive: Time,
+        /// The port's wake-up, if it needs one.
+        wake: Option<Time>,
+    },
     /// The packet waits; if `Some`, the caller schedules the port's wake-up then.
     Queued(Option<Time>),
 }
 
-/// One direction of a link, with the queue in front of it.
-pub struct Port {
-    /// The node that owns this port.
-    pub node: NodeId,
-    /// The node at the other end of the link.
-    pub peer: NodeId,
+/// Queue weights and what derives from them, kept out of line (used when marking
+/// and by weighted buffer policies, not on every packet of a plain FIFO).
+struct Shares {
+    weights: Vec<u32>,
+    sum: u64,
+    /// τ_i = w_i/Σw · B.
+    tau: Vec<u64>,
+}
+
+impl Shares {
+    fn new(weights: &[u32], buffer: u64) -> Self {
+        Shares {
+            weights: weights.to_vec(),
+            sum: weights.iter().map(|&w| w as u64).sum(),
+            tau: weighted_shares(weights, buffer),
+        }
+    }
+}
+
+/// Everything of a port but its queues: the link, the transmitter, and the
+/// policies that act on the queues. Its methods are generic over the queue store.
+pub struct PortCore {
+    busy_until: Time,
+    remainder: u64,
     /// Link rate in bit/s.
     pub rate_bps: u64,
     /// Propagation delay in picoseconds.
     pub delay: Time,
-    /// Buffer and marking configuration.
-    pub cfg: PortConfig,
-    /// Counters.
-    pub stats: PortStats,
-    fifo: VecDeque<PktId>,
-    queued_bytes: u64,
-    in_service: u64,
-    busy_until: Time,
-    remainder: u64,
+    buffer: u64,
+    /// Largest occupancy seen, in bytes.
+    pub max_bytes: u64,
+    /// The node at the other end of the link.
+    pub peer: NodeId,
+    /// The node that owns this port.
+    pub node: NodeId,
+    /// Index of the switch-wide pool this port draws on, if any.
+    pub pool: Option<u32>,
+    ecn: EcnConfig,
+    policy: BufferPolicy,
     wake_pending: bool,
-    last_change: Time,
+    sched: Scheduler,
+    shares: Box<Shares>,
+}
+
+enum Store {
+    One(OneQueue),
+    Many(QueueSet),
+}
+
+/// One direction of a link, with the queues in front of it.
+pub struct Port {
+    /// The link, transmitter and policies.
+    pub core: PortCore,
+    store: Store,
+}
+
+/// Runs `$body` with `$q` bound to the port's queue store, whichever it is.
+macro_rules! with_store {
+    ($self:ident, $core:ident, $q:ident => $body:expr) => {
+        match &mut $self.store {
+            Store::One($q) => {
+                let $core = &mut $self.core;
+                $body
+            }
+            Store::Many($q) => {
+                let $core = &mut $self.core;
+                $body
+            }
+        }
+    };
 }
 
 impl Port {
     /// A port of `node` sending to `peer` over a link of `rate_bps` and `delay`.
-    pub fn new(node: NodeId, peer: NodeId, rate_bps: u64, delay: Time, cfg: PortConfig) -> Self {
-        Port {
-            node,
-            peer,
-            rate_bps,
-            delay,
-            cfg,
-            stats: PortStats::default(),
-            fifo: VecDeque::new(),
-            queued_bytes: 0,
-            in_service: 0,
+    pub fn new(node: NodeId, peer: NodeId, rate_bps: u64, delay: Time, cfg: &PortConfig) -> Self {
+        let q = &cfg.queues;
+        let store = if q.weights.len() == 1 {
+            Store::One(OneQueue::new())
+        } else {
+            Store::Many(QueueSet::new(q.weights.len()))
+        };
+        let core = PortCore {
             busy_until: 0,
             remainder: 0,
+            rate_bps,
+            delay,
+            buffer: cfg.buffer,
+            max_bytes: 0,
+            peer,
+            node,
+            pool: None,
+            ecn: cfg.ecn,
+            policy: cfg.policy,
             wake_pending: false,
-            last_change: 0,
+            sched: Scheduler::new(q.scheduler, &q.weights, q.quantum, q.strict),
+            shares: Box::new(Shares::new(&q.weights, cfg.buffer)),
+        };
+        Port { core, store }
+    }
+
+    /// The node that owns this port.
+    #[inline]
+    pub fn node(&self) -> NodeId {
+        self.core.node
+    }
+
+    /// The node at the other end of the link.
+    #[inline]
+    pub fn peer(&self) -> NodeId {
+        self.core.peer
+    }
+
+    /// Link rate in bit/s.
+    pub fn rate_bps(&self) -> u64 {
+        self.core.rate_bps
+    }
+
+    /// Index of the switch-wide pool this port draws on, if any.
+    #[inline]
+    pub fn pool(&self) -> Option<u32> {
+        self.core.pool
+    }
+
+    fn queues(&self) -> &dyn QueueStore {
+        match &self.store {
+            Store::One(q) => q,
+            Store::Many(q) => q,
         }
+    }
+
+    /// Number of queues.
+    #[inline]
+    pub fn queue_count(&self) -> usize {
+        self.shares_weights().len()
+    }
+
+    fn shares_weights(&self) -> &[u32] {
+        &self.core.shares.weights
+    }
+
+    /// The queue weights.
+    pub fn weights(&self) -> &[u32] {
+        self.shares_weights()
     }
 
     /// Bytes held at `now` (waiting plus being serialized).
-    #[inline]
     pub fn occupancy(&self, now: Time) -> u64 {
-        self.queued_bytes
-            + if now < self.busy_until {
-                self.in_service
-            } else {
-                0
-            }
+        self.queues().total(now)
     }
 
-    /// Packets waiting behind the one being serialized.
-    pub fn waiting(&self) -> usize {
-        self.fifo.len()
+    /// Bytes queue `i` holds at `now`.
+    pub fn queue_occupancy(&self, i: usize, now: Time) -> u64 {
+        self.queues().len(i, now)
     }
 
-    /// Brings the occupancy integral up to `now`, retiring a finished transmission
-    /// that no event observed (the last packet of a busy period).
-    #[inline]
-    fn settle(&mut self, now: Time) {
-        let mut held = self.queued_bytes + self.in_service;
-        if self.in_service > 0 && self.busy_until <= now {
-            self.stats.area += held as u128 * (self.busy_until - self.last_change) as u128;
-            self.last_change = self.busy_until;
-            self.in_service = 0;
-            held = self.queued_bytes;
+    /// Counters of queue `i` (occupancy integral complete after `finish`).
+    pub fn queue_stats(&self, i: usize) -> QueueStats {
+        self.queues().stats(i)
+    }
+
+    /// Bytes queue `i` has sent.
+    pub fn queue_tx_bytes(&self, i: usize) -> u64 {
+        self.queues().tx_bytes(i)
+    }
+
+    /// Totals over the run (occupancy integral complete after `finish`).
+    pub fn stats(&self) -> PortStats {
+        let q = self.queues();
+        let mut t = PortStats::default();
+        for i in 0..q.count() {
+            t.add(&q.stats(i));
         }
-        self.stats.area += held as u128 * (now - self.last_change) as u128;
-        self.last_change = now;
+        t.max_bytes = self.core.max_bytes;
+        t
     }
 
-    /// Puts `pkt` on the wire at `now` (the port is idle); returns when it reaches the peer.
+    /// Bytes transmitted so far.
     #[inline]
-    fn begin_tx(&mut self, now: Time, pkt: &mut Packet) -> Time {
+    pub fn tx_bytes(&self) -> u64 {
+        let q = self.queues();
+        (0..q.count()).map(|i| q.tx_bytes(i)).sum()
+    }
+
+    /// Sets new queue weights: the scheduler's, and the buffer and marking shares
+    /// that derive from them. Fails if the count differs or a weight is 0.
+    pub fn set_weights(&mut self, weights: &[u32]) -> Result<(), String> {
+        if weights.len() != self.queue_count() || weights.contains(&0) {
+            return Err(format!(
+                "expected {} positive weights, got {weights:?}",
+                self.queue_count()
+            ));
+        }
+        self.core.sched.set_weights(weights);
+        *self.core.shares = Shares::new(weights, self.core.buffer);
+        Ok(())
+    }
+
+    /// Offers packet `id` to queue `queue` at `now`. `pool` is the switch's shared
+    /// pool when the port draws on one; packets the buffer policy evicts to make
+    /// room are appended to `evicted` for the caller to free.
+    #[inline]
+    pub fn enqueue(
+        &mut self,
+        now: Time,
+        id: PktId,
+        queue: usize,
+        pkts: &mut PacketPool,
+        pool: Option<&mut SharedPool>,
+        evicted: &mut Vec<PktId>,
+    ) -> Admit {
+        with_store!(self, core, q => core.enqueue(q, now, id, queue, pkts, pool, evicted))
+    }
+
+    /// The port's wake-up at `now`: the packet on the wire has finished. Starts the
+    /// next one, if any waits, returning it and when it reaches the peer; and says
+    /// when to wake the port again.
+    #[inline]
+    pub fn tx_done(
+        &mut self,
+        now: Time,
+        pkts: &mut PacketPool,
+        pool: Option<&mut SharedPool>,
+    ) -> (Option<(PktId, Time)>, Option<Time>) {
+        with_store!(self, core, q => core.tx_done(q, now, pkts, pool))
+    }
+
+    /// Closes the occupancy integrals at the end of the run.
+    pub fn finish(&mut self, now: Time) {
+        with_store!(self, _core, q => q.finish(now))
+    }
+
+    /// Packets waiting in the port (for the conservation check). The packet being
+    /// serialized is not counted: its arrival at the peer is already an event.
+    pub fn held_packets(&self) -> u64 {
+        self.queues().waiting_packets()
+    }
+}
+
+impl PortCore {
+    /// Whether the port must wake at every departure (it draws on a shared pool).
+    #[inline(always)]
+    fn eager(&self) -> bool {
+        self.pool.is_some()
+    }
+
+    /// Serializes `size` bytes from `now`: sets when the wire is free again.
+    #[inline(always)]
+    fn serialize(&mut self, now: Time, size: u64) {
         let carry = if now == self.busy_until {
             self.remainder
         } else {
             0
         };
-        let bits_ps = pkt.size as u64 * 8 * PS_PER_SEC + carry;
+        let bits_ps = size * 8 * PS_PER_SEC + carry;
         self.busy_until = now + bits_ps / self.rate_bps;
         self.remainder = bits_ps % self.rate_bps;
-        self.in_service = pkt.size as u64;
-        if self.cfg.ecn.at == EcnMarkPoint::Dequeue {
-            self.mark_if_over(pkt, self.queued_bytes + pkt.size as u64);
-        }
-        self.stats.tx_pkts += 1;
-        self.stats.tx_bytes += pkt.size as u64;
-        pkt.at = self.peer;
-        self.busy_until + self.delay
     }
 
-    #[inline]
-    fn mark_if_over(&mut self, pkt: &mut Packet, occupancy: u64) {
-        if let Some(k) = self.cfg.ecn.threshold {
-            if occupancy > k && pkt.has(flags::ECT) && !pkt.has(flags::CE) {
-                pkt.flags |= flags::CE;
-                self.stats.marks += 1;
+    /// Marks `pkt` (of queue `i`) CE if the occupancy it is judged against, plus
+    /// `extra` bytes, exceeds the threshold. Occupancies are read only when a mark
+    /// is possible, and the queue's only when the scope needs it.
+    #[inline(always)]
+    fn mark_if_over<Q: QueueStore>(
+        &mut self,
+        qs: &mut Q,
+        pkt: &mut Packet,
+        i: usize,
+        now: Time,
+        extra: u64,
+    ) {
+        let Some(k) = self.ecn.threshold else { return };
+        if !pkt.has(flags::ECT) || pkt.has(flags::CE) {
+            return;
+        }
+        let port = qs.total(now) + extra;
+        let queue = match self.ecn.scope {
+            EcnScope::Port => 0,
+            _ => qs.len(i, now) + extra,
+        };
+        if over_threshold(
+            self.ecn.scope,
+            k,
+            port,
+            queue,
+            self.shares.weights[i],
+            self.shares.sum,
+        ) {
+            pkt.flags |= flags::CE;
+            qs.count_mark(i);
+        }
+    }
+
+    /// Starts the next packet the scheduler picks (the port is idle at `now` and a
+    /// packet waits); returns it and its arrival time at the peer.
+    #[inline(always)]
+    fn start_next<Q: QueueStore>(
+        &mut self,
+        qs: &mut Q,
+        now: Time,
+        pkts: &mut PacketPool,
+    ) -> (PktId, Time) {
+        let i = if qs.count() == 1 {
+            0
+        } else {
+            self.sched.select(qs).expect("a packet waits")
+        };
+        let (id, size) = qs.head(i).expect("selected queue has a head");
+        self.serialize(now, size as u64);
+        if self.ecn.at == EcnMarkPoint::Dequeue {
+            // judged with the packet still counted in its queue
+            self.mark_if_over(qs, &mut pkts[id], i, now, 0);
+        }
+        let (_, empty) = qs.start(i, self.busy_until);
+        if qs.count() > 1 {
+            self.sched.dequeued(i, empty);
+        }
+        pkts[id].at = self.peer;
+        (id, self.busy_until + self.delay)
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue<Q: QueueStore>(
+        &mut self,
+        qs: &mut Q,
+        now: Time,
+        id: PktId,
+        queue: usize,
+        pkts: &mut PacketPool,
+        mut pool: Option<&mut SharedPool>,
+        evicted: &mut Vec<PktId>,
+    ) -> Admit {
+        let released = qs.settle(now);
+        if let Some(p) = pool.as_deref_mut() {
+            p.used -= released;
+        }
+        let i = if qs.count() == 1 {
+            0
+        } else {
+            queue.min(qs.count() - 1)
+        };
+        let size = pkts[id].size;
+        let admitted = match self.policy {
+            BufferPolicy::TailDrop => qs.total(now) + size as u64 <= self.buffer,
+            BufferPolicy::StaticPartition => {
+                static_partition::admit(qs, now, i, size, self.shares.tau[i])
             }
-        }
-    }
-
-    /// Offers packet `id` to the port at `now`.
-    #[inline]
-    pub fn enqueue(&mut self, now: Time, id: PktId, pkt: &mut Packet) -> Admit {
-        self.settle(now);
-        let held = self.queued_bytes + self.in_service;
-        let size = pkt.size as u64;
-        if held + size > self.cfg.buffer {
-            self.stats.drops += 1;
+            BufferPolicy::BarberQ => {
+                let mut victims = Vec::new();
+                let ok = barberq::admit(
+                    qs,
+                    now,
+                    i,
+                    size,
+                    self.buffer,
+                    &self.shares.tau,
+                    &mut victims,
+                );
+                for (j, v) in victims {
+                    self.sched.evicted(j);
+                    evicted.push(v);
+                }
+                ok
+            }
+            BufferPolicy::DynamicThreshold { .. } => {
+                pool.as_deref().is_some_and(|p| p.admit(qs, now, i, size))
+            }
+        };
+        if !admitted {
+            qs.count_drop(i);
             return Admit::Dropped;
         }
-        if self.cfg.ecn.at == EcnMarkPoint::Enqueue {
-            self.mark_if_over(pkt, held);
+        if let Some(p) = pool {
+            p.used += size as u64;
         }
-        self.stats.max_bytes = self.stats.max_bytes.max(held + size);
-        if self.fifo.is_empty() && now >= self.busy_until {
-            return Admit::Transmit(self.begin_tx(now, pkt));
+        if self.ecn.at == EcnMarkPoint::Enqueue {
+            self.mark_if_over(qs, &mut pkts[id], i, now, 0);
         }
-        self.fifo.push_back(id);
-        self.queued_bytes += size;
+        self.max_bytes = self.max_bytes.max(qs.total(now) + size as u64);
+        if !qs.any_waiting() && now >= self.busy_until {
+            // idle: straight onto the wire (any scheduler would pick it); judged at
+            // dequeue with itself counted, in an otherwise empty port
+            if self.ecn.at == EcnMarkPoint::Dequeue {
+                self.mark_if_over(qs, &mut pkts[id], i, now, size as u64);
+            }
+            self.serialize(now, size as u64);
+            qs.start_direct(now, i, size, self.busy_until);
+            pkts[id].at = self.peer;
+            let wake = self.eager().then(|| {
+                self.wake_pending = true;
+                self.busy_until
+            });
+            return Admit::Transmit {
+                arrive: self.busy_until + self.delay,
+                wake,
+            };
+        }
+        qs.push(now, i, id, size);
+        if qs.count() > 1 {
+            self.sched.enqueued(i, size);
+        }
         if self.wake_pending {
             Admit::Queued(None)
         } else {
@@ -216,176 +540,31 @@ impl Port {
         }
     }
 
-    /// The port's wake-up at `now`: the packet on the wire has finished, so start the
-    /// next. Returns the packet started, when it reaches the peer, and when to wake
-    /// the port again (if more packets wait).
-    #[inline]
-    pub fn tx_done(&mut self, now: Time, pool: &mut PacketPool) -> (PktId, Time, Option<Time>) {
+    #[inline(always)]
+    fn tx_done<Q: QueueStore>(
+        &mut self,
+        qs: &mut Q,
+        now: Time,
+        pkts: &mut PacketPool,
+        pool: Option<&mut SharedPool>,
+    ) -> (Option<(PktId, Time)>, Option<Time>) {
         debug_assert_eq!(now, self.busy_until);
         self.wake_pending = false;
-        self.settle(now);
-        let id = self
-            .fifo
-            .pop_front()
-            .expect("port woken with an empty queue");
-        let pkt = &mut pool[id];
-        self.queued_bytes -= pkt.size as u64;
-        let arrive = self.begin_tx(now, pkt);
-        let wake = if self.fifo.is_empty() {
-            None
-        } else {
+        let released = qs.settle(now);
+        if let Some(p) = pool {
+            p.used -= released;
+        }
+        if !qs.any_waiting() {
+            return (None, None);
+        }
+        let started = self.start_next(qs, now, pkts);
+        let wake = (qs.any_waiting() || self.eager()).then(|| {
             self.wake_pending = true;
-            Some(self.busy_until)
-        };
-        (id, arrive, wake)
-    }
-
-    /// Closes the occupancy integral at the end of the run.
-    pub fn finish(&mut self, now: Time) {
-        self.settle(now);
-    }
-
-    /// Packets waiting in the port (for the conservation check). The packet being
-    /// serialized is not counted: its arrival at the peer is already an event.
-    pub fn held_packets(&self) -> u64 {
-        self.fifo.len() as u64
+            self.busy_until
+        });
+        (Some(started), wake)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn port(buffer: u64, k: Option<u64>, at: EcnMarkPoint) -> Port {
-        let cfg = PortConfig {
-            buffer,
-            ecn: EcnConfig { threshold: k, at },
-        };
-        Port::new(NodeId(0), NodeId(1), 10_000_000_000, 1_000_000, cfg)
-    }
-
-    fn pkt(pool: &mut PacketPool, size: u32) -> PktId {
-        pool.alloc(Packet {
-            size,
-            flags: flags::ECT,
-            ..Default::default()
-        })
-    }
-
-    #[test]
-    fn idle_port_transmits_at_once_and_queues_behind() {
-        let mut pool = PacketPool::default();
-        let mut p = port(100_000, None, EcnMarkPoint::Enqueue);
-        let a = pkt(&mut pool, 1500);
-        // 1500 B at 10 Gb/s = 1.2 us, plus 1 us propagation
-        assert_eq!(p.enqueue(0, a, &mut pool[a]), Admit::Transmit(2_200_000));
-        assert_eq!(pool[a].at, NodeId(1));
-        let b = pkt(&mut pool, 1500);
-        assert_eq!(
-            p.enqueue(100, b, &mut pool[b]),
-            Admit::Queued(Some(1_200_000))
-        );
-        let c = pkt(&mut pool, 1500);
-        assert_eq!(p.enqueue(200, c, &mut pool[c]), Admit::Queued(None));
-        assert_eq!(p.occupancy(200), 4500);
-        assert_eq!(
-            p.tx_done(1_200_000, &mut pool),
-            (b, 3_400_000, Some(2_400_000))
-        );
-        assert_eq!(p.tx_done(2_400_000, &mut pool), (c, 4_600_000, None));
-        assert_eq!(p.occupancy(3_000_000), 1500);
-        assert_eq!(p.occupancy(3_600_000), 0);
-        p.finish(4_000_000);
-        // area: 1500 B for [0,100], 3000 for [100,200], 4500 until 1.2us, 3000 until 2.4us, 1500 until 3.6us
-        let expect = 1500u128 * 100
-            + 3000 * 100
-            + 4500 * (1_200_000 - 200)
-            + 3000 * 1_200_000
-            + 1500 * 1_200_000;
-        assert_eq!(p.stats.area, expect);
-        assert_eq!(p.stats.tx_pkts, 3);
-    }
-
-    #[test]
-    fn serialization_is_exact_over_a_train() {
-        // 3 Gb/s: 1500 B = 4 us exactly; 1 B = 2666.67 ps, so carry matters.
-        let cfg = PortConfig {
-            buffer: 1 << 30,
-            ecn: EcnConfig::default(),
-        };
-        let mut p = Port::new(NodeId(0), NodeId(1), 3_000_000_000, 0, cfg);
-        let mut pool = PacketPool::default();
-        let first = pkt(&mut pool, 1);
-        assert!(matches!(
-            p.enqueue(0, first, &mut pool[first]),
-            Admit::Transmit(_)
-        ));
-        let mut wake = None;
-        for _ in 0..2999 {
-            let id = pkt(&mut pool, 1);
-            if let Admit::Queued(Some(w)) = p.enqueue(0, id, &mut pool[id]) {
-                wake = Some(w);
-            }
-        }
-        let mut t = wake.unwrap();
-        let mut last_arrival = 0;
-        loop {
-            let (_, arrive, next) = p.tx_done(t, &mut pool);
-            last_arrival = last_arrival.max(arrive);
-            match next {
-                Some(n) => t = n,
-                None => break,
-            }
-        }
-        // 3000 bytes at 3 Gb/s take exactly 8 us.
-        assert_eq!(last_arrival, 8_000_000);
-    }
-
-    #[test]
-    fn tail_drop_at_the_byte_limit() {
-        let mut pool = PacketPool::default();
-        let mut p = port(3000, None, EcnMarkPoint::Enqueue);
-        let ids: Vec<_> = (0..3).map(|_| pkt(&mut pool, 1500)).collect();
-        assert!(matches!(
-            p.enqueue(0, ids[0], &mut pool[ids[0]]),
-            Admit::Transmit(_)
-        ));
-        assert!(matches!(
-            p.enqueue(0, ids[1], &mut pool[ids[1]]),
-            Admit::Queued(_)
-        ));
-        assert_eq!(p.enqueue(0, ids[2], &mut pool[ids[2]]), Admit::Dropped);
-        assert_eq!(p.stats.drops, 1);
-    }
-
-    #[test]
-    fn marks_on_enqueue_above_k() {
-        let mut pool = PacketPool::default();
-        let mut p = port(100_000, Some(3000), EcnMarkPoint::Enqueue);
-        let ids: Vec<_> = (0..4).map(|_| pkt(&mut pool, 1500)).collect();
-        for &id in &ids {
-            p.enqueue(0, id, &mut pool[id]);
-        }
-        // occupancies found: 0, 1500, 3000, 4500 -> only the last exceeds K
-        let marked: Vec<bool> = ids.iter().map(|&i| pool[i].has(flags::CE)).collect();
-        assert_eq!(marked, vec![false, false, false, true]);
-        assert_eq!(p.stats.marks, 1);
-    }
-
-    #[test]
-    fn marks_on_dequeue_with_itself_counted() {
-        let mut pool = PacketPool::default();
-        let mut p = port(100_000, Some(3000), EcnMarkPoint::Dequeue);
-        let ids: Vec<_> = (0..4).map(|_| pkt(&mut pool, 1500)).collect();
-        for &id in &ids {
-            p.enqueue(0, id, &mut pool[id]);
-        }
-        // at each start the queue holds: 1500 (first, alone), then 4500, 3000, 1500
-        let mut t = 1_200_000;
-        while let (_, _, Some(n)) = p.tx_done(t, &mut pool) {
-            t = n;
-        }
-        let marked: Vec<bool> = ids.iter().map(|&i| pool[i].has(flags::CE)).collect();
-        assert_eq!(marked, vec![false, true, false, false]);
-    }
-}
+mod tests;

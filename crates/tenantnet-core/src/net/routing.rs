@@ -56,7 +56,7 @@ impl Routing {
         let mut host_leaf = Vec::with_capacity(hosts.len());
         let mut host_port = Vec::with_capacity(hosts.len());
         for h in hosts {
-            let sw_node = ports[h.nic.idx()].peer;
+            let sw_node = ports[h.nic.idx()].peer();
             let sw = switch_of(sw_node).expect("host attached to a switch");
             if leaf_index[sw.idx()] == u32::MAX {
                 leaf_index[sw.idx()] = leaf_switch.len() as u32;
@@ -67,7 +67,7 @@ impl Routing {
                 .ports
                 .iter()
                 .copied()
-                .find(|p| ports[p.idx()].peer == h.node)
+                .find(|p| ports[p.idx()].peer() == h.node)
                 .expect("switch has a port back to its host");
             host_port.push(back);
         }
@@ -82,7 +82,7 @@ impl Routing {
             frontier.push_back(leaf);
             while let Some(s) = frontier.pop_front() {
                 for p in &nodes[switches[s.idx()].node.idx()].ports {
-                    if let Some(n) = switch_of(ports[p.idx()].peer) {
+                    if let Some(n) = switch_of(ports[p.idx()].peer()) {
                         if dist[n.idx()] == u32::MAX {
                             dist[n.idx()] = dist[s.idx()] + 1;
                             frontier.push_back(n);
@@ -106,7 +106,7 @@ impl Routing {
                 }
                 let start = nexthops.len() as u32;
                 for p in &nodes[sw.node.idx()].ports {
-                    if let Some(n) = switch_of(ports[p.idx()].peer) {
+                    if let Some(n) = switch_of(ports[p.idx()].peer()) {
                         if dist[n.idx()] + 1 == dist[si] {
                             nexthops.push(*p);
                         }

@@ -8,11 +8,11 @@ use std::path::Path;
 
 use toml::Value;
 
+use super::fabric;
 use super::flows::{self, WorkloadCtx};
 use super::parse::{join, lookup, Scenario, ScenarioError};
-use super::spec::{EcnMark, Protocol, TopologySpec, TransportSpec};
+use super::spec::{Protocol, TopologySpec, TransportSpec};
 use super::workloads::Hosts;
-use crate::net::port::{EcnConfig, EcnMarkPoint, PortConfig};
 use crate::net::{HostId, Network};
 use crate::sim::recorder::OutputParams;
 use crate::sim::results::RunMeta;
@@ -185,37 +185,8 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
     let base_tcp = resolve_transport(ctx, &sc.transport, "transport")?;
     let pkt = base_tcp.packet_size();
 
-    let nw = &sc.network;
-    let buffer = nw.buffer.0.bytes(pkt);
-    if buffer < pkt {
-        return Err(ctx.err(
-            "network.buffer",
-            format!("smaller than one full-size packet ({pkt} bytes)"),
-        ));
-    }
-    let host_buffer = nw.host_buffer.map_or(buffer, |b| b.0.bytes(pkt));
-    if host_buffer < pkt {
-        return Err(ctx.err(
-            "network.host_buffer",
-            format!("smaller than one full-size packet ({pkt} bytes)"),
-        ));
-    }
-    let at = match nw.ecn_mark {
-        EcnMark::Enqueue => EcnMarkPoint::Enqueue,
-        EcnMark::Dequeue => EcnMarkPoint::Dequeue,
-    };
-    let threshold = nw.ecn_threshold.map(|k| k.0.bytes(pkt));
-    let switch_cfg = PortConfig {
-        buffer,
-        ecn: EcnConfig { threshold, at },
-    };
-    let host_cfg = PortConfig {
-        buffer: host_buffer,
-        ecn: EcnConfig {
-            threshold: if nw.host_ecn { threshold } else { None },
-            at,
-        },
-    };
+    let fabric = fabric::fabric(ctx, &sc.network, pkt)?;
+    let max_packet = fabric.host_port.buffer.min(fabric.switch_port.buffer);
 
     let built = match &sc.topology {
         TopologySpec::Dumbbell(t) => t.build(),
@@ -226,7 +197,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
     let (builder, topo_desc) =
         built.map_err(|(param, msg)| ctx.err(&join("topology", param), msg))?;
     let net = builder
-        .build(host_cfg, switch_cfg, seed)
+        .build(&fabric, seed)
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
 
     let mut tenants: Vec<String> = Vec::new();
@@ -250,7 +221,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
             None => base_tcp.clone(),
             Some(t) => resolve_transport(ctx, &sc.transport.overlaid(t), &k("transport"))?,
         };
-        if wcfg.packet_size() > host_buffer.min(buffer) {
+        if wcfg.packet_size() > max_packet {
             return Err(ctx.err(
                 &k("transport.mss"),
                 format!(
@@ -276,7 +247,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
             tcp: &wcfg,
             transport,
             seed,
-            max_packet: host_buffer.min(buffer),
+            max_packet,
             flows_so_far: flows.len(),
         };
         let (made, info) = flows::generate(&w.kind, &wc)?;

@@ -2,6 +2,7 @@
 //! errors ([`parse`]), and turning it into a simulation ([`build`]).
 
 pub mod build;
+pub mod fabric;
 pub mod flows;
 pub mod parse;
 pub mod spec;

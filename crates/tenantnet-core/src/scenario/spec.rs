@@ -88,8 +88,8 @@ pub enum EcnMark {
     Dequeue,
 }
 
-/// Buffers and ECN of every port. Each port is a tail-drop FIFO with a byte limit;
-/// host NICs are ports too.
+/// Buffers, queues, scheduling and ECN of every port. By default a port is one
+/// tail-drop FIFO with a byte limit; host NICs are always single FIFOs.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSpec {
@@ -108,6 +108,163 @@ pub struct NetworkSpec {
     /// Whether host NIC queues mark at K like switch ports (default true).
     #[serde(default = "yes")]
     pub host_ecn: bool,
+    /// What K is compared with: `port` occupancy (default), the packet's `queue`, or `pmsb` (both).
+    #[serde(default)]
+    pub ecn_scope: EcnScopeSpec,
+    /// Queues per switch port, 1 to 32 [1].
+    #[serde(default = "one_queue")]
+    pub queues: u32,
+    /// Scheduler across a port's queues: strict, wrr, dwrr, wfq, sp_dwrr [dwrr].
+    #[serde(default)]
+    pub scheduler: SchedulerSpec,
+    /// One weight per queue, each at least 1 [all 1].
+    #[serde(default)]
+    pub weights: Option<Vec<u32>>,
+    /// DWRR bytes per unit of weight per round [one full-size packet].
+    #[serde(default)]
+    pub quantum: Option<Size>,
+    /// Strict-priority queues (0..n) above the DWRR group of `sp_dwrr` [1].
+    #[serde(default = "one_queue")]
+    pub strict_queues: u32,
+    /// Buffer management of switch ports: tail_drop, static_partition, barberq, dynamic_threshold [tail_drop].
+    #[serde(default)]
+    pub buffer_policy: BufferPolicySpec,
+    /// α of dynamic_threshold [1.0].
+    #[serde(default = "default_alpha")]
+    pub dt_alpha: f64,
+    /// Each switch's shared pool for dynamic_threshold [buffer times the switch's ports].
+    #[serde(default)]
+    pub pool: Option<Size>,
+    /// DSCP → queue map of every switch: "zero" (all to queue 0, default), "identity" (d to queue d), or a table such as { 46 = 7, 10 = 1 }.
+    #[serde(default)]
+    pub dscp_map: DscpMapSpec,
+}
+
+fn one_queue() -> u32 {
+    1
+}
+
+fn default_alpha() -> f64 {
+    1.0
+}
+
+/// What the ECN threshold is compared with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnScopeSpec {
+    /// The port's occupancy.
+    #[default]
+    Port,
+    /// The packet's queue's occupancy.
+    Queue,
+    /// PMSB: port above K and the queue above its weighted share of K.
+    Pmsb,
+}
+
+/// Scheduler across a port's queues.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerSpec {
+    /// Strict priority, queue 0 highest.
+    Strict,
+    /// Weighted round robin (packets per round by weight).
+    Wrr,
+    /// Deficit weighted round robin (bytes per round by weight).
+    #[default]
+    Dwrr,
+    /// Weighted fair queueing (virtual start/finish tags).
+    Wfq,
+    /// Strict-priority queues 0..strict_queues above a DWRR group of the rest.
+    SpDwrr,
+}
+
+/// Buffer management of switch ports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferPolicySpec {
+    /// The port buffer completely shared by its queues; tail drop ("best effort").
+    #[default]
+    TailDrop,
+    /// Queue i may hold at most w_i/Σw of the port buffer (BarberQ's strawman).
+    StaticPartition,
+    /// Complete sharing with eviction from the longest satisfied queue (BarberQ Alg. 1).
+    Barberq,
+    /// A switch-wide pool with Choudhury–Hahne dynamic thresholds.
+    DynamicThreshold,
+}
+
+/// A switch's DSCP → queue map.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DscpMapSpec {
+    /// Every DSCP to queue 0.
+    #[default]
+    Zero,
+    /// DSCP d to queue d.
+    Identity,
+    /// Listed (dscp, queue) pairs; others to queue 0.
+    Pairs(Vec<(u32, u32)>),
+}
+
+impl<'de> Deserialize<'de> for DscpMapSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = DscpMapSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"zero\", \"identity\", or a table of dscp = queue such as { 46 = 7 }")
+            }
+            fn visit_str<E: Error>(self, s: &str) -> Result<DscpMapSpec, E> {
+                match s {
+                    "zero" => Ok(DscpMapSpec::Zero),
+                    "identity" => Ok(DscpMapSpec::Identity),
+                    _ => Err(E::custom(format!(
+                        "unknown map {s:?}; expected \"zero\", \"identity\" or a table"
+                    ))),
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<DscpMapSpec, A::Error> {
+                let mut pairs = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, u32>()? {
+                    let d: u32 = k.parse().ok().filter(|d| *d < 64).ok_or_else(|| {
+                        A::Error::custom(format!("DSCP {k:?} is not a number in 0..=63"))
+                    })?;
+                    pairs.push((d, v));
+                }
+                Ok(DscpMapSpec::Pairs(pairs))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for DscpMapSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DscpMapSpec::Zero => s.serialize_str("zero"),
+            DscpMapSpec::Identity => s.serialize_str("identity"),
+            DscpMapSpec::Pairs(p) => {
+                let m: std::collections::BTreeMap<String, u32> =
+                    p.iter().map(|(d, q)| (d.to_string(), *q)).collect();
+                m.serialize(s)
+            }
+        }
+    }
+}
+
+impl JsonSchema for DscpMapSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DscpMap".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "\"zero\", \"identity\", or a table of DSCP (0-63) = queue",
+            "anyOf": [
+                {"type": "string", "enum": ["zero", "identity"]},
+                {"type": "object", "patternProperties": {"^([0-9]|[1-5][0-9]|6[0-3])$": {"type": "integer", "minimum": 0}}, "additionalProperties": false}
+            ]
+        })
+    }
 }
 
 fn default_buffer() -> Size {
@@ -126,6 +283,16 @@ impl Default for NetworkSpec {
             ecn_mark: EcnMark::Enqueue,
             host_buffer: None,
             host_ecn: true,
+            ecn_scope: EcnScopeSpec::Port,
+            queues: 1,
+            scheduler: SchedulerSpec::Dwrr,
+            weights: None,
+            quantum: None,
+            strict_queues: 1,
+            buffer_policy: BufferPolicySpec::TailDrop,
+            dt_alpha: 1.0,
+            pool: None,
+            dscp_map: DscpMapSpec::Zero,
         }
     }
 }
@@ -215,6 +382,8 @@ pub enum Scope {
     Tenant,
     /// Each port's transmitted bytes (wire rate, headers and ACKs included).
     Link,
+    /// Each queue's transmitted bytes, for switch ports with more than one queue.
+    Queue,
 }
 
 /// What the run records.
@@ -224,7 +393,7 @@ pub struct OutputSpec {
     /// Sampling interval of throughput and queue samples [duration / 100].
     #[serde(default)]
     pub sample_interval: Option<TimeSpan>,
-    /// Throughput scopes to record [`["flow", "tenant", "link"]`].
+    /// Throughput scopes to record [`["flow", "tenant", "link", "queue"]`].
     #[serde(default = "default_scopes")]
     pub throughput: Vec<Scope>,
     /// Record switch-port occupancy every interval in `queues.parquet` [true].
@@ -236,7 +405,7 @@ pub struct OutputSpec {
 }
 
 fn default_scopes() -> Vec<Scope> {
-    vec![Scope::Flow, Scope::Tenant, Scope::Link]
+    vec![Scope::Flow, Scope::Tenant, Scope::Link, Scope::Queue]
 }
 
 impl Default for OutputSpec {

@@ -19,7 +19,8 @@ use crate::engine::queue::EventQueue;
 use crate::engine::Time;
 use crate::net::port::Admit;
 use crate::net::PacketPool;
-use crate::net::{HostId, Network, NodeKind, PktId, PortId};
+use crate::net::{HostId, Network, NodeKind, PktId, PortId, SwitchId};
+use crate::switch::DscpMap;
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
@@ -40,6 +41,8 @@ pub struct Counters {
     pub delivered: u64,
     /// Packets dropped anywhere.
     pub dropped: u64,
+    /// Packets evicted from switch buffers (BarberQ).
+    pub evicted: u64,
 }
 
 /// Everything the builder hands the simulation.
@@ -81,6 +84,7 @@ pub struct Sim {
     rec: Recorder,
     sout: SenderOut,
     rout: ReceiverOut,
+    evicted: Vec<PktId>,
     finite_flows: u64,
     completed: u64,
     stop_when_done: bool,
@@ -119,6 +123,7 @@ impl Sim {
             rec,
             sout: SenderOut::default(),
             rout: ReceiverOut::default(),
+            evicted: Vec::new(),
             finite_flows,
             completed: 0,
             stop_when_done: p.stop_when_done,
@@ -158,7 +163,7 @@ impl Sim {
     pub fn counters(&self) -> (Counters, u64) {
         (
             self.counters,
-            self.net.ports.iter().map(|p| p.stats.marks).sum(),
+            self.net.ports.iter().map(|p| p.stats().marks).sum(),
         )
     }
 
@@ -223,7 +228,8 @@ impl Sim {
             NodeKind::Switch(s) => {
                 let p = &self.pkts[id];
                 let port = self.net.routing.next_port(s, p.dst, p.hash);
-                self.enqueue(port, id);
+                let queue = self.net.switches[s.idx()].dscp_map.queue(p.dscp);
+                self.enqueue(port, id, queue);
             }
             NodeKind::Host(h) => {
                 self.counters.delivered += 1;
@@ -232,12 +238,19 @@ impl Sim {
         }
     }
 
-    /// Offers packet `id` to `port`.
+    /// Offers packet `id` to queue `queue` of `port`.
     #[inline]
-    fn enqueue(&mut self, port: PortId, id: PktId) {
+    fn enqueue(&mut self, port: PortId, id: PktId, queue: usize) {
         let now = self.now;
-        match self.net.ports[port.idx()].enqueue(now, id, &mut self.pkts[id]) {
-            Admit::Transmit(at) => self.schedule(at, Event::Arrive(id)),
+        let p = &mut self.net.ports[port.idx()];
+        let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
+        match p.enqueue(now, id, queue, &mut self.pkts, pool, &mut self.evicted) {
+            Admit::Transmit { arrive, wake } => {
+                self.schedule(arrive, Event::Arrive(id));
+                if let Some(w) = wake {
+                    self.schedule(w, Event::TxDone(port));
+                }
+            }
             Admit::Queued(Some(wake)) => self.schedule(wake, Event::TxDone(port)),
             Admit::Queued(None) => {}
             Admit::Dropped => {
@@ -245,15 +258,50 @@ impl Sim {
                 self.pkts.free(id);
             }
         }
+        if !self.evicted.is_empty() {
+            for v in self.evicted.drain(..) {
+                self.counters.evicted += 1;
+                self.pkts.free(v);
+            }
+        }
     }
 
     #[inline]
     fn tx_done(&mut self, port: PortId) {
-        let (id, arrive, wake) = self.net.ports[port.idx()].tx_done(self.now, &mut self.pkts);
-        self.schedule(arrive, Event::Arrive(id));
+        let p = &mut self.net.ports[port.idx()];
+        let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
+        let (started, wake) = p.tx_done(self.now, &mut self.pkts, pool);
+        if let Some((id, arrive)) = started {
+            self.schedule(arrive, Event::Arrive(id));
+        }
         if let Some(w) = wake {
             self.schedule(w, Event::TxDone(port));
         }
+    }
+
+    /// Sets the queue weights of every port of switch `s` (or only `port`), from
+    /// now on: scheduler weights and the buffer and marking shares derived from them.
+    pub fn set_queue_weights(
+        &mut self,
+        s: SwitchId,
+        port: Option<PortId>,
+        weights: &[u32],
+    ) -> Result<(), String> {
+        let node = self.net.switches[s.idx()].node;
+        let ports: Vec<PortId> = match port {
+            Some(p) if self.net.ports[p.idx()].node() == node => vec![p],
+            Some(_) => return Err("the port does not belong to that switch".into()),
+            None => self.net.nodes[node.idx()].ports.clone(),
+        };
+        for p in ports {
+            self.net.ports[p.idx()].set_weights(weights)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces switch `s`'s DSCP → queue map, from now on.
+    pub fn set_dscp_map(&mut self, s: SwitchId, map: DscpMap) {
+        self.net.switches[s.idx()].dscp_map = map;
     }
 
     /// A host puts a packet on its NIC.
@@ -261,7 +309,7 @@ impl Sim {
     fn host_send(&mut self, h: HostId, id: PktId) {
         self.counters.sent += 1;
         let nic = self.net.hosts[h.idx()].nic;
-        self.enqueue(nic, id);
+        self.enqueue(nic, id, 0);
     }
 
     /// Packets alive now, and the same number counted independently: those waiting

@@ -1,5 +1,6 @@
-//! Periodic samples of throughput (per flow, tenant and link) and of switch-port
-//! occupancy. A sample at time t reports the average rate over (t − interval, t].
+//! Periodic samples of throughput (per flow, tenant, link and queue) and of
+//! switch-port occupancy (per queue). A sample at time t reports the average rate
+//! over (t − interval, t].
 
 use crate::engine::{to_secs, Time};
 use crate::net::{FlowId, Network, NodeKind};
@@ -21,7 +22,7 @@ pub struct OutputParams {
 }
 
 /// Scope codes stored in the throughput columns.
-pub const SCOPE_NAMES: [&str; 3] = ["flow", "tenant", "link"];
+pub const SCOPE_NAMES: [&str; 4] = ["flow", "tenant", "link", "queue"];
 
 /// Throughput samples, column by column.
 #[derive(Default)]
@@ -30,7 +31,7 @@ pub struct ThroughputCols {
     pub time: Vec<f64>,
     /// Index into `SCOPE_NAMES`.
     pub scope: Vec<u8>,
-    /// Flow, tenant or port index.
+    /// Flow, tenant or port index, or index into `Recorder::queue_ids`.
     pub id: Vec<u32>,
     /// Tenant index (`u32::MAX` for links).
     pub tenant: Vec<u32>,
@@ -61,6 +62,9 @@ pub struct Recorder {
     pub tenant_bytes: Vec<u64>,
     last_tenant: Vec<u64>,
     last_port: Vec<u64>,
+    /// (port, queue) of every queue recorded in the `queue` scope.
+    pub queue_ids: Vec<(u32, u8)>,
+    last_queue: Vec<u64>,
     sampled_ports: Vec<u32>,
     /// Throughput samples.
     pub tp: ThroughputCols,
@@ -74,14 +78,24 @@ impl Recorder {
         let sampled_ports = if p.queues {
             (0..net.ports.len() as u32)
                 .filter(|&i| {
-                    let owner = net.ports[i as usize].node;
+                    let owner = net.ports[i as usize].node();
                     p.host_queues || matches!(net.nodes[owner.idx()].kind, NodeKind::Switch(_))
                 })
                 .collect()
         } else {
             Vec::new()
         };
+        let mut queue_ids = Vec::new();
+        if p.scopes.contains(&Scope::Queue) {
+            for (i, port) in net.ports.iter().enumerate() {
+                if port.queue_count() > 1 {
+                    queue_ids.extend((0..port.queue_count()).map(|q| (i as u32, q as u8)));
+                }
+            }
+        }
         Recorder {
+            last_queue: vec![0; queue_ids.len()],
+            queue_ids,
             p,
             last_t: 0,
             active: Vec::new(),
@@ -146,16 +160,26 @@ impl Recorder {
         }
         if self.p.scopes.contains(&Scope::Link) {
             for (i, port) in net.ports.iter().enumerate() {
-                let d = port.stats.tx_bytes - self.last_port[i];
-                self.last_port[i] = port.stats.tx_bytes;
+                let d = port.tx_bytes() - self.last_port[i];
+                self.last_port[i] = port.tx_bytes();
                 self.push(t, 2, i as u32, u32::MAX, to_gbps(d));
             }
         }
+        for k in 0..self.queue_ids.len() {
+            let (port, q) = self.queue_ids[k];
+            let tx = net.ports[port as usize].queue_tx_bytes(q as usize);
+            let d = tx - self.last_queue[k];
+            self.last_queue[k] = tx;
+            self.push(t, 3, k as u32, u32::MAX, to_gbps(d));
+        }
         for &i in &self.sampled_ports {
-            self.q.time.push(t);
-            self.q.port.push(i);
-            self.q.queue.push(0);
-            self.q.bytes.push(net.ports[i as usize].occupancy(now));
+            let port = &net.ports[i as usize];
+            for q in 0..port.queue_count() {
+                self.q.time.push(t);
+                self.q.port.push(i);
+                self.q.queue.push(q as u8);
+                self.q.bytes.push(port.queue_occupancy(q, now));
+            }
         }
         self.last_t = now;
     }

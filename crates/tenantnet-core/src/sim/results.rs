@@ -120,11 +120,13 @@ pub struct Summary {
     pub data_packets_sent: u64,
     /// Packets delivered to their destination host.
     pub packets_delivered: u64,
-    /// Packets dropped.
+    /// Packets dropped (buffer full, or refused by the buffer policy).
     pub packets_dropped: u64,
+    /// Packets evicted from switch buffers to make room for others (BarberQ).
+    pub packets_evicted: u64,
     /// Packets still in the network at the end.
     pub packets_in_flight: u64,
-    /// Whether sent = delivered + dropped + in flight, with in-flight packets counted
+    /// Whether sent = delivered + dropped + evicted + in flight, with in-flight packets counted
     /// independently (held by ports plus travelling on links).
     pub conservation_ok: bool,
     /// CE marks applied.
@@ -144,7 +146,7 @@ pub struct Summary {
 pub struct Results {
     /// The summary.
     pub summary: Summary,
-    /// `flows`, `throughput`, `queues`, `links`.
+    /// `flows`, `throughput`, `queues`, `links`, `queue_stats`.
     pub tables: Vec<Table>,
 }
 
@@ -176,9 +178,11 @@ impl Sim {
             data_packets_sent: c.data_sent,
             packets_delivered: c.delivered,
             packets_dropped: c.dropped,
+            packets_evicted: c.evicted,
             packets_in_flight: live,
-            conservation_ok: live == counted && c.sent == c.delivered + c.dropped + live,
-            ecn_marks: self.net.ports.iter().map(|p| p.stats.marks).sum(),
+            conservation_ok: live == counted
+                && c.sent == c.delivered + c.dropped + c.evicted + live,
+            ecn_marks: self.net.ports.iter().map(|p| p.stats().marks).sum(),
             flows: self.flows.len(),
             flows_completed: self.completed,
             flows_finite: self.finite_flows,
@@ -189,6 +193,7 @@ impl Sim {
             self.throughput_table(),
             self.queues_table(),
             self.links_table(),
+            self.queue_stats_table(),
         ];
         Results { summary, tables }
     }
@@ -299,11 +304,16 @@ impl Sim {
         let tp = &self.rec.tp;
         let nf = self.flows.len();
         let nt = self.meta.tenants.len();
-        // one label space: flows, then tenants, then ports
+        let np = self.net.ports.len();
+        // one label space: flows, then tenants, then ports, then queues
         let mut id_labels: Vec<String> = (0..nf).map(|i| i.to_string()).collect();
         id_labels.extend(self.meta.tenants.iter().cloned());
+        id_labels.extend((0..np).map(|p| self.net.port_name(crate::net::PortId(p as u32))));
         id_labels.extend(
-            (0..self.net.ports.len()).map(|p| self.net.port_name(crate::net::PortId(p as u32))),
+            self.rec
+                .queue_ids
+                .iter()
+                .map(|&(p, q)| format!("{}:q{q}", self.net.port_name(crate::net::PortId(p)))),
         );
         let ids = tp
             .scope
@@ -312,7 +322,8 @@ impl Sim {
             .map(|(&s, &i)| match s {
                 0 => i,
                 1 => nf as u32 + i,
-                _ => (nf + nt) as u32 + i,
+                2 => (nf + nt) as u32 + i,
+                _ => (nf + nt + np) as u32 + i,
             })
             .collect();
         let mut tenant_labels = self.meta.tenants.clone();
@@ -366,7 +377,7 @@ impl Sim {
                 "switch",
                 Column::strings(
                     self.node_labels(),
-                    q.port.iter().map(|&p| ports[p as usize].node.0).collect(),
+                    q.port.iter().map(|&p| ports[p as usize].node().0).collect(),
                 ),
             ),
             (
@@ -382,7 +393,7 @@ impl Sim {
                 "peer",
                 Column::strings(
                     self.node_labels(),
-                    q.port.iter().map(|&p| ports[p as usize].peer.0).collect(),
+                    q.port.iter().map(|&p| ports[p as usize].peer().0).collect(),
                 ),
             ),
         ];
@@ -401,34 +412,41 @@ impl Sim {
         let columns = vec![
             (
                 "node",
-                Column::strings(self.node_labels(), ports.iter().map(|p| p.node.0).collect()),
+                Column::strings(
+                    self.node_labels(),
+                    ports.iter().map(|p| p.node().0).collect(),
+                ),
             ),
             ("port", Column::U64(pidx)),
             (
                 "peer",
-                Column::strings(self.node_labels(), ports.iter().map(|p| p.peer.0).collect()),
+                Column::strings(
+                    self.node_labels(),
+                    ports.iter().map(|p| p.peer().0).collect(),
+                ),
             ),
             (
                 "rate_gbps",
-                Column::F64(ports.iter().map(|p| p.rate_bps as f64 / 1e9).collect()),
+                Column::F64(ports.iter().map(|p| p.rate_bps() as f64 / 1e9).collect()),
             ),
-            ("tx_bytes", col_u(&|p| p.stats.tx_bytes)),
-            ("tx_packets", col_u(&|p| p.stats.tx_pkts)),
-            ("drops", col_u(&|p| p.stats.drops)),
-            ("ecn_marks", col_u(&|p| p.stats.marks)),
+            ("tx_bytes", col_u(&|p| p.stats().tx_bytes)),
+            ("tx_packets", col_u(&|p| p.stats().tx_pkts)),
+            ("drops", col_u(&|p| p.stats().drops)),
+            ("evictions", col_u(&|p| p.stats().evictions)),
+            ("ecn_marks", col_u(&|p| p.stats().marks)),
             (
                 "mean_queue_bytes",
-                Column::F64(ports.iter().map(|p| p.stats.area as f64 / span).collect()),
+                Column::F64(ports.iter().map(|p| p.stats().area as f64 / span).collect()),
             ),
-            ("max_queue_bytes", col_u(&|p| p.stats.max_bytes)),
+            ("max_queue_bytes", col_u(&|p| p.stats().max_bytes)),
             (
                 "utilization",
                 Column::F64(
                     ports
                         .iter()
                         .map(|p| {
-                            p.stats.tx_bytes as f64 * 8.0
-                                / (p.rate_bps as f64 * to_secs(self.now).max(1e-30))
+                            p.stats().tx_bytes as f64 * 8.0
+                                / (p.rate_bps() as f64 * to_secs(self.now).max(1e-30))
                         })
                         .collect(),
                 ),
@@ -436,6 +454,69 @@ impl Sim {
         ];
         Table {
             name: "links",
+            columns,
+        }
+    }
+
+    /// Per-queue totals of every switch port.
+    fn queue_stats_table(&self) -> Table {
+        use crate::switch::queues::QueueStats;
+        let pidx = self.port_index();
+        let span = self.now.max(1) as f64;
+        let mut rows: Vec<(usize, usize, QueueStats, u32)> = Vec::new();
+        for (i, p) in self.net.ports.iter().enumerate() {
+            if matches!(
+                self.net.nodes[p.node().idx()].kind,
+                crate::net::NodeKind::Switch(_)
+            ) {
+                for q in 0..p.queue_count() {
+                    rows.push((i, q, p.queue_stats(q), p.weights()[q]));
+                }
+            }
+        }
+        let ports = &self.net.ports;
+        let u =
+            |f: &dyn Fn(&QueueStats) -> u64| Column::U64(rows.iter().map(|r| f(&r.2)).collect());
+        let columns = vec![
+            (
+                "node",
+                Column::strings(
+                    self.node_labels(),
+                    rows.iter().map(|r| ports[r.0].node().0).collect(),
+                ),
+            ),
+            (
+                "port",
+                Column::U64(rows.iter().map(|r| pidx[r.0]).collect()),
+            ),
+            (
+                "peer",
+                Column::strings(
+                    self.node_labels(),
+                    rows.iter().map(|r| ports[r.0].peer().0).collect(),
+                ),
+            ),
+            (
+                "queue",
+                Column::U64(rows.iter().map(|r| r.1 as u64).collect()),
+            ),
+            (
+                "weight",
+                Column::U64(rows.iter().map(|r| r.3 as u64).collect()),
+            ),
+            ("tx_bytes", u(&|s| s.tx_bytes)),
+            ("tx_packets", u(&|s| s.tx_pkts)),
+            ("drops", u(&|s| s.drops)),
+            ("evictions", u(&|s| s.evictions)),
+            ("ecn_marks", u(&|s| s.marks)),
+            (
+                "mean_bytes",
+                Column::F64(rows.iter().map(|r| r.2.area as f64 / span).collect()),
+            ),
+            ("max_bytes", u(&|s| s.max_bytes)),
+        ];
+        Table {
+            name: "queue_stats",
             columns,
         }
     }

@@ -1,0 +1,153 @@
+//! From `[network]` to the configuration of every port: buffers, queues,
+//! scheduler, buffer policy, ECN and DSCP classification, with the checks that
+//! tie those keys together.
+
+use super::build::Ctx;
+use super::parse::ScenarioError;
+use super::spec::{
+    BufferPolicySpec, DscpMapSpec, EcnMark, EcnScopeSpec, NetworkSpec, SchedulerSpec,
+};
+use crate::net::port::{EcnConfig, EcnMarkPoint, PortConfig, QueueConfig};
+use crate::net::FabricConfig;
+use crate::switch::buffer::BufferPolicy;
+use crate::switch::ecn::EcnScope;
+use crate::switch::sched::SchedulerKind;
+use crate::switch::DscpMap;
+use crate::units::ByteSize;
+
+/// Most queues a switch port may have.
+pub const MAX_QUEUES: u32 = 32;
+
+/// Resolves `[network]` for full-size packets of `pkt` bytes.
+pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, ScenarioError> {
+    let buffer = nw.buffer.0.bytes(pkt);
+    if buffer < pkt {
+        return Err(ctx.err(
+            "network.buffer",
+            format!("smaller than one full-size packet ({pkt} bytes)"),
+        ));
+    }
+    let host_buffer = nw.host_buffer.map_or(buffer, |b| b.0.bytes(pkt));
+    if host_buffer < pkt {
+        return Err(ctx.err(
+            "network.host_buffer",
+            format!("smaller than one full-size packet ({pkt} bytes)"),
+        ));
+    }
+    let n = nw.queues;
+    if !(1..=MAX_QUEUES).contains(&n) {
+        return Err(ctx.err(
+            "network.queues",
+            format!("expected 1 to {MAX_QUEUES} queues per port"),
+        ));
+    }
+    let weights = nw.weights.clone().unwrap_or_else(|| vec![1; n as usize]);
+    if weights.len() != n as usize || weights.contains(&0) {
+        return Err(ctx.err(
+            "network.weights",
+            format!("expected {n} weights, each at least 1"),
+        ));
+    }
+    let scheduler = match nw.scheduler {
+        SchedulerSpec::Strict => SchedulerKind::Strict,
+        SchedulerSpec::Wrr => SchedulerKind::Wrr,
+        SchedulerSpec::Dwrr => SchedulerKind::Dwrr,
+        SchedulerSpec::Wfq => SchedulerKind::Wfq,
+        SchedulerSpec::SpDwrr => SchedulerKind::SpDwrr,
+    };
+    if scheduler == SchedulerKind::SpDwrr && !(1..n).contains(&nw.strict_queues) {
+        return Err(ctx.err(
+            "network.strict_queues",
+            format!("expected 1 to {} strict queues below the DWRR group", n - 1),
+        ));
+    }
+    let quantum = match nw.quantum {
+        None => pkt,
+        Some(s) => match s.0 {
+            ByteSize::Bytes(0) => {
+                return Err(ctx.err("network.quantum", "expected a positive size"))
+            }
+            other => other.bytes(pkt),
+        },
+    };
+    let policy = match nw.buffer_policy {
+        BufferPolicySpec::TailDrop => BufferPolicy::TailDrop,
+        BufferPolicySpec::StaticPartition => BufferPolicy::StaticPartition,
+        BufferPolicySpec::Barberq => BufferPolicy::BarberQ,
+        BufferPolicySpec::DynamicThreshold => {
+            if !(nw.dt_alpha.is_finite() && nw.dt_alpha > 0.0) {
+                return Err(ctx.err("network.dt_alpha", "expected a positive number such as 1.0"));
+            }
+            BufferPolicy::DynamicThreshold { alpha: nw.dt_alpha }
+        }
+    };
+    if policy == BufferPolicy::StaticPartition {
+        let wsum: u64 = weights.iter().map(|&w| w as u64).sum();
+        if weights.iter().any(|&w| buffer * w as u64 / wsum < pkt) {
+            return Err(ctx.err(
+                "network.buffer",
+                "a queue's static share is smaller than one full-size packet",
+            ));
+        }
+    }
+    let pool_size = nw.pool.map(|p| p.0.bytes(pkt));
+    if pool_size.is_some_and(|p| p < pkt) {
+        return Err(ctx.err("network.pool", "smaller than one full-size packet"));
+    }
+    let dscp_map = match &nw.dscp_map {
+        DscpMapSpec::Zero => DscpMap::default(),
+        DscpMapSpec::Identity => DscpMap::identity(n as usize),
+        DscpMapSpec::Pairs(p) => {
+            if let Some((d, q)) = p.iter().find(|(_, q)| *q >= n) {
+                return Err(ctx.err(
+                    "network.dscp_map",
+                    format!(
+                        "DSCP {d} maps to queue {q}, but ports have queues 0..{}",
+                        n - 1
+                    ),
+                ));
+            }
+            DscpMap::from_pairs(
+                &p.iter()
+                    .map(|&(d, q)| (d as u8, q as u8))
+                    .collect::<Vec<_>>(),
+            )
+        }
+    };
+    let at = match nw.ecn_mark {
+        EcnMark::Enqueue => EcnMarkPoint::Enqueue,
+        EcnMark::Dequeue => EcnMarkPoint::Dequeue,
+    };
+    let scope = match nw.ecn_scope {
+        EcnScopeSpec::Port => EcnScope::Port,
+        EcnScopeSpec::Queue => EcnScope::Queue,
+        EcnScopeSpec::Pmsb => EcnScope::Pmsb,
+    };
+    let threshold = nw.ecn_threshold.map(|k| k.0.bytes(pkt));
+    let switch_port = PortConfig {
+        buffer,
+        ecn: EcnConfig {
+            threshold,
+            at,
+            scope,
+        },
+        queues: QueueConfig {
+            weights,
+            scheduler,
+            quantum,
+            strict: nw.strict_queues as usize,
+        },
+        policy,
+    };
+    let host_ecn = EcnConfig {
+        threshold: if nw.host_ecn { threshold } else { None },
+        at,
+        scope: EcnScope::Port,
+    };
+    Ok(FabricConfig {
+        host_port: PortConfig::fifo(host_buffer, host_ecn),
+        switch_port,
+        dscp_map,
+        pool_size,
+    })
+}

@@ -1,0 +1,130 @@
+//! Schedulers: which queue of a port sends next. Every one is work-conserving: it
+//! returns a queue whenever any queue has a waiting packet.
+//!
+//! * [`strict`]: strict priority, queue 0 highest.
+//! * [`wrr`]: weighted round robin, up to w_i packets per round.
+//! * [`dwrr`]: deficit weighted round robin (Shreedhar–Varghese DRR), quantum·w_i
+//!   bytes per round.
+//! * [`wfq`]: weighted fair queueing with virtual start and finish tags (SCFQ).
+//! * SP over DWRR: the first `strict` queues in strict priority above a DWRR group
+//!   of the rest, the hierarchy commodity switches ship (BarberQ's macrobenchmark,
+//!   Trinity).
+//!
+//! Weights may change while the simulation runs (QShare rebinds every control
+//! interval); a change applies from the next decision on.
+
+pub mod dwrr;
+pub mod strict;
+pub mod wfq;
+pub mod wrr;
+
+use super::queues::QueueStore;
+use dwrr::Dwrr;
+use wfq::Wfq;
+use wrr::Wrr;
+
+/// Scheduler kinds, as scenarios name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchedulerKind {
+    /// Strict priority.
+    Strict,
+    /// Weighted round robin.
+    Wrr,
+    /// Deficit weighted round robin.
+    Dwrr,
+    /// Weighted fair queueing.
+    Wfq,
+    /// Strict-priority queues above a DWRR group.
+    SpDwrr,
+}
+
+/// A port's scheduler and its state. The state lives out of line so that a port
+/// stays small (ports are touched in random order; the FIFO case needs none).
+#[derive(Clone, Debug)]
+pub enum Scheduler {
+    /// Strict priority.
+    Strict,
+    /// Weighted round robin.
+    Wrr(Box<Wrr>),
+    /// Deficit weighted round robin.
+    Dwrr(Box<Dwrr>),
+    /// Weighted fair queueing.
+    Wfq(Box<Wfq>),
+    /// Queues below `strict` in strict priority, the rest in DWRR.
+    SpDwrr(Box<(usize, Dwrr)>),
+}
+
+impl Scheduler {
+    /// A scheduler of `kind` over `weights.len()` queues; `quantum` is DWRR's bytes
+    /// per unit of weight per round; `strict` the strict queues of SP over DWRR.
+    pub fn new(kind: SchedulerKind, weights: &[u32], quantum: u64, strict: usize) -> Self {
+        if weights.len() == 1 {
+            return Scheduler::Strict; // one queue: nothing to share
+        }
+        match kind {
+            SchedulerKind::Strict => Scheduler::Strict,
+            SchedulerKind::Wrr => Scheduler::Wrr(Box::new(Wrr::new(weights))),
+            SchedulerKind::Dwrr => Scheduler::Dwrr(Box::new(Dwrr::new(weights, quantum, 0))),
+            SchedulerKind::Wfq => Scheduler::Wfq(Box::new(Wfq::new(weights))),
+            SchedulerKind::SpDwrr => Scheduler::SpDwrr(Box::new((
+                strict,
+                Dwrr::new(&weights[strict..], quantum, strict),
+            ))),
+        }
+    }
+
+    /// The queue to send from next, if any packet waits.
+    #[inline]
+    pub fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
+        match self {
+            Scheduler::Strict => strict::select(qs.nonempty_mask()),
+            Scheduler::Wrr(s) => s.select(qs),
+            Scheduler::Dwrr(s) => s.select(qs),
+            Scheduler::Wfq(s) => s.select(qs),
+            Scheduler::SpDwrr(s) => {
+                let high = qs.nonempty_mask() & ((1u64 << s.0) - 1);
+                strict::select(high).or_else(|| s.1.select(qs))
+            }
+        }
+    }
+
+    /// A packet of `size` bytes joined queue `i`.
+    #[inline]
+    pub fn enqueued(&mut self, i: usize, size: u32) {
+        if let Scheduler::Wfq(s) = self {
+            s.enqueued(i, size);
+        }
+    }
+
+    /// The head of queue `i` left; `now_empty` if the queue has no more waiting.
+    #[inline]
+    pub fn dequeued(&mut self, i: usize, now_empty: bool) {
+        match self {
+            Scheduler::Dwrr(s) => s.dequeued(i, now_empty),
+            Scheduler::SpDwrr(s) => s.1.dequeued(i, now_empty),
+            Scheduler::Wfq(s) => s.dequeued(i),
+            Scheduler::Strict | Scheduler::Wrr(_) => {}
+        }
+    }
+
+    /// The tail of queue `i` was evicted.
+    pub fn evicted(&mut self, i: usize) {
+        if let Scheduler::Wfq(s) = self {
+            s.evicted(i);
+        }
+    }
+
+    /// New weights, one per queue.
+    pub fn set_weights(&mut self, weights: &[u32]) {
+        match self {
+            Scheduler::Strict => {}
+            Scheduler::Wrr(s) => s.set_weights(weights),
+            Scheduler::Dwrr(s) => s.set_weights(weights),
+            Scheduler::Wfq(s) => s.set_weights(weights),
+            Scheduler::SpDwrr(s) => {
+                let strict = s.0;
+                s.1.set_weights(&weights[strict..])
+            }
+        }
+    }
+}
