@@ -17,6 +17,7 @@ def check_conservation(r: Results) -> None:
                  + s["packets_in_flight"])
     assert s["packets_sent"] == accounted
     assert s["conservation_ok"], s
+    assert s["buffer_accounting_ok"], s
 
 
 def simulate(scenario: dict[str, Any] | tenantnet.Scenario,

@@ -98,3 +98,15 @@ def test_schema_is_json() -> None:
 def test_bench_rejects_unknown_name() -> None:
     p = cli("bench", "nope")
     assert p.returncode == 2 and "permutation" in p.stderr
+
+
+def test_reproduce_barberq_fig2_writes_plot_and_data(tmp_path: Path) -> None:
+    p = cli("reproduce", "barberq-fig2", "--out", str(tmp_path / "fig2"))
+    assert p.returncode == 0, p.stderr
+    df = pd.read_csv(tmp_path / "fig2" / "barberq_fig2.csv")
+    assert set(df["scheme"]) == {"BarberQ", "Best-Effort", "Strawman"}
+    assert {"time_s", "active", "jain", "aggregate_gbps", "q7_gbps"} <= set(df.columns)
+    assert (tmp_path / "fig2" / "barberq_fig2.png").stat().st_size > 10_000
+    p = cli("reproduce", "nope", "--out", str(tmp_path / "x"))
+    assert p.returncode == 2 and "barberq-fig2" in p.stderr
+    assert not (tmp_path / "x").exists()

@@ -23,7 +23,7 @@ def builtin(name: str) -> dict:
     return tomllib.loads((resources.files("tenantnet") / "scenarios" / f"{name}.toml").read_text())
 
 
-@pytest.mark.parametrize("name", ["demo", "permutation"])
+@pytest.mark.parametrize("name", ["demo", "permutation", "permutation-dwrr8"])
 def test_builtin_scenarios_validate_against_the_schema(schema: dict, name: str) -> None:
     jsonschema.validate(builtin(name), schema)
     tenantnet.Scenario.builtin(name).validate()

@@ -140,15 +140,40 @@ def report(
 
 
 @app.command()
+def reproduce(
+    name: Annotated[str, typer.Argument(help="Which result, e.g. barberq-fig2.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],
+) -> None:
+    """Reproduce a paper's result: write its plot (PNG) and data (CSV) into OUT."""
+    from .reproduce import REPRODUCTIONS
+    if name not in REPRODUCTIONS:
+        known = ", ".join(sorted(REPRODUCTIONS))
+        typer.echo(f"error: unknown reproduction {name!r}; expected one of {known}", err=True)
+        raise typer.Exit(code=2)
+    title, fn = REPRODUCTIONS[name]
+    typer.echo(f"{name}: {title}")
+    for path in fn(out):
+        typer.echo(f"wrote {path}")
+
+
+BENCHMARKS = {
+    "permutation": "htsim's DCTCP permutation, fat-tree k=12, FIFO ports",
+    "permutation-dwrr8": "the same with 8 DWRR queues and BarberQ on every switch port",
+}
+
+
+@app.command()
 def bench(
-    name: Annotated[str, typer.Argument(help="Benchmark: permutation.")] = "permutation",
+    name: Annotated[str, typer.Argument(
+        help="Benchmark: permutation or permutation-dwrr8.")] = "permutation",
     repeat: Annotated[int, typer.Option(help="Runs; one JSON line each.")] = 1,
 ) -> None:
     """Run a benchmark scenario and print one JSON line per run."""
-    if name != "permutation":
-        typer.echo(f"error: unknown benchmark {name!r}; expected 'permutation'", err=True)
+    if name not in BENCHMARKS:
+        typer.echo(f"error: unknown benchmark {name!r}; expected one of {', '.join(BENCHMARKS)}",
+                   err=True)
         raise typer.Exit(code=2)
-    sc = Scenario.builtin("permutation")
+    sc = Scenario.builtin(name)
     for _ in range(repeat):
         t0 = time.perf_counter()
         res = run(sc)
@@ -160,9 +185,11 @@ def bench(
             "events": s["events"],
             "events_per_s": round(s["events"] / wall),
             "data_packets": s["data_packets_sent"],
+            "ns_per_data_packet": round(wall / max(s["data_packets_sent"], 1) * 1e9, 1),
             "mean_flow_gbps": round(float(res.flow_gbps().mean()), 4),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "drops": s["packets_dropped"],
+            "evictions": s["packets_evicted"],
             "version": s["tenantnet_version"],
         }
         typer.echo(json.dumps(line))

@@ -16,6 +16,7 @@ fn run(text: &str) -> Results {
         s.packets_delivered + s.packets_dropped + s.packets_in_flight
     );
     assert!(s.conservation_ok);
+    assert!(s.buffer_accounting_ok);
     r
 }
 

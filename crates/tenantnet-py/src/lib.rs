@@ -11,9 +11,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tenantnet_core::engine::{from_secs, to_secs};
+use tenantnet_core::net::{NodeKind, PortId, SwitchId};
 use tenantnet_core::scenario::{self, Format, ScenarioError as CoreError};
 use tenantnet_core::sim::results::Column;
 use tenantnet_core::sim::Sim;
+use tenantnet_core::switch::DscpMap;
 use tenantnet_core::workload::Cdf;
 
 create_exception!(
@@ -93,6 +95,38 @@ struct Simulation {
     sim: Sim,
 }
 
+impl Simulation {
+    fn switch_and_port(
+        &self,
+        switch: &str,
+        peer: Option<&str>,
+    ) -> PyResult<(SwitchId, Option<PortId>)> {
+        let net = &self.sim.net;
+        let node = net
+            .node_by_name(switch)
+            .ok_or_else(|| PyValueError::new_err(format!("no node named {switch:?}")))?;
+        let NodeKind::Switch(s) = net.nodes[node.idx()].kind else {
+            return Err(PyValueError::new_err(format!(
+                "{switch:?} is a host, not a switch"
+            )));
+        };
+        let port = match peer {
+            None => None,
+            Some(p) => Some(
+                net.nodes[node.idx()]
+                    .ports
+                    .iter()
+                    .copied()
+                    .find(|id| net.nodes[net.ports[id.idx()].peer().idx()].name == p)
+                    .ok_or_else(|| {
+                        PyValueError::new_err(format!("{switch:?} has no port toward {p:?}"))
+                    })?,
+            ),
+        };
+        Ok((s, port))
+    }
+}
+
 #[pymethods]
 impl Simulation {
     /// Builds the simulation of scenario `text` (TOML, or JSON when `fmt == "json"`);
@@ -143,6 +177,48 @@ impl Simulation {
     #[getter]
     fn events(&self) -> u64 {
         self.sim.events_processed()
+    }
+
+    /// Sets the queue weights of every port of switch `switch` (or only its port
+    /// toward `peer`) from now on.
+    #[pyo3(signature = (switch, weights, peer = None))]
+    fn set_queue_weights(
+        &mut self,
+        switch: &str,
+        weights: Vec<u32>,
+        peer: Option<&str>,
+    ) -> PyResult<()> {
+        let (s, port) = self.switch_and_port(switch, peer)?;
+        self.sim
+            .set_queue_weights(s, port, &weights)
+            .map_err(PyValueError::new_err)
+    }
+
+    /// Replaces switch `switch`'s DSCP -> queue map from now on; unlisted DSCPs go
+    /// to queue 0.
+    fn set_dscp_map(
+        &mut self,
+        switch: &str,
+        mapping: std::collections::BTreeMap<u8, u8>,
+    ) -> PyResult<()> {
+        let (s, _) = self.switch_and_port(switch, None)?;
+        let queues = self.sim.net.nodes[self.sim.net.switches[s.idx()].node.idx()]
+            .ports
+            .iter()
+            .map(|p| self.sim.net.ports[p.idx()].queue_count())
+            .min()
+            .unwrap_or(1);
+        if let Some((d, q)) = mapping
+            .iter()
+            .find(|(d, q)| **d > 63 || **q as usize >= queues)
+        {
+            return Err(PyValueError::new_err(format!(
+                "DSCP {d} -> queue {q}: expected DSCP 0-63 and a queue below {queues}"
+            )));
+        }
+        let pairs: Vec<(u8, u8)> = mapping.into_iter().collect();
+        self.sim.set_dscp_map(s, DscpMap::from_pairs(&pairs));
+        Ok(())
     }
 
     /// Packet counters so far: sent, data_sent, delivered, dropped, ecn_marks.

@@ -346,7 +346,8 @@ impl Port {
 
     /// The port's wake-up at `now`: the packet on the wire has finished. Starts the
     /// next one, if any waits, returning it and when it reaches the peer; and says
-    /// when to wake the port again.
+    /// when to wake the port again. A wake-up from before the current transmission
+    /// (possible only for eager ports) is stale and changes nothing.
     #[inline]
     pub fn tx_done(
         &mut self,
@@ -548,7 +549,11 @@ impl PortCore {
         pkts: &mut PacketPool,
         pool: Option<&mut SharedPool>,
     ) -> (Option<(PktId, Time)>, Option<Time>) {
-        debug_assert_eq!(now, self.busy_until);
+        if now < self.busy_until {
+            // stale: an eager port restarted since this wake was scheduled (a packet
+            // arrived at the very instant the wire freed); the current wake stands
+            return (None, None);
+        }
         self.wake_pending = false;
         let released = qs.settle(now);
         if let Some(p) = pool {

@@ -214,9 +214,13 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
                 tenants.len() as u32 - 1
             }
         };
-        if w.common.dscp > 63 {
-            return Err(ctx.err(&k("dscp"), "expected a DSCP value in 0..=63"));
-        }
+        let pias = match &w.common.pias {
+            None => None,
+            Some(p) if p.dscp > 63 => {
+                return Err(ctx.err(&k("pias.dscp"), "expected a DSCP value in 0..=63"))
+            }
+            Some(p) => Some((p.threshold.0.bytes(pkt), p.dscp)),
+        };
         let wcfg = match &w.common.transport {
             None => base_tcp.clone(),
             Some(t) => resolve_transport(ctx, &sc.transport.overlaid(t), &k("transport"))?,
@@ -243,7 +247,8 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
             index: wi,
             tenant,
             tenant_name: &w.common.tenant,
-            dscp: w.common.dscp,
+            dscp: &w.common.dscp.0,
+            pias,
             tcp: &wcfg,
             transport,
             seed,

@@ -29,8 +29,10 @@ pub struct WorkloadCtx<'a> {
     pub tenant: u32,
     /// Tenant name.
     pub tenant_name: &'a str,
-    /// DSCP of its packets.
-    pub dscp: u8,
+    /// DSCP values assigned to its flows in turn.
+    pub dscp: &'a [u8],
+    /// PIAS tagging (threshold bytes, DSCP).
+    pub pias: Option<(u64, u8)>,
     /// Its TCP configuration.
     pub tcp: &'a TcpConfig,
     /// Index of that configuration in the simulation's list.
@@ -110,7 +112,8 @@ pub fn generate(
             stop,
             tenant,
             workload: wi as u32,
-            dscp: c.dscp,
+            dscp: c.dscp[made.len() % c.dscp.len()],
+            pias: c.pias,
             kind,
         });
     };

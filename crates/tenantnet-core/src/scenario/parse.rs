@@ -13,7 +13,7 @@ use serde_path_to_error::Segment;
 use toml::{Table, Value};
 
 use super::spec::{ScenarioSpec, TopologySpec, TOPOLOGY_KINDS};
-use super::workloads::{WorkloadCommon, WorkloadKind, WorkloadSpec, WORKLOAD_KINDS};
+use super::workloads::{WorkloadCommon, WorkloadKind, WorkloadSpec, COMMON_KEYS, WORKLOAD_KINDS};
 
 /// A scenario that cannot be run, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -240,7 +240,7 @@ fn parse_workload(
     let p = format!("workloads[{i}]");
     let kind = take_kind(file, &p, &mut t, &WORKLOAD_KINDS, root)?;
     let mut common = Table::new();
-    for k in ["tenant", "dscp", "transport"] {
+    for k in COMMON_KEYS {
         if let Some(v) = t.remove(k) {
             common.insert(k.to_string(), v);
         }

@@ -92,6 +92,10 @@ fn default_tenant() -> String {
     "default".into()
 }
 
+/// The keys of [`WorkloadCommon`], which the parser takes out of a workload table
+/// before reading the kind's own keys.
+pub const COMMON_KEYS: [&str; 4] = ["tenant", "dscp", "pias", "transport"];
+
 /// Keys every workload may have.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -99,12 +103,98 @@ pub struct WorkloadCommon {
     /// Tenant the flows belong to ["default"].
     #[serde(default = "default_tenant")]
     pub tenant: String,
-    /// DSCP of every packet, 0–63 [0].
+    /// DSCP of the flows' packets, 0–63: one value, or a list assigned to the
+    /// workload's flows in turn (flow k gets entry k mod n) [0].
     #[serde(default)]
-    pub dscp: u8,
+    pub dscp: Dscp,
+    /// PIAS tagging: each flow's first `threshold` bytes carry DSCP `dscp`.
+    #[serde(default)]
+    pub pias: Option<Pias>,
     /// Transport overrides for this workload's TCP flows.
     #[serde(default)]
     pub transport: Option<TransportSpec>,
+}
+
+/// PIAS (Bai et al., NSDI 2015) two-level tagging at the host: the first
+/// `threshold` bytes of every flow carry `dscp` (mapped to a strict-priority queue),
+/// the rest the flow's own DSCP (its service queue).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Pias {
+    /// Demotion threshold ["100KB"].
+    #[serde(default = "pias_threshold")]
+    pub threshold: Size,
+    /// DSCP of the bytes below the threshold.
+    pub dscp: u8,
+}
+
+fn pias_threshold() -> Size {
+    Size(crate::units::ByteSize::Bytes(100_000))
+}
+
+/// One DSCP value or a list of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dscp(pub Vec<u8>);
+
+impl Default for Dscp {
+    fn default() -> Self {
+        Dscp(vec![0])
+    }
+}
+
+impl<'de> Deserialize<'de> for Dscp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Clone, Copy)]
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Dscp;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a DSCP value 0-63 or a list of them")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dscp, E> {
+                u8::try_from(v)
+                    .ok()
+                    .filter(|d| *d < 64)
+                    .map(|d| Dscp(vec![d]))
+                    .ok_or_else(|| E::custom(format!("{v} is not a DSCP value; expected 0-63")))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dscp, E> {
+                self.visit_i64(v.min(i64::MAX as u64) as i64)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Dscp, A::Error> {
+                let mut v = Vec::new();
+                while let Some(d) = seq.next_element::<i64>()? {
+                    v.push(V.visit_i64::<A::Error>(d)?.0[0]);
+                }
+                if v.is_empty() {
+                    return Err(de::Error::custom("empty list; expected DSCP values 0-63"));
+                }
+                Ok(Dscp(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for Dscp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl JsonSchema for Dscp {
+    fn schema_name() -> Cow<'static, str> {
+        "Dscp".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "a DSCP value 0-63, or a list of them assigned to flows in turn",
+            "anyOf": [
+                {"type": "integer", "minimum": 0, "maximum": 63},
+                {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 63}, "minItems": 1}
+            ]
+        })
+    }
 }
 
 /// Long-lived flows between every source and every destination (src ≠ dst).
@@ -375,5 +465,25 @@ impl JsonSchema for WorkloadSpec {
             "description": "One [[workloads]] table; `kind` selects the keys it may have.",
             "oneOf": variants,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_keys_are_the_struct_fields() {
+        let schema = schemars::schema_for!(WorkloadCommon).to_value();
+        let mut fields: Vec<&str> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        let mut keys = COMMON_KEYS.to_vec();
+        fields.sort_unstable();
+        keys.sort_unstable();
+        assert_eq!(fields, keys);
     }
 }

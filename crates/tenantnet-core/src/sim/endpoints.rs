@@ -71,6 +71,7 @@ impl Sim {
         for seg in out.segments.drain(..) {
             let mut p = base;
             p.seq = seg.seq;
+            p.dscp = self.flows[f.idx()].spec.dscp_at(seg.seq);
             p.len = seg.len;
             p.size = seg.len + header;
             if seg.retx {
@@ -101,6 +102,8 @@ impl Sim {
         for a in out.acks.drain(..) {
             let mut p = base;
             p.seq = a.ack;
+            // an ACK travels with the class of the last byte it acknowledges
+            p.dscp = self.flows[f.idx()].spec.dscp_at(a.ack.saturating_sub(1));
             p.ts = a.ts;
             p.flags = flags::ACK | if a.ece { flags::ECE } else { 0 };
             let id = self.pkts.alloc(p);
@@ -232,7 +235,7 @@ impl Sim {
                     size,
                     len: size,
                     hash: flow.hash,
-                    dscp: flow.spec.dscp,
+                    dscp: flow.spec.dscp_at(*sent),
                     ..Default::default()
                 };
                 *sent += size as u64;

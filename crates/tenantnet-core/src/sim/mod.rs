@@ -312,6 +312,18 @@ impl Sim {
         self.enqueue(nic, id, 0);
     }
 
+    /// Whether every shared buffer pool's count of bytes in use equals what its
+    /// ports hold right now.
+    pub fn pools_consistent(&self) -> bool {
+        let mut held = vec![0u64; self.net.pools.len()];
+        for p in &self.net.ports {
+            if let Some(i) = p.pool() {
+                held[i as usize] += p.occupancy(self.now);
+            }
+        }
+        self.net.pools.iter().zip(held).all(|(p, h)| p.used == h)
+    }
+
     /// Packets alive now, and the same number counted independently: those waiting
     /// in ports plus those on the wire or links (pending arrivals). Equal unless a
     /// packet leaked.

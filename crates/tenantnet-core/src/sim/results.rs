@@ -129,6 +129,8 @@ pub struct Summary {
     /// Whether sent = delivered + dropped + evicted + in flight, with in-flight packets counted
     /// independently (held by ports plus travelling on links).
     pub conservation_ok: bool,
+    /// Whether every shared buffer pool's byte count equals what its ports hold.
+    pub buffer_accounting_ok: bool,
     /// CE marks applied.
     pub ecn_marks: u64,
     /// Flows.
@@ -182,6 +184,7 @@ impl Sim {
             packets_in_flight: live,
             conservation_ok: live == counted
                 && c.sent == c.delivered + c.dropped + c.evicted + live,
+            buffer_accounting_ok: self.pools_consistent(),
             ecn_marks: self.net.ports.iter().map(|p| p.stats().marks).sum(),
             flows: self.flows.len(),
             flows_completed: self.completed,

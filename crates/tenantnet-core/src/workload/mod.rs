@@ -30,6 +30,17 @@ pub enum FlowKind {
     },
 }
 
+impl FlowSpec {
+    /// The DSCP of a packet carrying byte `seq` (PIAS tags the first bytes).
+    #[inline]
+    pub fn dscp_at(&self, seq: u64) -> u8 {
+        match self.pias {
+            Some((threshold, dscp)) if seq < threshold => dscp,
+            _ => self.dscp,
+        }
+    }
+}
+
 /// One flow to simulate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
@@ -49,6 +60,8 @@ pub struct FlowSpec {
     pub workload: u32,
     /// DSCP of its packets.
     pub dscp: u8,
+    /// PIAS: the first `.0` bytes carry DSCP `.1` instead.
+    pub pias: Option<(u64, u8)>,
     /// Transport.
     pub kind: FlowKind,
 }

@@ -342,3 +342,52 @@ fn ports_stay_small() {
         std::mem::size_of::<Port>()
     );
 }
+
+#[test]
+fn a_stale_eager_wake_changes_nothing() {
+    let cfg = PortConfig {
+        buffer: 0,
+        ecn: EcnConfig::default(),
+        queues: QueueConfig::fifo(),
+        policy: BufferPolicy::DynamicThreshold { alpha: 8.0 },
+    };
+    let mut p = Port::new(NodeId(0), NodeId(1), RATE, 0, &cfg);
+    p.core.pool = Some(0);
+    let mut sp = SharedPool {
+        size: 100_000,
+        used: 0,
+        alpha: 8.0,
+    };
+    let mut pool = PacketPool::default();
+    let mut ev = Vec::new();
+    let ids: Vec<_> = (0..3).map(|_| pkt(&mut pool, 1500)).collect();
+    // a goes out at 0 and asks for a wake at 1.2 us
+    assert_eq!(
+        p.enqueue(0, ids[0], 0, &mut pool, Some(&mut sp), &mut ev),
+        Admit::Transmit {
+            arrive: 1_200_000,
+            wake: Some(1_200_000)
+        }
+    );
+    // b arrives at exactly 1.2 us, before that wake fires: it starts at once
+    assert_eq!(
+        p.enqueue(1_200_000, ids[1], 0, &mut pool, Some(&mut sp), &mut ev),
+        Admit::Transmit {
+            arrive: 2_400_000,
+            wake: Some(2_400_000)
+        }
+    );
+    // the first wake is now stale
+    assert_eq!(p.tx_done(1_200_000, &mut pool, Some(&mut sp)), (None, None));
+    // c queues behind b; the pending wake at 2.4 us still serves it
+    assert_eq!(
+        p.enqueue(1_300_000, ids[2], 0, &mut pool, Some(&mut sp), &mut ev),
+        Admit::Queued(None)
+    );
+    assert_eq!(
+        p.tx_done(2_400_000, &mut pool, Some(&mut sp)),
+        (Some((ids[2], 3_600_000)), Some(3_600_000))
+    );
+    assert_eq!(p.tx_done(3_600_000, &mut pool, Some(&mut sp)), (None, None));
+    assert_eq!(sp.used, 0, "every byte went back to the pool");
+}

@@ -1,0 +1,19 @@
+"""Reproductions of the papers' key results: ``tenantnet reproduce NAME --out DIR``.
+
+Each entry builds its scenarios, runs them, and writes a plot (PNG) and the data
+(CSV) into the output folder. The tests run the same code, scaled where needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from . import barberq
+
+REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
+    "barberq-fig1": ("BarberQ Fig. 1: two services, best effort vs BarberQ",
+                     barberq.reproduce_fig1),
+    "barberq-fig2": ("BarberQ Fig. 2: 8 services, fairness and throughput over time",
+                     barberq.reproduce_fig2),
+}
