@@ -491,7 +491,7 @@ impl PortCore {
                     &mut victims,
                 );
                 for (j, v) in victims {
-                    self.sched.evicted(j);
+                    self.sched.evicted(j, qs.head(j).is_none());
                     evicted.push(v);
                 }
                 ok

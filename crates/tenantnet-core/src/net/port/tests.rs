@@ -391,3 +391,30 @@ fn a_stale_eager_wake_changes_nothing() {
     assert_eq!(p.tx_done(3_600_000, &mut pool, Some(&mut sp)), (None, None));
     assert_eq!(sp.used, 0, "every byte went back to the pool");
 }
+
+#[test]
+fn dwrr_does_not_give_a_refilled_queue_a_second_turn() {
+    // two queues, one packet each per turn: after queue 0 sends its only packet and
+    // gets another, queue 1 must go next
+    let mut p = multi(SchedulerKind::Dwrr, &[1, 1], 0, BufferPolicy::TailDrop);
+    let mut pool = PacketPool::default();
+    let mut queue_of = std::collections::HashMap::new();
+    let mut send = |p: &mut Port, pool: &mut PacketPool, t: Time, q: usize| {
+        let id = pkt(pool, 1500);
+        queue_of.insert(id, q);
+        offer(p, pool, t, id, q);
+        id
+    };
+    send(&mut p, &mut pool, 0, 0); // on the wire until 1.2 us
+    send(&mut p, &mut pool, 0, 0); // waits in queue 0
+    for _ in 0..3 {
+        send(&mut p, &mut pool, 0, 1); // queue 1 backlogged
+    }
+    let (a, _) = p.tx_done(1_200_000, &mut pool, None);
+    let a = a.unwrap().0;
+    // queue 0 is empty again; refill it before the next decision
+    send(&mut p, &mut pool, 1_300_000, 0);
+    let (b, _) = p.tx_done(2_400_000, &mut pool, None);
+    let b = b.unwrap().0;
+    assert_eq!((queue_of[&a], queue_of[&b]), (0, 1));
+}

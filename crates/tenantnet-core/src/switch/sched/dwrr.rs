@@ -18,8 +18,8 @@ pub struct Dwrr {
     offset: usize,
     current: usize,
     in_turn: bool,
-    quanta: [u64; MAX],
-    deficit: [u64; MAX],
+    /// (quantum, deficit) of each queue, side by side: one cache line per four queues.
+    qd: [(u64, u64); MAX],
 }
 
 impl Dwrr {
@@ -27,9 +27,9 @@ impl Dwrr {
     /// bytes per unit of weight.
     pub fn new(weights: &[u32], quantum: u64, offset: usize) -> Self {
         assert!(weights.len() <= MAX, "at most {MAX} queues in a DWRR group");
-        let mut quanta = [0; MAX];
-        for (q, &w) in quanta.iter_mut().zip(weights) {
-            *q = w as u64 * quantum;
+        let mut qd = [(0, 0); MAX];
+        for (q, &w) in qd.iter_mut().zip(weights) {
+            q.0 = w as u64 * quantum;
         }
         Dwrr {
             quantum,
@@ -37,48 +37,69 @@ impl Dwrr {
             offset,
             current: 0,
             in_turn: false,
-            quanta,
-            deficit: [0; MAX],
+            qd,
         }
     }
 
     /// New weights (one per queue of the group).
     pub fn set_weights(&mut self, weights: &[u32]) {
-        for (q, &w) in self.quanta.iter_mut().zip(weights) {
-            *q = w as u64 * self.quantum;
+        for (q, &w) in self.qd.iter_mut().zip(weights) {
+            q.0 = w as u64 * self.quantum;
         }
     }
 
-    fn advance(&mut self) {
-        self.current = (self.current + 1) % self.n;
-        self.in_turn = false;
+    /// The next queue set in `mask` at or after `from`, wrapping around.
+    #[inline(always)]
+    fn next_in(mask: u64, from: usize) -> usize {
+        let ahead = if from >= 64 {
+            0
+        } else {
+            mask & !((1u64 << from) - 1)
+        };
+        (if ahead != 0 { ahead } else { mask }).trailing_zeros() as usize
     }
 
-    /// The next queue of the group to send from.
+    /// The next queue of the group to send from. Empty queues are skipped through
+    /// the port's non-empty mask without being touched: their deficit is already 0
+    /// (a queue forfeits it when it empties, see `dequeued` and `evicted`).
     #[inline]
     pub fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
-        let group = (((1u128 << self.n) - 1) as u64) << self.offset;
-        if qs.nonempty_mask() & group == 0 {
+        let mask = (qs.nonempty_mask() >> self.offset) & ((1u128 << self.n) - 1) as u64;
+        if mask == 0 {
             return None;
+        }
+        if mask & (1 << self.current) == 0 {
+            self.current = Self::next_in(mask, self.current);
+            self.in_turn = false;
         }
         loop {
             let c = self.current;
-            match qs.head(self.offset + c).map(|h| h.1) {
-                None => {
-                    self.deficit[c] = 0;
-                    self.advance();
-                }
-                Some(size) => {
-                    if !self.in_turn {
-                        self.deficit[c] += self.quanta[c];
-                        self.in_turn = true;
-                    }
-                    if size as u64 <= self.deficit[c] {
-                        self.deficit[c] -= size as u64;
-                        return Some(self.offset + c);
-                    }
-                    self.advance();
-                }
+            let size = qs.head(self.offset + c).expect("non-empty queue").1 as u64;
+            let (quantum, deficit) = &mut self.qd[c];
+            if !self.in_turn {
+                *deficit += *quantum;
+                self.in_turn = true;
+            }
+            if size <= *deficit {
+                *deficit -= size;
+                return Some(self.offset + c);
+            }
+            self.current = Self::next_in(mask, c + 1);
+            self.in_turn = false;
+        }
+    }
+
+    /// Queue `i` (a port queue index) lost packets to an eviction; an emptied
+    /// queue forfeits its deficit.
+    pub fn evicted(&mut self, i: usize, now_empty: bool) {
+        if now_empty && i >= self.offset {
+            let c = i - self.offset;
+            self.qd[c].1 = 0;
+            if c == self.current {
+                // its turn ends: the next turn goes to the next queue, even if this
+                // one receives a packet before the next decision
+                self.current = (c + 1) % self.n;
+                self.in_turn = false;
             }
         }
     }
@@ -88,9 +109,12 @@ impl Dwrr {
     pub fn dequeued(&mut self, i: usize, now_empty: bool) {
         if now_empty && i >= self.offset {
             let c = i - self.offset;
-            self.deficit[c] = 0;
+            self.qd[c].1 = 0;
             if c == self.current {
-                self.advance();
+                // its turn ends: the next turn goes to the next queue, even if this
+                // one receives a packet before the next decision
+                self.current = (c + 1) % self.n;
+                self.in_turn = false;
             }
         }
     }

@@ -107,10 +107,13 @@ impl Scheduler {
         }
     }
 
-    /// The tail of queue `i` was evicted.
-    pub fn evicted(&mut self, i: usize) {
-        if let Scheduler::Wfq(s) = self {
-            s.evicted(i);
+    /// The tail of queue `i` was evicted; `now_empty` if it has no more waiting.
+    pub fn evicted(&mut self, i: usize, now_empty: bool) {
+        match self {
+            Scheduler::Wfq(s) => s.evicted(i),
+            Scheduler::Dwrr(s) => s.evicted(i, now_empty),
+            Scheduler::SpDwrr(s) => s.1.evicted(i, now_empty),
+            Scheduler::Strict | Scheduler::Wrr(_) => {}
         }
     }
 
