@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use super::queues::{QueueStats, QueueStore};
+use super::queues::{OnWire, QueueStats, QueueStore};
 use crate::engine::Time;
 use crate::net::PktId;
 
@@ -13,8 +13,7 @@ use crate::net::PktId;
 #[repr(C)]
 pub struct OneQueue {
     waiting: u64,
-    svc_bytes: u64,
-    svc_until: Time,
+    svc: OnWire,
     last_change: Time,
     area: u128,
     fifo: VecDeque<(PktId, u32)>,
@@ -29,7 +28,7 @@ impl OneQueue {
 
     #[inline(always)]
     fn integrate(&mut self, t: Time) {
-        let held = self.waiting + self.svc_bytes;
+        let held = self.waiting + self.svc.bytes();
         self.area += held as u128 * (t - self.last_change) as u128;
         self.last_change = t;
     }
@@ -63,12 +62,7 @@ impl QueueStore for OneQueue {
 
     #[inline(always)]
     fn total(&self, now: Time) -> u64 {
-        self.waiting
-            + if now < self.svc_until {
-                self.svc_bytes
-            } else {
-                0
-            }
+        self.waiting + self.svc.held(now)
     }
 
     #[inline(always)]
@@ -78,14 +72,15 @@ impl QueueStore for OneQueue {
 
     #[inline(always)]
     fn settle(&mut self, now: Time) -> u64 {
-        if self.svc_bytes > 0 && self.svc_until <= now {
-            let until = self.svc_until;
-            self.integrate(until);
-            let b = self.svc_bytes;
-            self.svc_bytes = 0;
-            return b;
+        match self.svc.retire(now) {
+            Some((until, bytes)) => {
+                // integrate up to the finish with the packet still counted
+                self.area += (self.waiting + bytes) as u128 * (until - self.last_change) as u128;
+                self.last_change = until;
+                bytes
+            }
+            None => 0,
         }
-        0
     }
 
     #[inline(always)]
@@ -93,27 +88,24 @@ impl QueueStore for OneQueue {
         self.integrate(now);
         self.fifo.push_back((id, size));
         self.waiting += size as u64;
-        self.stats.max_bytes = self.stats.max_bytes.max(self.waiting + self.svc_bytes);
+        self.stats.max_bytes = self.stats.max_bytes.max(self.waiting + self.svc.bytes());
     }
 
     #[inline(always)]
     fn start(&mut self, _: usize, until: Time) -> (PktId, bool) {
-        debug_assert_eq!(self.svc_bytes, 0);
         let (id, size) = self.fifo.pop_front().expect("start on a non-empty queue");
         self.waiting -= size as u64;
         self.stats.tx_pkts += 1;
         self.stats.tx_bytes += size as u64;
-        self.svc_bytes = size as u64;
-        self.svc_until = until;
+        self.svc.start(size as u64, until);
         (id, self.fifo.is_empty())
     }
 
     #[inline(always)]
     fn start_direct(&mut self, now: Time, _: usize, size: u32, until: Time) {
-        debug_assert!(self.svc_bytes == 0 && self.fifo.is_empty());
+        debug_assert!(self.fifo.is_empty());
         self.integrate(now);
-        self.svc_bytes = size as u64;
-        self.svc_until = until;
+        self.svc.start(size as u64, until);
         self.stats.tx_pkts += 1;
         self.stats.tx_bytes += size as u64;
         self.stats.max_bytes = self.stats.max_bytes.max(size as u64);

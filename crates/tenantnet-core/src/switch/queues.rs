@@ -97,6 +97,51 @@ pub trait QueueStore {
     fn waiting_packets(&self) -> u64;
 }
 
+/// The packet on the wire. Its bytes stay in the buffer until its last bit has left,
+/// which is noticed lazily: [`retire`](OnWire::retire) at the next touch.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OnWire {
+    bytes: u64,
+    until: Time,
+}
+
+impl OnWire {
+    /// Bytes it still holds at `now`.
+    #[inline(always)]
+    pub fn held(&self, now: Time) -> u64 {
+        if now < self.until {
+            self.bytes
+        } else {
+            0
+        }
+    }
+
+    /// Bytes it held when last seen (before any lazy retirement).
+    #[inline(always)]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// If it finished by `now`, retires it and returns (finish time, bytes).
+    #[inline(always)]
+    pub fn retire(&mut self, now: Time) -> Option<(Time, u64)> {
+        if self.bytes > 0 && self.until <= now {
+            let done = (self.until, self.bytes);
+            self.bytes = 0;
+            return Some(done);
+        }
+        None
+    }
+
+    /// Puts `bytes` on the wire until `until`.
+    #[inline(always)]
+    pub fn start(&mut self, bytes: u64, until: Time) {
+        debug_assert_eq!(self.bytes, 0, "the previous packet must have been retired");
+        self.bytes = bytes;
+        self.until = until;
+    }
+}
+
 /// One queue of a [`QueueSet`]: waiting packets with their sizes. Laid out so that
 /// what every push and transmission touches shares the first cache line.
 #[derive(Default)]
@@ -115,8 +160,7 @@ pub struct QueueSet {
     nonempty: u64,
     waiting: u64,
     svc_queue: usize,
-    svc_bytes: u64,
-    svc_until: Time,
+    svc: OnWire,
 }
 
 impl QueueSet {
@@ -128,8 +172,7 @@ impl QueueSet {
             nonempty: 0,
             waiting: 0,
             svc_queue: 0,
-            svc_bytes: 0,
-            svc_until: 0,
+            svc: OnWire::default(),
         }
     }
 
@@ -138,7 +181,7 @@ impl QueueSet {
     fn held(&self, i: usize) -> u64 {
         self.queues[i].waiting
             + if i == self.svc_queue {
-                self.svc_bytes
+                self.svc.bytes()
             } else {
                 0
             }
@@ -181,18 +224,13 @@ impl QueueStore for QueueSet {
 
     #[inline(always)]
     fn total(&self, now: Time) -> u64 {
-        self.waiting
-            + if now < self.svc_until {
-                self.svc_bytes
-            } else {
-                0
-            }
+        self.waiting + self.svc.held(now)
     }
 
     #[inline(always)]
     fn len(&self, i: usize, now: Time) -> u64 {
-        let svc = if i == self.svc_queue && now < self.svc_until {
-            self.svc_bytes
+        let svc = if i == self.svc_queue {
+            self.svc.held(now)
         } else {
             0
         };
@@ -201,14 +239,17 @@ impl QueueStore for QueueSet {
 
     #[inline(always)]
     fn settle(&mut self, now: Time) -> u64 {
-        if self.svc_bytes > 0 && self.svc_until <= now {
-            let (i, until) = (self.svc_queue, self.svc_until);
-            self.integrate(i, until);
-            let b = self.svc_bytes;
-            self.svc_bytes = 0;
-            return b;
+        match self.svc.retire(now) {
+            Some((until, bytes)) => {
+                // integrate up to the finish with the packet still counted
+                let i = self.svc_queue;
+                let q = &mut self.queues[i];
+                q.area += (q.waiting + bytes) as u128 * (until - q.last_change) as u128;
+                q.last_change = until;
+                bytes
+            }
+            None => 0,
         }
-        0
     }
 
     #[inline]
@@ -226,7 +267,6 @@ impl QueueStore for QueueSet {
 
     #[inline]
     fn start(&mut self, i: usize, until: Time) -> (PktId, bool) {
-        debug_assert_eq!(self.svc_bytes, 0);
         let q = &mut self.queues[i];
         let (id, size) = q.fifo.pop_front().expect("start on a non-empty queue");
         q.waiting -= size as u64;
@@ -238,18 +278,16 @@ impl QueueStore for QueueSet {
         }
         self.waiting -= size as u64;
         self.svc_queue = i;
-        self.svc_bytes = size as u64;
-        self.svc_until = until;
+        self.svc.start(size as u64, until);
         (id, empty)
     }
 
     #[inline]
     fn start_direct(&mut self, now: Time, i: usize, size: u32, until: Time) {
-        debug_assert!(self.svc_bytes == 0 && self.nonempty == 0);
+        debug_assert_eq!(self.nonempty, 0);
         self.integrate(i, now);
         self.svc_queue = i;
-        self.svc_bytes = size as u64;
-        self.svc_until = until;
+        self.svc.start(size as u64, until);
         let q = &mut self.queues[i];
         q.stats.tx_pkts += 1;
         q.stats.tx_bytes += size as u64;

@@ -89,33 +89,32 @@ impl Dwrr {
         }
     }
 
-    /// Queue `i` (a port queue index) lost packets to an eviction; an emptied
-    /// queue forfeits its deficit.
-    pub fn evicted(&mut self, i: usize, now_empty: bool) {
-        if now_empty && i >= self.offset {
+    /// Queue `i` (a port queue index) emptied: it forfeits its deficit, and if it
+    /// was the one in its turn, the next turn goes to the next queue, even if it
+    /// receives a packet before the next decision (DRR's rule).
+    fn forfeit(&mut self, i: usize) {
+        if i >= self.offset {
             let c = i - self.offset;
             self.qd[c].1 = 0;
             if c == self.current {
-                // its turn ends: the next turn goes to the next queue, even if this
-                // one receives a packet before the next decision
                 self.current = (c + 1) % self.n;
                 self.in_turn = false;
             }
         }
     }
 
-    /// Queue `i` (a port queue index) sent its head; an emptied queue ends its turn.
+    /// Queue `i` lost packets to an eviction; `now_empty` if it has none waiting.
+    pub fn evicted(&mut self, i: usize, now_empty: bool) {
+        if now_empty {
+            self.forfeit(i);
+        }
+    }
+
+    /// Queue `i` sent its head; `now_empty` if it has none waiting.
     #[inline]
     pub fn dequeued(&mut self, i: usize, now_empty: bool) {
-        if now_empty && i >= self.offset {
-            let c = i - self.offset;
-            self.qd[c].1 = 0;
-            if c == self.current {
-                // its turn ends: the next turn goes to the next queue, even if this
-                // one receives a packet before the next decision
-                self.current = (c + 1) % self.n;
-                self.in_turn = false;
-            }
+        if now_empty {
+            self.forfeit(i);
         }
     }
 }
