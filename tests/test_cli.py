@@ -81,12 +81,23 @@ def test_seed_override(tmp_path: Path) -> None:
 def test_demo_writes_a_report(tmp_path: Path) -> None:
     p = cli("demo", "-q", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    html = (tmp_path / "tenantnet-out" / "report.html").read_text()
-    assert html.count("data:image/png;base64") >= 3
-    for table in ["flows", "throughput", "queues", "links", "queue_stats"]:
-        assert (tmp_path / "tenantnet-out" / f"{table}.parquet").exists()
-    s = json.loads((tmp_path / "tenantnet-out" / "summary.json").read_text())
-    assert s["conservation_ok"]
+    out = tmp_path / "tenantnet-out"
+    html = (out / "report.html").read_text()
+    assert html.count("data:image/png;base64") >= 5
+    for policy in ["none", "static", "mbfq"]:
+        for table in ["flows", "throughput", "queues", "links", "queue_stats", "vms",
+                      "vm_rates"]:
+            assert (out / policy / f"{table}.parquet").exists()
+        s = json.loads((out / policy / "summary.json").read_text())
+        assert s["conservation_ok"]
+    # the side-by-side table: only MBFQ both meets the guarantees and conserves work
+    cmp = pd.read_csv(out / "comparison.csv").set_index("policy")
+    print(cmp.T)
+    assert cmp["guarantees met"].to_dict() == {
+        "no enforcement": False, "static reservation": True, "MBFQ": True}
+    assert cmp["work-conserving"].to_dict() == {
+        "no enforcement": True, "static reservation": False, "MBFQ": True}
+    assert "Side by side" in html
 
 
 def test_schema_is_json() -> None:

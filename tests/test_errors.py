@@ -30,6 +30,12 @@ cdf_file = "bad.cdf"
 flows = 10
 """
 
+TENANT = """
+[[tenants]]
+name = "t"
+vms = [{ host = "h0", guarantee = "2Gbps", name = "a" }, { host = "h0", guarantee = "6Gbps" }]
+"""
+
 CASES = {
     # name: (scenario text, fragments the message must contain)
     "unknown_key": (BASE.replace("link_rate =", "linkrate ="),
@@ -50,6 +56,22 @@ CASES = {
     "buffer_below_a_packet": (BASE + '[network]\nbuffer = "1000B"\n',
                               ["network.buffer", '"1000B"', "packet"]),
     "toml_syntax": ("simulation = [\n", ["not valid TOML", "line 1"]),
+    "vm_on_unknown_host": (BASE + TENANT.replace('host = "h0"', 'host = "h99"'),
+                           ["tenants[0].vms[0].host", '"h99"', "no host"]),
+    "vm_guarantees_exceed_capacity": (
+        BASE + TENANT.replace('"2Gbps"', '"6Gbps"'),
+        ["tenants[0].vms[1]", "host h0", "12 Gb/s", "capacity C = 10 Gb/s"]),
+    "vm_without_guarantee": (BASE + TENANT.replace('guarantee = "2Gbps", ', ""),
+                             ["tenants[0].vms[0].guarantee", "give the VM or its tenant"]),
+    "vswitch_unknown_policy": (BASE + TENANT + '[vswitch]\npolicy = "fair"\n',
+                               ["vswitch.policy", '"fair"', '"mbfq"']),
+    "mbfq_fraction_out_of_range": (BASE + TENANT + "[vswitch.mbfq]\nreclaim_below = 1.5\n",
+                                   ["vswitch.mbfq.reclaim_below", "1.5", "(0, 1]"]),
+    "vm_weights_on_some_vms_only": (
+        BASE + TENANT.replace('guarantee = "2Gbps", ', 'guarantee = "2Gbps", weight = 2.0, '),
+        ["tenants[0].vms[1]", "every VM on host h0 a weight, or none"]),
+    "vswitch_capacity_above_nic": (BASE + TENANT + '[vswitch]\ncapacity = "40Gbps"\n',
+                                   ["vswitch.capacity", '"40Gbps"', "NIC rate"]),
 }
 
 

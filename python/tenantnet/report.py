@@ -43,7 +43,7 @@ def tenant_throughput_figure(runs: Mapping[str, Results]) -> Figure:
     for ax, (label, r) in zip(axes[0], runs.items(), strict=True):
         tp = r.throughput[r.throughput["scope"] == "tenant"]
         for tenant, g in tp.groupby("id", sort=True):
-            ax.plot(g["time_s"] * 1e3, g["gbps"], label=str(tenant), drawstyle="steps-post")
+            ax.plot(g["time_s"] * 1e3, g["gbps"], label=str(tenant), drawstyle="steps-pre")
         ax.set_title(label)
         ax.set_xlabel("time (ms)")
         ax.grid(alpha=0.3)
@@ -87,6 +87,54 @@ def queue_figure(r: Results, top: int = 6, title: str = "") -> Figure:
     ax.set_title(title or "busiest switch ports")
     ax.grid(alpha=0.3)
     return fig
+
+
+def vm_figure(runs: Mapping[str, Results]) -> Figure:
+    """Transmit rate of each VM over time (solid) and its guarantee (dotted), one
+    panel per run."""
+    fig, axes = plt.subplots(1, len(runs), figsize=(6.4 * len(runs), 3.6), squeeze=False,
+                             sharey=True)
+    for ax, (label, r) in zip(axes[0], runs.items(), strict=True):
+        tp = r.throughput[r.throughput["scope"] == "vm"]
+        for vm, g in tp.groupby("id", sort=True):
+            line, = ax.plot(g["time_s"], g["gbps"], label=str(vm), drawstyle="steps-pre")
+            rates = r.vm_rates[r.vm_rates["vm"] == vm]
+            if len(rates):
+                ax.plot(rates["time_s"], rates["guarantee_gbps"], ls=":", lw=1,
+                        color=line.get_color(), drawstyle="steps-post")
+        ax.set_title(label)
+        ax.set_xlabel("time (s)")
+        ax.grid(alpha=0.3)
+        if len(tp):
+            ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("transmit rate (Gb/s)")
+    return fig
+
+
+def allocation_figure(runs: Mapping[str, Results]) -> Figure | None:
+    """The rate each VM's token bucket enforced (MBFQ's AR) over time, for the runs
+    that throttle; ``None`` if none does."""
+    shaped = {k: r for k, r in runs.items() if r.vm_rates["allocated_gbps"].notna().any()}
+    if not shaped:
+        return None
+    fig, axes = plt.subplots(1, len(shaped), figsize=(6.4 * len(shaped), 3.2), squeeze=False,
+                             sharey=True)
+    for ax, (label, r) in zip(axes[0], shaped.items(), strict=True):
+        for vm, g in r.vm_rates.groupby("vm", sort=True):
+            ax.plot(g["time_s"], g["allocated_gbps"].astype(float), label=str(vm),
+                    drawstyle="steps-post", marker=".", ms=3)
+        ax.set_title(label)
+        ax.set_xlabel("time (s)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("allocated rate (Gb/s)")
+    return fig
+
+
+def vm_table(r: Results) -> pd.DataFrame:
+    """Per VM: tenant, host, policy, guarantee and mean transmit rate."""
+    cols = ["vm", "tenant", "host", "policy", "guarantee_gbps", "mean_gbps", "drops"]
+    return r.vms[cols]
 
 
 def fct_table(r: Results) -> pd.DataFrame:
@@ -152,14 +200,24 @@ td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}
 
 
 def write_report(runs: Mapping[str, Results], out: str | Path, title: str,
-                 intro: str = "") -> Path:
-    """Writes an HTML report comparing ``runs`` (label → results) to ``out``."""
+                 intro: str = "", extra: str = "") -> Path:
+    """Writes an HTML report comparing ``runs`` (label → results) to ``out``;
+    ``extra`` is HTML placed after the introduction."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     parts = [f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>",
              f"<style>{CSS}</style><h1>{html.escape(title)}</h1>"]
     if intro:
         parts.append(f"<p>{intro}</p>")
+    parts.append(extra)
+    if any(len(r.vms) for r in runs.values()):
+        parts.append("<h2>VMs: transmit rate past the vswitch</h2>")
+        parts.append(_img(vm_figure(runs), "VM transmit rate over time"))
+        alloc = allocation_figure(runs)
+        if alloc is not None:
+            parts.append("<h2>Rate enforced by each VM's token bucket</h2>")
+            parts.append(_img(alloc, "allocated rate per VM"))
+        parts.append(_per_run(runs, vm_table))
     parts.append("<h2>Goodput per tenant</h2>")
     parts.append(_img(tenant_throughput_figure(runs), "tenant goodput over time"))
     parts.append(_per_run(runs, tenant_table))

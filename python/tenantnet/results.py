@@ -5,12 +5,18 @@ Files written by :meth:`Results.write`:
 * ``flows.parquet``: flow_id, tenant, src, dst, size_bytes (empty for long-lived),
   start_s, end_s (empty if unfinished), fct_s, retransmits, timeouts,
   bytes_delivered, protocol, workload
-* ``throughput.parquet``: time_s, scope (flow, tenant, link or queue), id, tenant, gbps
+* ``throughput.parquet``: time_s, scope (flow, tenant, link, queue or vm), id, tenant, gbps
 * ``queues.parquet``: time_s, switch, port, queue, bytes, peer
 * ``links.parquet``: per port: node, port, peer, rate_gbps, tx_bytes, tx_packets,
   drops, evictions, ecn_marks, mean_queue_bytes, max_queue_bytes, utilization
 * ``queue_stats.parquet``: per switch-port queue: node, port, peer, queue, weight,
   tx_bytes, tx_packets, drops, evictions, ecn_marks, mean_bytes, max_bytes
+* ``vms.parquet``: per VM: vm, tenant, host, policy (none, static, mbfq),
+  guarantee_gbps (at the end), weight, tx_bytes, mean_gbps, drops
+* ``vm_rates.parquet``: per VM per vswitch tick (every MBFQ interval T): time_s, vm,
+  tenant, send_gbps (SR over the last interval), allocated_gbps (the rate its
+  token bucket enforces from then on; empty while it is off), target_gbps (MBFQ's
+  TR), ru, guarantee_gbps, nic_utilization
 * ``summary.json``: simulated time, wall time, events, packet counts, ECN marks,
   seed, tenantnet version, per-workload facts
 """
@@ -25,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-TABLES = ("flows", "throughput", "queues", "links", "queue_stats")
+TABLES = ("flows", "throughput", "queues", "links", "queue_stats", "vms", "vm_rates")
 
 
 def _column(enc: tuple[Any, ...]) -> Any:
@@ -64,6 +70,8 @@ class Results:
     queues: pd.DataFrame
     links: pd.DataFrame
     queue_stats: pd.DataFrame
+    vms: pd.DataFrame
+    vm_rates: pd.DataFrame
 
     @classmethod
     def from_core(cls, summary_json: str, tables: dict[str, dict[str, tuple[Any, ...]]]) -> Results:

@@ -9,6 +9,8 @@
 //! * [`switch`]: a port's queues, DSCP classification, schedulers, buffer policies
 //!   (including BarberQ) and ECN marking.
 //! * [`transport`]: TCP NewReno, DCTCP, UDP sources.
+//! * [`vswitch`]: tenants' VMs in the host's virtual switch: per-VM queues, token
+//!   buckets, static reservation and MBFQ.
 //! * [`workload`]: flow-size distributions and traffic generators.
 //! * [`scenario`]: the TOML scenario format, its parser and builder.
 //! * [`sim`]: the event loop, the data path, recording and results.
@@ -29,6 +31,7 @@ pub mod sim;
 pub mod switch;
 pub mod transport;
 pub mod units;
+pub mod vswitch;
 pub mod workload;
 
 /// The tenantnet version.

@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from . import barberq
+from . import barberq, mbfq
 
 REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
     "barberq-fig1": ("BarberQ Fig. 1: two services, best effort vs BarberQ",
                      barberq.reproduce_fig1),
     "barberq-fig2": ("BarberQ Fig. 2: 8 services, fairness and throughput over time",
                      barberq.reproduce_fig2),
+    "mbfq-fig6": ("MBFQ Fig. 6: four VMs share 9.5 Gb/s; ramp-up and ramp-down, "
+                  "MBFQ and static reservation", mbfq.reproduce_fig6),
 }

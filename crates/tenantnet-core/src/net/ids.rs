@@ -40,3 +40,7 @@ id_type!(
     /// A packet slot in the `PacketPool`.
     PktId
 );
+id_type!(
+    /// A virtual machine in the simulation's VM table (`crate::vswitch`).
+    VmId
+);

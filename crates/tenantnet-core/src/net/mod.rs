@@ -8,7 +8,7 @@ pub mod port;
 pub mod routing;
 pub mod topology;
 
-pub use ids::{FlowId, HostId, NodeId, PktId, PortId, SwitchId};
+pub use ids::{FlowId, HostId, NodeId, PktId, PortId, SwitchId, VmId};
 pub use network::{FabricConfig, Network, NetworkBuilder, NodeKind};
 pub use packet::{Packet, PacketPool};
 pub use port::{EcnConfig, EcnMarkPoint, Port, PortConfig, QueueConfig};

@@ -12,6 +12,7 @@ use super::fabric;
 use super::flows::{self, WorkloadCtx};
 use super::parse::{join, lookup, Scenario, ScenarioError};
 use super::spec::{Protocol, TopologySpec, TransportSpec};
+use super::vswitch;
 use super::workloads::Hosts;
 use crate::net::{HostId, Network};
 use crate::sim::recorder::OutputParams;
@@ -200,7 +201,8 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
         .build(&fabric, seed)
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
 
-    let mut tenants: Vec<String> = Vec::new();
+    let declared = vswitch::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
+    let mut tenants: Vec<String> = declared.names.clone();
     let mut tcp: Vec<TcpConfig> = vec![base_tcp.clone()];
     let mut flows: Vec<FlowSpec> = Vec::new();
     let mut infos = Vec::new();
@@ -254,6 +256,11 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
             seed,
             max_packet,
             flows_so_far: flows.len(),
+            vms: &declared.params.vms,
+            mine: declared
+                .vms_of
+                .get(tenant as usize)
+                .map_or(&[][..], |v| v.as_slice()),
         };
         let (made, info) = flows::generate(&w.kind, &wc)?;
         infos.push(info);
@@ -289,6 +296,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
             tenants,
             workloads: infos,
         },
+        vswitch: declared.params,
     };
     Ok(Sim::new(params))
 }

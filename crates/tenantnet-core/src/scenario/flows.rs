@@ -1,21 +1,23 @@
 //! From a workload table to its flows: every generator of `crate::workload`
 //! applied to hosts resolved against the topology, with the checks that need both.
 
-use super::build::{bytes_only, resolve_hosts, Ctx};
+use super::build::{bytes_only, Ctx};
 use super::parse::{join, ScenarioError};
+use super::vswitch::resolve_ends;
 use super::workloads::{
     Hosts, PeriodDistribution, Poisson as PoissonSpec, SizeSampling, WorkloadKind,
 };
 use crate::engine::rng::Rng;
 use crate::engine::Time;
-use crate::net::{HostId, Network};
+use crate::net::{Network, VmId};
 use crate::sim::event;
 use crate::sim::results::WorkloadInfo;
 use crate::transport::udp::OnOff;
 use crate::transport::TcpConfig;
 use crate::units::Size;
+use crate::vswitch::Vm;
 use crate::workload::generate::{all_pairs, permutation, Poisson, Window};
-use crate::workload::{Cdf, FlowKind, FlowSpec};
+use crate::workload::{Cdf, FlowKind, FlowSpec, OnHost, TrafficEnd};
 
 /// What a workload's flows share, resolved by the builder.
 pub struct WorkloadCtx<'a> {
@@ -43,6 +45,10 @@ pub struct WorkloadCtx<'a> {
     pub max_packet: u64,
     /// Flows made by earlier workloads.
     pub flows_so_far: usize,
+    /// Every VM of the scenario.
+    pub vms: &'a [Vm],
+    /// The VMs of this workload's tenant (empty: it sends between hosts).
+    pub mine: &'a [VmId],
 }
 
 fn load_cdf(ctx: &Ctx, p: &PoissonSpec, key: &str) -> Result<Cdf, ScenarioError> {
@@ -98,15 +104,17 @@ pub fn generate(
         offered_load: None,
         window_s: None,
     };
-    let mut push = |src: HostId,
-                    dst: HostId,
+    let mut push = |src: TrafficEnd,
+                    dst: TrafficEnd,
                     size: Option<u64>,
                     start: Time,
                     stop: Option<Time>,
                     kind: FlowKind| {
         made.push(FlowSpec {
-            src,
-            dst,
+            src: src.host,
+            dst: dst.host,
+            src_vm: src.vm,
+            dst_vm: dst.vm,
             size,
             start,
             stop,
@@ -153,15 +161,18 @@ pub fn generate(
         }
         Ok(size as u32)
     };
-    let pairs_of = |src: &Hosts, dst: &Hosts| -> Result<Vec<(HostId, HostId)>, ScenarioError> {
-        let s = resolve_hosts(ctx, net, src, &k("src"))?;
-        let d = resolve_hosts(ctx, net, dst, &k("dst"))?;
-        let p = all_pairs(&s, &d);
-        if p.is_empty() {
-            return Err(ctx.err(&k("dst"), "no (src, dst) pair with src different from dst"));
-        }
-        Ok(p)
-    };
+    let ends = |sel: &Hosts, f: &str| resolve_ends(ctx, net, c.vms, c.mine, sel, &k(f));
+    let pairs_of =
+        |src: &Hosts, dst: &Hosts| -> Result<Vec<(TrafficEnd, TrafficEnd)>, ScenarioError> {
+            let p = all_pairs(&ends(src, "src")?, &ends(dst, "dst")?);
+            if p.is_empty() {
+                return Err(ctx.err(
+                    &k("dst"),
+                    "no (src, dst) pair with src and dst on different hosts",
+                ));
+            }
+            Ok(p)
+        };
     match kind {
         WorkloadKind::LongLived(l) => {
             info.kind = "long_lived".into();
@@ -200,9 +211,18 @@ pub fn generate(
         }
         WorkloadKind::Permutation(p) => {
             info.kind = "permutation".into();
-            let hosts = resolve_hosts(ctx, net, &p.hosts, &k("hosts"))?;
+            let hosts = ends(&p.hosts, "hosts")?;
             if hosts.len() < 2 {
                 return Err(ctx.err(&k("hosts"), "a permutation needs at least 2 hosts"));
+            }
+            let mut on: Vec<_> = hosts.iter().map(|e| e.host).collect();
+            on.sort();
+            on.dedup();
+            if on.len() != hosts.len() {
+                return Err(ctx.err(
+                    &k("hosts"),
+                    "a permutation needs its endpoints on distinct hosts",
+                ));
             }
             let size = p.size.map(|s| size_of(s, "size")).transpose()?;
             check_stop(p.start.0, p.stop.map(|s| s.0))?;
@@ -213,13 +233,13 @@ pub fn generate(
         }
         WorkloadKind::Incast(ic) => {
             info.kind = "incast".into();
-            let rx = resolve_hosts(ctx, net, &Hosts(vec![ic.receiver.clone()]), &k("receiver"))?;
+            let rx = ends(&Hosts(vec![ic.receiver.clone()]), "receiver")?;
             if rx.len() != 1 {
-                return Err(ctx.err(&k("receiver"), "expected exactly one host"));
+                return Err(ctx.err(&k("receiver"), "expected exactly one host or VM"));
             }
-            let senders: Vec<HostId> = resolve_hosts(ctx, net, &ic.senders, &k("senders"))?
+            let senders: Vec<TrafficEnd> = ends(&ic.senders, "senders")?
                 .into_iter()
-                .filter(|h| *h != rx[0])
+                .filter(|h| h.host != rx[0].host)
                 .collect();
             if senders.is_empty() {
                 return Err(ctx.err(&k("senders"), "no sender other than the receiver"));
@@ -251,10 +271,12 @@ pub fn generate(
                 ));
             }
             let cdf = load_cdf(ctx, p, &key)?;
-            let srcs = resolve_hosts(ctx, net, &p.src, &k("src"))?;
-            let dsts = resolve_hosts(ctx, net, &p.dst, &k("dst"))?;
-            if dsts.len() == 1 && srcs.contains(&dsts[0]) {
-                return Err(ctx.err(&k("dst"), "a source has no destination other than itself"));
+            let srcs = ends(&p.src, "src")?;
+            let dsts = ends(&p.dst, "dst")?;
+            if dsts.iter().all(|d| d.host == dsts[0].host)
+                && srcs.iter().any(|s| s.host == dsts[0].host)
+            {
+                return Err(ctx.err(&k("dst"), "a source has no destination on another host"));
             }
             let window = match (p.flows, p.stop) {
                 (Some(_), Some(_)) => {
@@ -273,7 +295,10 @@ pub fn generate(
                     Window::Until(s.0)
                 }
             };
-            let capacity: f64 = srcs.iter().map(|&h| net.host_rate(h) as f64).sum();
+            let mut src_hosts: Vec<_> = srcs.iter().map(|e| e.host()).collect();
+            src_hosts.sort();
+            src_hosts.dedup();
+            let capacity: f64 = src_hosts.iter().map(|&h| net.host_rate(h) as f64).sum();
             if let Window::Until(stop) = window {
                 let expect =
                     p.load * capacity / (8.0 * cdf.mean()) * (stop - p.start.0) as f64 / 1e12;

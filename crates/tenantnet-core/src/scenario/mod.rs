@@ -1,11 +1,14 @@
-//! Scenarios: the TOML format ([`spec`], [`workloads`]), reading it with precise
-//! errors ([`parse`]), and turning it into a simulation ([`build`]).
+//! Scenarios: the TOML format ([`spec`], [`workloads`], [`tenants`]), reading it
+//! with precise errors ([`parse`]), and turning it into a simulation ([`build`],
+//! [`vswitch`] for tenants' VMs).
 
 pub mod build;
 pub mod fabric;
 pub mod flows;
 pub mod parse;
 pub mod spec;
+pub mod tenants;
+pub mod vswitch;
 pub mod workloads;
 
 use std::path::Path;

@@ -306,6 +306,8 @@ pub fn parse_with_root(
         topology,
         network: raw.network,
         transport: raw.transport,
+        tenants: raw.tenants,
+        vswitch: raw.vswitch,
         workloads,
         output: raw.output,
     };

@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::tenants::{TenantSpec, VswitchSpec};
 use super::workloads::WorkloadSpec;
 use crate::net::topology::{Dumbbell, FatTree, LeafSpine, Star};
 use crate::units::{Size, TimeSpan};
@@ -34,6 +35,12 @@ pub struct ScenarioSpec<T = TopologySpec, W = WorkloadSpec> {
     /// Defaults for every TCP flow; a workload's own `transport` table overrides them.
     #[serde(default)]
     pub transport: TransportSpec,
+    /// Tenants with VMs and bandwidth guarantees: a list of `[[tenants]]` tables.
+    #[serde(default)]
+    pub tenants: Vec<TenantSpec>,
+    /// How each host's virtual switch enforces its VMs' guarantees.
+    #[serde(default)]
+    pub vswitch: VswitchSpec,
     /// The traffic: a list of `[[workloads]]` tables, each with a `kind`.
     #[serde(default)]
     pub workloads: Vec<W>,
@@ -384,6 +391,8 @@ pub enum Scope {
     Link,
     /// Each queue's transmitted bytes, for switch ports with more than one queue.
     Queue,
+    /// Each VM's transmitted bytes past its vswitch (wire rate, ACKs it sends included).
+    Vm,
 }
 
 /// What the run records.
@@ -393,7 +402,7 @@ pub struct OutputSpec {
     /// Sampling interval of throughput and queue samples [duration / 100].
     #[serde(default)]
     pub sample_interval: Option<TimeSpan>,
-    /// Throughput scopes to record [`["flow", "tenant", "link", "queue"]`].
+    /// Throughput scopes to record [`["flow", "tenant", "link", "queue", "vm"]`].
     #[serde(default = "default_scopes")]
     pub throughput: Vec<Scope>,
     /// Record switch-port occupancy every interval in `queues.parquet` [true].
@@ -405,7 +414,13 @@ pub struct OutputSpec {
 }
 
 fn default_scopes() -> Vec<Scope> {
-    vec![Scope::Flow, Scope::Tenant, Scope::Link, Scope::Queue]
+    vec![
+        Scope::Flow,
+        Scope::Tenant,
+        Scope::Link,
+        Scope::Queue,
+        Scope::Vm,
+    ]
 }
 
 impl Default for OutputSpec {

@@ -293,7 +293,7 @@ pub enum SizeSampling {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Poisson {
-    /// Offered load as a fraction of the summed NIC rate of the sources (0 < load).
+    /// Offered load as a fraction of the summed NIC rate of the source hosts (0 < load).
     pub load: f64,
     /// A built-in size distribution: websearch, datamining, cache, hadoop, enterprise.
     #[serde(default)]

@@ -38,24 +38,26 @@ impl Sim {
             let at = stop.max(now);
             self.schedule(at, Event::Stop(f));
         }
+        let mut out = self.sender_out(f);
         let flow = &mut self.flows[f.idx()];
         match &mut flow.ep {
             Endpoint::Tcp { snd, .. } => {
                 let cfg = &self.tcp[transport_of(&flow.spec.kind)];
-                let mut out = std::mem::take(&mut self.sout);
                 snd.start(now, cfg, &mut out);
                 self.emit_segments(f, &mut out);
+                self.note_blocked(f, &out);
                 self.sout = out;
             }
             Endpoint::Udp { src, .. } => {
                 let tick = src.start(now);
+                self.sout = out;
                 self.udp_step(f, tick.send, tick.next);
             }
         }
     }
 
     /// Sends the segments a TCP sender asked for and schedules its timer.
-    fn emit_segments(&mut self, f: FlowId, out: &mut SenderOut) {
+    pub(super) fn emit_segments(&mut self, f: FlowId, out: &mut SenderOut) {
         let flow = &self.flows[f.idx()];
         let cfg = &self.tcp[transport_of(&flow.spec.kind)];
         let base = Packet {
@@ -67,7 +69,7 @@ impl Sim {
             flags: if cfg.ect() { flags::ECT } else { 0 },
             ..Default::default()
         };
-        let (src, header) = (flow.spec.src, cfg.header);
+        let (src, vm, header) = (flow.spec.src, flow.spec.src_vm, cfg.header);
         for seg in out.segments.drain(..) {
             let mut p = base;
             p.seq = seg.seq;
@@ -79,7 +81,7 @@ impl Sim {
             }
             let id = self.pkts.alloc(p);
             self.counters.data_sent += 1;
-            self.host_send(src, id);
+            self.send_from(src, vm, id, false);
         }
         if let Some(t) = out.rto_event.take() {
             self.schedule(t, Event::Rto(f));
@@ -90,7 +92,7 @@ impl Sim {
     fn emit_acks(&mut self, f: FlowId, out: &mut ReceiverOut) {
         let flow = &self.flows[f.idx()];
         let cfg = &self.tcp[transport_of(&flow.spec.kind)];
-        let (rcv_host, ack_size) = (flow.spec.dst, cfg.ack_size);
+        let (rcv_host, rcv_vm, ack_size) = (flow.spec.dst, flow.spec.dst_vm, cfg.ack_size);
         let base = Packet {
             flow: f,
             dst: flow.spec.src,
@@ -107,7 +109,7 @@ impl Sim {
             p.ts = a.ts;
             p.flags = flags::ACK | if a.ece { flags::ECE } else { 0 };
             let id = self.pkts.alloc(p);
-            self.host_send(rcv_host, id);
+            self.send_from(rcv_host, rcv_vm, id, false);
         }
         if let Some(t) = out.delack_event.take() {
             self.schedule(t, Event::DelAck(f));
@@ -168,25 +170,27 @@ impl Sim {
 
     fn on_ack(&mut self, p: Packet) {
         let f = p.flow;
+        let mut out = self.sender_out(f);
         let flow = &mut self.flows[f.idx()];
         if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
             let cfg = &self.tcp[transport_of(&flow.spec.kind)];
-            let mut out = std::mem::take(&mut self.sout);
             snd.on_ack(self.now, p.seq, p.has(flags::ECE), p.ts, cfg, &mut out);
             self.emit_segments(f, &mut out);
-            self.sout = out;
+            self.note_blocked(f, &out);
         }
+        self.sout = out;
     }
 
     pub(super) fn on_rto(&mut self, f: FlowId) {
+        let mut out = self.sender_out(f);
         let flow = &mut self.flows[f.idx()];
         if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
             let cfg = &self.tcp[transport_of(&flow.spec.kind)];
-            let mut out = std::mem::take(&mut self.sout);
             snd.on_rto_event(self.now, cfg, &mut out);
             self.emit_segments(f, &mut out);
-            self.sout = out;
+            self.note_blocked(f, &out);
         }
+        self.sout = out;
     }
 
     pub(super) fn on_delack(&mut self, f: FlowId) {
@@ -239,10 +243,10 @@ impl Sim {
                     ..Default::default()
                 };
                 *sent += size as u64;
-                let host = flow.spec.src;
+                let (host, vm) = (flow.spec.src, flow.spec.src_vm);
                 let id = self.pkts.alloc(p);
                 self.counters.data_sent += 1;
-                self.host_send(host, id);
+                self.send_from(host, vm, id, true);
             }
         }
         if next < stop && next <= self.end {

@@ -1,7 +1,7 @@
 //! The simulation's events, packed into the 32-bit codes the event queue stores:
 //! 5 bits of kind and 27 bits of id.
 
-use crate::net::{FlowId, PktId, PortId};
+use crate::net::{FlowId, PktId, PortId, VmId};
 
 /// Something that happens at an instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +22,12 @@ pub enum Event {
     Stop(FlowId),
     /// Record throughput and queue samples.
     Sample,
+    /// A VM's microscheduler may release its next packet.
+    VmTx(VmId),
+    /// The periodic vswitch tick: measurement and MBFQ's macroscheduler.
+    VmTick,
+    /// The next VM guarantee changes are due.
+    VmChange,
 }
 
 const ID_BITS: u32 = 27;
@@ -43,6 +49,9 @@ impl Event {
             Event::UdpTick(f) => (5, f.0),
             Event::Stop(f) => (6, f.0),
             Event::Sample => (7, 0),
+            Event::VmTx(v) => (8, v.0),
+            Event::VmTick => (9, 0),
+            Event::VmChange => (10, 0),
         };
         debug_assert!(id <= ID_MASK);
         (k << ID_BITS) | id
@@ -60,7 +69,10 @@ impl Event {
             4 => Event::DelAck(FlowId(id)),
             5 => Event::UdpTick(FlowId(id)),
             6 => Event::Stop(FlowId(id)),
-            _ => Event::Sample,
+            7 => Event::Sample,
+            8 => Event::VmTx(VmId(id)),
+            9 => Event::VmTick,
+            _ => Event::VmChange,
         }
     }
 }
@@ -80,6 +92,9 @@ mod tests {
             Event::UdpTick(FlowId(3)),
             Event::Stop(FlowId(4)),
             Event::Sample,
+            Event::VmTx(VmId(5)),
+            Event::VmTick,
+            Event::VmChange,
         ] {
             assert_eq!(Event::decode(e.encode()), e);
         }

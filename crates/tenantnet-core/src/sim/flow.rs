@@ -45,6 +45,8 @@ pub struct Flow {
     pub delivered: u64,
     /// Transport state.
     pub ep: Endpoint,
+    /// Waiting in its VM's list for room in the vswitch queue.
+    pub blocked: bool,
 }
 
 impl Flow {
@@ -78,6 +80,7 @@ impl Flow {
             end: None,
             delivered: 0,
             ep,
+            blocked: false,
         }
     }
 

@@ -1,7 +1,7 @@
 //! The simulation: the event loop and the data path between hosts and switches.
 //!
-//! A packet's life: a transport hands it to its host ([`Sim::host_send`]), which
-//! offers it to the NIC port; each port either starts it on the wire at once or
+//! A packet's life: a transport hands it to its host (`Sim::send_from`), which
+//! passes it through its VM's microscheduler, if any (`vms`), to the NIC port; each port either starts it on the wire at once or
 //! queues it; when it is on the wire its arrival at the far node is one `Arrive`
 //! event; a switch looks up the output port (ECMP by flow hash) and offers it
 //! there; a host hands it to the flow's receiver or sender. Host-side handling is
@@ -12,6 +12,8 @@ pub mod event;
 pub mod flow;
 pub mod recorder;
 pub mod results;
+pub mod vm_tables;
+pub mod vms;
 
 use std::time::Instant;
 
@@ -19,11 +21,12 @@ use crate::engine::queue::EventQueue;
 use crate::engine::Time;
 use crate::net::port::Admit;
 use crate::net::PacketPool;
-use crate::net::{HostId, Network, NodeKind, PktId, PortId, SwitchId};
+use crate::net::{Network, NodeKind, PktId, PortId, SwitchId};
 use crate::switch::DscpMap;
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
+use crate::vswitch::{HostVswitch, MbfqParams, Vm, VmChange, VswitchParams};
 use crate::workload::FlowSpec;
 pub use event::Event;
 pub use flow::Flow;
@@ -63,6 +66,8 @@ pub struct SimParams {
     pub output: OutputParams,
     /// Names and descriptions for the results.
     pub meta: RunMeta,
+    /// Tenants' VMs and the hosts' vswitch policies.
+    pub vswitch: VswitchParams,
 }
 
 /// A running simulation.
@@ -92,6 +97,13 @@ pub struct Sim {
     seed: u64,
     meta: RunMeta,
     wall: f64,
+    /// The VMs, indexed by `VmId`.
+    pub vms: Vec<Vm>,
+    vhosts: Vec<HostVswitch>,
+    vm_changes: Vec<VmChange>,
+    next_change: usize,
+    mbfq: MbfqParams,
+    vm_rates: vms::VmRateCols,
 }
 
 impl Sim {
@@ -107,7 +119,13 @@ impl Sim {
         let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
         start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
         let finite_flows = flows.iter().filter(|f| f.finite()).count() as u64;
-        let rec = Recorder::new(p.output, &p.net, flows.len(), p.meta.tenants.len());
+        let rec = Recorder::new(
+            p.output,
+            &p.net,
+            flows.len(),
+            p.meta.tenants.len(),
+            p.vswitch.vms.len(),
+        );
         let mut sim = Sim {
             now: 0,
             end: p.duration,
@@ -131,7 +149,14 @@ impl Sim {
             seed: p.seed,
             meta: p.meta,
             wall: 0.0,
+            vms: p.vswitch.vms,
+            vhosts: p.vswitch.hosts,
+            vm_changes: p.vswitch.changes,
+            next_change: 0,
+            mbfq: p.vswitch.mbfq,
+            vm_rates: vms::VmRateCols::default(),
         };
+        sim.start_vswitches();
         if let Some(&first) = sim.start_order.first() {
             let t = sim.flows[first as usize].spec.start;
             sim.schedule(t, Event::FlowStart);
@@ -209,9 +234,12 @@ impl Sim {
             Event::DelAck(f) => self.on_delack(f),
             Event::UdpTick(f) => self.on_udp_tick(f),
             Event::Stop(f) => self.on_stop(f),
+            Event::VmTx(v) => self.on_vm_tx(v),
+            Event::VmTick => self.on_vm_tick(),
+            Event::VmChange => self.on_vm_change(),
             Event::Sample => {
                 let now = self.now;
-                self.rec.sample(now, &self.net, &self.flows);
+                self.rec.sample(now, &self.net, &self.flows, &self.vms);
                 let next = now + self.rec.interval();
                 if next <= self.end {
                     self.schedule(next, Event::Sample);
@@ -304,14 +332,6 @@ impl Sim {
         self.net.switches[s.idx()].dscp_map = map;
     }
 
-    /// A host puts a packet on its NIC.
-    #[inline]
-    fn host_send(&mut self, h: HostId, id: PktId) {
-        self.counters.sent += 1;
-        let nic = self.net.hosts[h.idx()].nic;
-        self.enqueue(nic, id, 0);
-    }
-
     /// Whether every shared buffer pool's count of bytes in use equals what its
     /// ports hold right now.
     pub fn pools_consistent(&self) -> bool {
@@ -325,10 +345,11 @@ impl Sim {
     }
 
     /// Packets alive now, and the same number counted independently: those waiting
-    /// in ports plus those on the wire or links (pending arrivals). Equal unless a
+    /// in ports and vswitch queues plus those on the wire or links (pending arrivals). Equal unless a
     /// packet leaked.
     pub fn in_flight_check(&self) -> (u64, u64) {
-        let held: u64 = self.net.ports.iter().map(|p| p.held_packets()).sum();
+        let held: u64 =
+            self.net.ports.iter().map(|p| p.held_packets()).sum::<u64>() + self.vm_held();
         let on_links = self
             .events
             .codes()

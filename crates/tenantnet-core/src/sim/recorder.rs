@@ -1,4 +1,4 @@
-//! Periodic samples of throughput (per flow, tenant, link and queue) and of
+//! Periodic samples of throughput (per flow, tenant, link, queue and VM) and of
 //! switch-port occupancy (per queue). A sample at time t reports the average rate
 //! over (t − interval, t].
 
@@ -7,6 +7,7 @@ use crate::net::{FlowId, Network, NodeKind};
 use crate::scenario::spec::Scope;
 
 use super::Flow;
+use crate::vswitch::Vm;
 
 /// What to record.
 #[derive(Clone, Debug)]
@@ -22,7 +23,7 @@ pub struct OutputParams {
 }
 
 /// Scope codes stored in the throughput columns.
-pub const SCOPE_NAMES: [&str; 4] = ["flow", "tenant", "link", "queue"];
+pub const SCOPE_NAMES: [&str; 5] = ["flow", "tenant", "link", "queue", "vm"];
 
 /// Throughput samples, column by column.
 #[derive(Default)]
@@ -31,7 +32,7 @@ pub struct ThroughputCols {
     pub time: Vec<f64>,
     /// Index into `SCOPE_NAMES`.
     pub scope: Vec<u8>,
-    /// Flow, tenant or port index, or index into `Recorder::queue_ids`.
+    /// Flow, tenant, port or VM index, or index into `Recorder::queue_ids`.
     pub id: Vec<u32>,
     /// Tenant index (`u32::MAX` for links).
     pub tenant: Vec<u32>,
@@ -65,6 +66,7 @@ pub struct Recorder {
     /// (port, queue) of every queue recorded in the `queue` scope.
     pub queue_ids: Vec<(u32, u8)>,
     last_queue: Vec<u64>,
+    last_vm: Vec<u64>,
     sampled_ports: Vec<u32>,
     /// Throughput samples.
     pub tp: ThroughputCols,
@@ -73,8 +75,8 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder for `net`, `flows` flows and `tenants` tenants.
-    pub fn new(p: OutputParams, net: &Network, flows: usize, tenants: usize) -> Self {
+    /// A recorder for `net`, `flows` flows, `tenants` tenants and `vms` VMs.
+    pub fn new(p: OutputParams, net: &Network, flows: usize, tenants: usize, vms: usize) -> Self {
         let sampled_ports = if p.queues {
             (0..net.ports.len() as u32)
                 .filter(|&i| {
@@ -93,6 +95,11 @@ impl Recorder {
                 }
             }
         }
+        let vm_count = if p.scopes.contains(&Scope::Vm) {
+            vms
+        } else {
+            0
+        };
         Recorder {
             last_queue: vec![0; queue_ids.len()],
             queue_ids,
@@ -103,6 +110,7 @@ impl Recorder {
             tenant_bytes: vec![0; tenants],
             last_tenant: vec![0; tenants],
             last_port: vec![0; net.ports.len()],
+            last_vm: vec![0; vm_count],
             sampled_ports,
             tp: ThroughputCols::default(),
             q: QueueCols::default(),
@@ -130,7 +138,7 @@ impl Recorder {
     }
 
     /// Takes the samples for the interval ending at `now`.
-    pub fn sample(&mut self, now: Time, net: &Network, flows: &[Flow]) {
+    pub fn sample(&mut self, now: Time, net: &Network, flows: &[Flow], vms: &[Vm]) {
         let dt = to_secs(now - self.last_t);
         if dt <= 0.0 {
             return;
@@ -171,6 +179,11 @@ impl Recorder {
             let d = tx - self.last_queue[k];
             self.last_queue[k] = tx;
             self.push(t, 3, k as u32, u32::MAX, to_gbps(d));
+        }
+        let n = self.last_vm.len();
+        for (k, vm) in vms.iter().enumerate().take(n) {
+            let d = vm.tx_bytes - std::mem::replace(&mut self.last_vm[k], vm.tx_bytes);
+            self.push(t, 4, k as u32, vm.tenant, to_gbps(d));
         }
         for &i in &self.sampled_ports {
             let port = &net.ports[i as usize];

@@ -47,7 +47,7 @@ impl Column {
         self.len() == 0
     }
 
-    fn strings(labels: Vec<String>, codes: Vec<u32>) -> Column {
+    pub(crate) fn strings(labels: Vec<String>, codes: Vec<u32>) -> Column {
         Column::Str { codes, labels }
     }
 }
@@ -120,8 +120,10 @@ pub struct Summary {
     pub data_packets_sent: u64,
     /// Packets delivered to their destination host.
     pub packets_delivered: u64,
-    /// Packets dropped (buffer full, or refused by the buffer policy).
+    /// Packets dropped (buffer full, refused by the buffer policy, or a full VM queue).
     pub packets_dropped: u64,
+    /// Of those, packets dropped at full vswitch VM queues (UDP only; TCP waits).
+    pub vm_queue_drops: u64,
     /// Packets evicted from switch buffers to make room for others (BarberQ).
     pub packets_evicted: u64,
     /// Packets still in the network at the end.
@@ -148,7 +150,7 @@ pub struct Summary {
 pub struct Results {
     /// The summary.
     pub summary: Summary,
-    /// `flows`, `throughput`, `queues`, `links`, `queue_stats`.
+    /// `flows`, `throughput`, `queues`, `links`, `queue_stats`, `vms`, `vm_rates`.
     pub tables: Vec<Table>,
 }
 
@@ -180,6 +182,7 @@ impl Sim {
             data_packets_sent: c.data_sent,
             packets_delivered: c.delivered,
             packets_dropped: c.dropped,
+            vm_queue_drops: self.vms.iter().map(|v| v.drops).sum(),
             packets_evicted: c.evicted,
             packets_in_flight: live,
             conservation_ok: live == counted
@@ -197,11 +200,13 @@ impl Sim {
             self.queues_table(),
             self.links_table(),
             self.queue_stats_table(),
+            self.vms_table(),
+            self.vm_rates_table(),
         ];
         Results { summary, tables }
     }
 
-    fn host_labels(&self) -> Vec<String> {
+    pub(super) fn host_labels(&self) -> Vec<String> {
         labels_of(
             self.net
                 .hosts
@@ -308,7 +313,7 @@ impl Sim {
         let nf = self.flows.len();
         let nt = self.meta.tenants.len();
         let np = self.net.ports.len();
-        // one label space: flows, then tenants, then ports, then queues
+        // one label space: flows, then tenants, then ports, then queues, then VMs
         let mut id_labels: Vec<String> = (0..nf).map(|i| i.to_string()).collect();
         id_labels.extend(self.meta.tenants.iter().cloned());
         id_labels.extend((0..np).map(|p| self.net.port_name(crate::net::PortId(p as u32))));
@@ -318,6 +323,8 @@ impl Sim {
                 .iter()
                 .map(|&(p, q)| format!("{}:q{q}", self.net.port_name(crate::net::PortId(p)))),
         );
+        let nq = self.rec.queue_ids.len();
+        id_labels.extend(self.vms.iter().map(|v| v.name.clone()));
         let ids = tp
             .scope
             .iter()
@@ -326,7 +333,8 @@ impl Sim {
                 0 => i,
                 1 => nf as u32 + i,
                 2 => (nf + nt) as u32 + i,
-                _ => (nf + nt + np) as u32 + i,
+                3 => (nf + nt + np) as u32 + i,
+                _ => (nf + nt + np + nq) as u32 + i,
             })
             .collect();
         let mut tenant_labels = self.meta.tenants.clone();

@@ -44,13 +44,31 @@ pub struct Segment {
     pub retx: bool,
 }
 
-/// What a sender call asks of the simulator.
-#[derive(Debug, Default)]
+/// What a sender call asks of the simulator, and the room the host has for it.
+#[derive(Debug)]
 pub struct SenderOut {
     /// Segments to transmit, in order.
     pub segments: Vec<Segment>,
     /// Schedule the retransmission-timer event at this time.
     pub rto_event: Option<Time>,
+    /// Input: wire bytes of new segments the host takes in this call before the
+    /// sender must wait (a VM's vswitch queue pushing back); `u64::MAX`: no limit.
+    /// Each segment sent uses MSS + header of it.
+    pub room: u64,
+    /// Set when the sender stopped for lack of `room` with its window still open:
+    /// it must be woken ([`TcpSender::resume`]) when room frees up.
+    pub blocked: bool,
+}
+
+impl Default for SenderOut {
+    fn default() -> Self {
+        SenderOut {
+            segments: Vec::new(),
+            rto_event: None,
+            room: u64::MAX,
+            blocked: false,
+        }
+    }
 }
 
 /// Counters of one sender.
@@ -93,6 +111,7 @@ pub struct TcpSender {
     rtt: RttEstimator,
     rto_timer: LazyTimer,
     dctcp: Option<DctcpEstimator>,
+    room_limited: bool,
 }
 
 impl TcpSender {
@@ -118,6 +137,7 @@ impl TcpSender {
             rto_timer: LazyTimer::default(),
             dctcp: (cfg.cc == CongestionControl::Dctcp)
                 .then(|| DctcpEstimator::new(cfg.dctcp_alpha_init, cfg.dctcp_g)),
+            room_limited: false,
         }
     }
 
@@ -154,15 +174,31 @@ impl TcpSender {
         (self.flight() / 2).max(2 * mss)
     }
 
-    /// Sends new (or go-back-N) segments while the window allows.
+    /// Room for a blocked sender again: sends what the window and `out.room` allow.
+    pub fn resume(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
+        self.fill(now, cfg, out);
+    }
+
+    /// Sends new (or go-back-N) segments while the window and the host's room allow.
+    /// A sender stopped by the host rather than by its window is not
+    /// window-limited, so its window does not grow until it is again (the rule of
+    /// RFC 7661 and Linux's `tcp_is_cwnd_limited`).
     fn fill(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
         let mss = cfg.mss as u64;
         let mut sent = false;
+        self.room_limited = false;
         while self.snd_nxt < self.limit {
             let len = mss.min(self.limit - self.snd_nxt);
             if self.snd_nxt - self.snd_una + len > self.cwnd {
                 break;
             }
+            let wire = len + cfg.header as u64;
+            if wire > out.room {
+                self.room_limited = true;
+                out.blocked = true;
+                break;
+            }
+            out.room -= wire;
             let retx = self.snd_nxt < self.snd_max;
             out.segments.push(Segment {
                 seq: self.snd_nxt,
@@ -249,7 +285,9 @@ impl TcpSender {
                 }
             } else {
                 self.dupacks = 0;
-                self.grow(acked, mss);
+                if !self.room_limited {
+                    self.grow(acked, mss);
+                }
             }
             if self.snd_una >= self.snd_max {
                 self.rto_timer.cancel();
@@ -530,5 +568,36 @@ mod tests {
         );
         s.on_ack(20, 2500, false, 0, &c, &mut out);
         assert!(s.done());
+    }
+
+    #[test]
+    fn a_sender_out_of_room_waits_and_does_not_grow_its_window() {
+        let c = TcpConfig {
+            init_cwnd: 10,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, u64::MAX);
+        let mut out = SenderOut {
+            room: 2 * 1040 + 100,
+            ..Default::default()
+        };
+        s.start(0, &c, &mut out);
+        assert_eq!(out.segments.len(), 2, "room for two 1040-byte packets");
+        assert!(out.blocked);
+        // ACKs while the host holds it back leave cwnd alone
+        let mut out = SenderOut {
+            room: 0,
+            ..Default::default()
+        };
+        s.on_ack(10, 2000, false, 0, &c, &mut out);
+        assert_eq!(s.cwnd, 10_000);
+        assert!(out.segments.is_empty() && out.blocked);
+        // room again: it sends up to its window, and is window-limited once more
+        let mut out = SenderOut::default();
+        s.resume(20, &c, &mut out);
+        assert_eq!(out.segments.len(), 10);
+        assert!(!out.blocked);
+        s.on_ack(30, 3000, false, 0, &c, &mut out);
+        assert_eq!(s.cwnd, 11_000, "slow start resumes");
     }
 }

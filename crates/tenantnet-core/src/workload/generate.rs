@@ -1,21 +1,25 @@
 //! Traffic-matrix and arrival generators.
 
 use super::cdf::Cdf;
+use super::OnHost;
 use crate::engine::rng::Rng;
 use crate::engine::{from_secs, Time};
-use crate::net::HostId;
 
-/// Every (src, dst) with src from `srcs` and dst from `dsts`, src ≠ dst, in order.
-pub fn all_pairs(srcs: &[HostId], dsts: &[HostId]) -> Vec<(HostId, HostId)> {
+/// Every (src, dst) with src from `srcs` and dst from `dsts` on different hosts, in order.
+pub fn all_pairs<T: OnHost>(srcs: &[T], dsts: &[T]) -> Vec<(T, T)> {
     srcs.iter()
-        .flat_map(|&s| dsts.iter().filter(move |&&d| d != s).map(move |&d| (s, d)))
+        .flat_map(|&s| {
+            dsts.iter()
+                .filter(move |d| d.host() != s.host())
+                .map(move |&d| (s, d))
+        })
         .collect()
 }
 
-/// A random permutation traffic matrix: every host sends to exactly one other host
+/// A random permutation traffic matrix: every endpoint sends to exactly one other
 /// and receives from exactly one (a uniformly random derangement, drawn by
-/// rejection). Needs at least two hosts.
-pub fn permutation(hosts: &[HostId], rng: &mut Rng) -> Vec<(HostId, HostId)> {
+/// rejection). Needs at least two endpoints, on distinct hosts.
+pub fn permutation<T: OnHost>(hosts: &[T], rng: &mut Rng) -> Vec<(T, T)> {
     assert!(hosts.len() >= 2);
     let mut dst: Vec<usize> = (0..hosts.len()).collect();
     loop {
@@ -44,7 +48,7 @@ pub enum Window {
 /// The arrival rate is λ = load · C / (8 · E[size]) flows per second, where C is the
 /// summed NIC rate of the source hosts, so `load` is the fraction of the sources'
 /// capacity the workload offers. Each arrival picks its source uniformly among the
-/// sources and its destination uniformly among the other destinations.
+/// sources and its destination uniformly among the destinations on other hosts.
 ///
 /// With `Window::Until`, inter-arrival times are i.i.d. exponential. With
 /// `Window::Flows(n)`, the run covers T = n/λ and the n arrival times are n sorted
@@ -73,13 +77,13 @@ impl Poisson<'_> {
 
     /// The (start, src, dst, size) of every flow, in start order, and the length of
     /// the arrival window in seconds.
-    pub fn generate(
+    pub fn generate<T: OnHost>(
         &self,
-        srcs: &[HostId],
-        dsts: &[HostId],
+        srcs: &[T],
+        dsts: &[T],
         seed: u64,
         stream: &str,
-    ) -> (Vec<(Time, HostId, HostId, u64)>, f64) {
+    ) -> (Vec<(Time, T, T, u64)>, f64) {
         let mut r_arr = Rng::stream(seed, &format!("{stream}/arrivals"));
         let mut r_size = Rng::stream(seed, &format!("{stream}/sizes"));
         let mut r_pair = Rng::stream(seed, &format!("{stream}/pairs"));
@@ -120,7 +124,7 @@ impl Poisson<'_> {
                 let s = srcs[r_pair.below(srcs.len() as u64) as usize];
                 let d = loop {
                     let d = dsts[r_pair.below(dsts.len() as u64) as usize];
-                    if d != s {
+                    if d.host() != s.host() {
                         break d;
                     }
                 };
@@ -134,6 +138,7 @@ impl Poisson<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::HostId;
 
     fn hosts(n: u32) -> Vec<HostId> {
         (0..n).map(HostId).collect()

@@ -8,8 +8,35 @@ pub mod generate;
 pub use cdf::Cdf;
 
 use crate::engine::Time;
-use crate::net::HostId;
+use crate::net::{HostId, VmId};
 use crate::transport::udp::OnOff;
+
+/// Something traffic starts or ends at, located on a host.
+pub trait OnHost: Copy {
+    /// The host it is on.
+    fn host(&self) -> HostId;
+}
+
+impl OnHost for HostId {
+    fn host(&self) -> HostId {
+        *self
+    }
+}
+
+/// A traffic endpoint: a host, or a VM on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrafficEnd {
+    /// The host.
+    pub host: HostId,
+    /// The VM, if the traffic belongs to one.
+    pub vm: Option<VmId>,
+}
+
+impl OnHost for TrafficEnd {
+    fn host(&self) -> HostId {
+        self.host
+    }
+}
 
 /// How a flow moves its bytes.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,6 +75,10 @@ pub struct FlowSpec {
     pub src: HostId,
     /// Receiving host.
     pub dst: HostId,
+    /// The VM that sends (its vswitch paces the data), if any.
+    pub src_vm: Option<VmId>,
+    /// The VM that receives (its vswitch paces the ACKs), if any.
+    pub dst_vm: Option<VmId>,
     /// Bytes to send (`None`: until the run or `stop` ends it).
     pub size: Option<u64>,
     /// Start time.

@@ -1,0 +1,113 @@
+//! The VM results: `vms` (one row per VM: totals) and `vm_rates` (one row per VM
+//! per vswitch tick: measured send rate, the rate the microscheduler enforces, and
+//! MBFQ's target).
+
+use super::results::{Column, Table};
+use super::Sim;
+use crate::engine::to_secs;
+
+fn gbps(bps: &[f64]) -> Column {
+    Column::F64(bps.iter().map(|x| x / 1e9).collect())
+}
+
+fn opt_gbps(bps: &[Option<f64>]) -> Column {
+    Column::OptF64(bps.iter().map(|x| x.map(|v| v / 1e9)).collect())
+}
+
+impl Sim {
+    fn vm_labels(&self) -> Vec<String> {
+        self.vms.iter().map(|v| v.name.clone()).collect()
+    }
+
+    fn vm_policy(&self, v: usize) -> u32 {
+        let host = self.vms[v].host;
+        self.vhosts
+            .iter()
+            .find(|h| h.host == host)
+            .map_or(0, |h| h.policy as u32)
+    }
+
+    /// One row per VM.
+    pub(super) fn vms_table(&self) -> Table {
+        let vms = &self.vms;
+        let n = vms.len();
+        let span = to_secs(self.now).max(1e-30);
+        let host_labels = self.host_labels();
+        let columns = vec![
+            (
+                "vm",
+                Column::strings(self.vm_labels(), (0..n as u32).collect()),
+            ),
+            (
+                "tenant",
+                Column::strings(
+                    self.meta.tenants.clone(),
+                    vms.iter().map(|v| v.tenant).collect(),
+                ),
+            ),
+            (
+                "host",
+                Column::strings(host_labels, vms.iter().map(|v| v.host.0).collect()),
+            ),
+            (
+                "policy",
+                Column::strings(
+                    vec!["none".into(), "static".into(), "mbfq".into()],
+                    (0..n).map(|v| self.vm_policy(v)).collect(),
+                ),
+            ),
+            (
+                "guarantee_gbps",
+                Column::F64(vms.iter().map(|v| v.guarantee_bps as f64 / 1e9).collect()),
+            ),
+            (
+                "weight",
+                Column::OptF64(vms.iter().map(|v| v.weight).collect()),
+            ),
+            (
+                "tx_bytes",
+                Column::U64(vms.iter().map(|v| v.tx_bytes).collect()),
+            ),
+            (
+                "mean_gbps",
+                Column::F64(
+                    vms.iter()
+                        .map(|v| v.tx_bytes as f64 * 8.0 / span / 1e9)
+                        .collect(),
+                ),
+            ),
+            ("drops", Column::U64(vms.iter().map(|v| v.drops).collect())),
+        ];
+        Table {
+            name: "vms",
+            columns,
+        }
+    }
+
+    /// One row per VM per vswitch tick.
+    pub(super) fn vm_rates_table(&self) -> Table {
+        let r = &self.vm_rates;
+        let vms = &self.vms;
+        let columns = vec![
+            ("time_s", Column::F64(r.time.clone())),
+            ("vm", Column::strings(self.vm_labels(), r.vm.clone())),
+            (
+                "tenant",
+                Column::strings(
+                    self.meta.tenants.clone(),
+                    r.vm.iter().map(|&v| vms[v as usize].tenant).collect(),
+                ),
+            ),
+            ("send_gbps", gbps(&r.sr)),
+            ("allocated_gbps", opt_gbps(&r.ar)),
+            ("target_gbps", opt_gbps(&r.tr)),
+            ("ru", Column::U64(r.ru.clone())),
+            ("guarantee_gbps", gbps(&r.guarantee)),
+            ("nic_utilization", Column::F64(r.nic_util.clone())),
+        ];
+        Table {
+            name: "vm_rates",
+            columns,
+        }
+    }
+}
