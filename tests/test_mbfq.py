@@ -77,3 +77,39 @@ def test_static_reservation_is_not_work_conserving() -> None:
           f"NIC utilisation {nic['utilization']:.3f}")
     assert nic["utilization"] > 0.97
     assert r.vm_rates["allocated_gbps"].isna().all()
+
+
+def _one_vm(workload: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "simulation": {"duration": "500ms", "seed": 3},
+        "topology": {"kind": "star", "hosts": 2, "link_rate": "10Gbps", "link_delay": "5us"},
+        "vswitch": {"policy": "static"},
+        "tenants": [{"name": "t", "guarantee": "1Gbps", "hosts": "h0"}],
+        "workloads": [{"tenant": "t", "src": "h0", "dst": "h1", **workload}],
+        "output": {"sample_interval": "50ms", "throughput": ["vm"], "queues": False},
+    }
+
+
+def test_a_full_vm_queue_holds_tcp_back_without_loss() -> None:
+    r, _ = simulate(_one_vm({"kind": "long_lived", "flows_per_pair": 8}))
+    rate = float(r.vms["mean_gbps"].iloc[0])
+    tp = r.throughput[(r.throughput["scope"] == "vm") & (r.throughput["time_s"] > 0.05)]
+    print(f"\n8 TCP flows behind a 1 Gb/s bucket: {rate:.4f} Gb/s; per 50 ms "
+          f"{tp['gbps'].min():.4f}-{tp['gbps'].max():.4f}")
+    assert abs(tp["gbps"].mean() / 1.0 - 1) < 0.01
+    assert r.summary["packets_dropped"] == 0
+    assert r.flows["retransmits"].sum() == 0
+    # the flows share the VM's rate: each gets its turn when the queue drains
+    g = r.flows["bytes_delivered"].to_numpy(dtype=float)
+    assert g.min() > 0.5 * g.mean()
+
+
+def test_udp_beyond_the_bucket_is_dropped_and_counted() -> None:
+    r, _ = simulate(_one_vm({"kind": "cbr", "rate": "2Gbps"}))
+    s = r.summary
+    rate = float(r.vms["mean_gbps"].iloc[0])
+    print(f"\n2 Gb/s of UDP behind a 1 Gb/s bucket: {rate:.4f} Gb/s sent, "
+          f"{s['vm_queue_drops']} of {s['data_packets_sent']} packets dropped")
+    assert abs(rate - 1.0) < 0.02
+    assert s["vm_queue_drops"] == s["packets_dropped"] == int(r.vms["drops"].iloc[0])
+    assert abs(s["vm_queue_drops"] / s["data_packets_sent"] - 0.5) < 0.02

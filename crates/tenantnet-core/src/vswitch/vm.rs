@@ -195,3 +195,56 @@ impl Vm {
         self.blocked.len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Time = 1_000_000_000;
+
+    #[test]
+    fn an_unshaped_vm_passes_everything_and_has_unlimited_room() {
+        let mut vm = Vm::new("v".into(), 0, HostId(0), 1_000_000, 3000, 0);
+        assert_eq!(vm.room(), u64::MAX);
+        for i in 0..100 {
+            assert_eq!(vm.offer(0, PktId(i), 1500, true), Offer::Pass);
+        }
+        assert_eq!(vm.tx_bytes, 150_000);
+    }
+
+    #[test]
+    fn a_shaped_vm_paces_queues_and_pushes_back() {
+        // 12 Mb/s: one 1500-byte packet per ms; no burst beyond one packet
+        let mut vm = Vm::new("v".into(), 0, HostId(0), 12_000_000, 4500, 0);
+        vm.set_shaping(0, Some(12_000_000));
+        assert_eq!(vm.offer(0, PktId(0), 1500, false), Offer::Pass);
+        assert_eq!(vm.offer(0, PktId(1), 1500, false), Offer::Queued);
+        assert_eq!(vm.offer(0, PktId(2), 1500, false), Offer::Queued);
+        assert_eq!(vm.room(), 1500);
+        assert_eq!(vm.next_departure(), Some(MS));
+        assert_eq!(vm.pop_ready(MS - 1), None);
+        assert_eq!(vm.pop_ready(MS), Some(PktId(1)));
+        assert_eq!(vm.next_departure(), Some(2 * MS));
+        // TCP packets are always taken (the sender respects room); UDP is dropped
+        assert_eq!(vm.offer(MS, PktId(3), 1500, false), Offer::Queued);
+        assert_eq!(vm.offer(MS, PktId(4), 1500, false), Offer::Queued);
+        assert_eq!(vm.room(), 0);
+        assert_eq!(vm.offer(MS, PktId(5), 1500, true), Offer::Dropped);
+        assert_eq!((vm.drops, vm.held()), (1, 3));
+        // switching the microscheduler off releases everything at once
+        vm.set_shaping(MS, None);
+        let out: Vec<_> = std::iter::from_fn(|| vm.pop_ready(MS)).collect();
+        assert_eq!(out, vec![PktId(2), PktId(3), PktId(4)]);
+        assert_eq!(vm.tx_bytes, 5 * 1500);
+    }
+
+    #[test]
+    fn blocked_flows_wake_in_order() {
+        let mut vm = Vm::new("v".into(), 0, HostId(0), 1, 1500, 0);
+        vm.block(FlowId(4));
+        vm.block(FlowId(2));
+        assert_eq!(vm.first_blocked(), Some(FlowId(4)));
+        assert_eq!(vm.pop_blocked(), Some(FlowId(4)));
+        assert_eq!((vm.blocked(), vm.pop_blocked()), (1, Some(FlowId(2))));
+    }
+}
