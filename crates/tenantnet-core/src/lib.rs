@@ -12,6 +12,7 @@
 //! * [`vswitch`]: tenants' VMs in the host's virtual switch: per-VM queues, token
 //!   buckets, static reservation and MBFQ.
 //! * [`workload`]: flow-size distributions and traffic generators.
+//! * [`qshare`]: QShare's controller: placement, queue binding, fluid model.
 //! * [`scenario`]: the TOML scenario format, its parser and builder.
 //! * [`sim`]: the event loop, the data path, recording and results.
 //!
@@ -26,6 +27,7 @@
 
 pub mod engine;
 pub mod net;
+pub mod qshare;
 pub mod scenario;
 pub mod sim;
 pub mod switch;

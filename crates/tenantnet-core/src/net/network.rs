@@ -145,6 +145,16 @@ impl NetworkBuilder {
         NodeId(self.nodes.len() as u32 - 1)
     }
 
+    /// The nodes added so far: (name, is a host), by `NodeId`.
+    pub fn nodes(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.nodes.iter().map(|(n, h)| (n.as_str(), *h))
+    }
+
+    /// The links added so far: (a, b, rate in bit/s).
+    pub fn links(&self) -> impl Iterator<Item = (NodeId, NodeId, u64)> + '_ {
+        self.links.iter().map(|l| (l.a, l.b, l.rate_bps))
+    }
+
     /// Adds a full-duplex link: one port at each end, each with `rate_bps` and `delay`.
     pub fn link(&mut self, a: NodeId, b: NodeId, rate_bps: u64, delay: Time) {
         self.links.push(LinkSpec {

@@ -1,0 +1,250 @@
+//! Dynamic tenant-queue binding (§5): the U-factor (Eq. 1), the score (Eq. 2),
+//! Algorithm 2's queue allocation, per-link queue weights and DSCP values.
+//!
+//! Queues of a port: queue 0 is the shared queue (DSCP 0) while any tenant on the
+//! link is without a dedicated queue, so up to Q − 1 tenants hold dedicated queues
+//! there; a port whose tenants all hold dedicated queues uses all Q. "A spare
+//! queue on L" for tenant T therefore means: holders + 1, plus one shared queue if
+//! another tenant on L would still be shared, is at most Q. Algorithm 2 never gives
+//! a tenant dedicated queues on only some links of its TR.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::place::{Placement, Placer};
+use crate::engine::rng::Rng;
+
+/// A tenant's measured usage at one hypervisor (bit/s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HypervisorUsage {
+    /// The server.
+    pub server: u32,
+    /// Inbound usage U^i_j of the tenant's VMs there.
+    pub inbound: f64,
+    /// Outbound usage U^o_j.
+    pub outbound: f64,
+}
+
+/// Eq. 1: U_T = min(max_j max(U^i_j, U^o_j) / B_j, 1), B_j the tenant's hose
+/// guarantee at server j's network interface. Servers where B_j = 0 (all of the
+/// tenant's VMs on one server) are skipped; with none left, U_T = 0 (the tenant
+/// needs no network).
+pub fn u_factor(p: &Placement, usage: &[HypervisorUsage]) -> f64 {
+    let mut placed = 0;
+    let mut best = 0.0f64;
+    for &(s, k) in &p.servers {
+        let g = p.request.hose.sum(placed, placed + k);
+        placed += k;
+        let bj = p.request.hose.cut(g) as f64;
+        if bj <= 0.0 {
+            continue;
+        }
+        if let Some(u) = usage.iter().find(|u| u.server == s) {
+            best = best.max(u.inbound.max(u.outbound) / bj);
+        }
+    }
+    best.min(1.0)
+}
+
+/// Eq. 2: S_T = k · N · B · U_T, with N·B the tenant's summed guarantees (its
+/// payment factor, §5.2) and `k` the pricing constant.
+pub fn score(p: &Placement, u: f64, k: f64) -> f64 {
+    k * p.request.hose.total() as f64 * u
+}
+
+/// One port's queues after binding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortQueues {
+    /// The link.
+    pub link: u32,
+    /// (queue index, tenants in it, weight in [1, max_weight]).
+    pub queues: Vec<(u32, Vec<u32>, u32)>,
+}
+
+/// The outcome of one control interval.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Binding {
+    /// Tenants holding dedicated queues (D-tenants).
+    pub dedicated: BTreeSet<u32>,
+    /// DSCP of every tenant: 0 for the shared queue, 1–63 for D-tenants.
+    pub dscp: BTreeMap<u32, u8>,
+    /// Queues of every link that carries a reservation.
+    pub ports: Vec<PortQueues>,
+    /// D-tenants that found no DSCP value free of conflicts (they stay shared).
+    pub dscp_exhausted: Vec<u32>,
+}
+
+/// Tenants reserving bandwidth on each link.
+fn on_links(p: &Placer) -> Vec<Vec<u32>> {
+    let mut on = vec![Vec::new(); p.dc.links.len()];
+    for (&id, t) in &p.tenants {
+        for &(l, _) in &t.links {
+            on[l as usize].push(id);
+        }
+    }
+    on
+}
+
+/// Algorithm 2 for one control interval: `held` are the tenants holding dedicated
+/// queues from the last interval (departed ones are ignored), `scores` every
+/// tenant's S_T (missing: 0). Ties in score are broken by a shuffle seeded by `seed`.
+pub fn allocate_queues(
+    p: &Placer,
+    held: &BTreeSet<u32>,
+    scores: &BTreeMap<u32, f64>,
+    seed: u64,
+) -> BTreeSet<u32> {
+    let q = p.dc.queues;
+    let on = on_links(p);
+    let mut ded: BTreeSet<u32> = held
+        .iter()
+        .copied()
+        .filter(|t| p.tenants.contains_key(t))
+        .collect();
+    let mut holders: Vec<u32> = on
+        .iter()
+        .map(|ts| ts.iter().filter(|t| ded.contains(t)).count() as u32)
+        .collect();
+    let s = |t: u32| scores.get(&t).copied().unwrap_or(0.0);
+    // arrivals since the last interval are shared; where that leaves a port with
+    // more holders than queues (holders + a shared queue > Q), its lowest-scored
+    // holders give their queues up first
+    for (l, ts) in on.iter().enumerate() {
+        while holders[l] > 0 && holders[l] + ts.iter().any(|o| !ded.contains(o)) as u32 > q {
+            let v = ts
+                .iter()
+                .copied()
+                .filter(|o| ded.contains(o))
+                .min_by(|a, b| s(*a).total_cmp(&s(*b)).then(a.cmp(b)))
+                .unwrap();
+            ded.remove(&v);
+            for &(x, _) in &p.tenants[&v].links {
+                holders[x as usize] -= 1;
+            }
+        }
+    }
+    let mut order: Vec<u32> = p.tenants.keys().copied().collect();
+    Rng::stream(seed, "qshare-binding-ties").shuffle(&mut order);
+    order.sort_by(|a, b| s(*b).total_cmp(&s(*a)));
+    for t in order {
+        if ded.contains(&t) {
+            continue; // line 5: holders keep their queue
+        }
+        let links: Vec<u32> = p.tenants[&t].links.iter().map(|x| x.0).collect();
+        // per link: a spare queue, or else the lowest-scored holder scoring below T
+        // (line 16), which then moves to the shared queue
+        let mut victims: BTreeSet<u32> = BTreeSet::new();
+        let mut ok = true;
+        for &l in &links {
+            let ts = &on[l as usize];
+            let gone = ts.iter().filter(|o| victims.contains(o)).count() as u32;
+            let h = holders[l as usize] - gone;
+            let shared_others = ts
+                .iter()
+                .any(|&o| o != t && (!ded.contains(&o) || victims.contains(&o)));
+            if h + 1 + shared_others as u32 <= q {
+                continue;
+            }
+            let victim = ts
+                .iter()
+                .copied()
+                .filter(|o| ded.contains(o) && !victims.contains(o) && s(*o) < s(t))
+                .min_by(|a, b| s(*a).total_cmp(&s(*b)).then(a.cmp(b)));
+            match victim {
+                // after the swap: h holders (T in for the victim) plus the shared queue
+                Some(v) if h < q => {
+                    victims.insert(v);
+                }
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if !ok {
+            continue;
+        }
+        for v in victims {
+            ded.remove(&v);
+            for &(l, _) in &p.tenants[&v].links {
+                holders[l as usize] -= 1;
+            }
+        }
+        ded.insert(t);
+        for &l in &links {
+            holders[l as usize] += 1;
+        }
+    }
+    ded
+}
+
+/// Queue weights (line 10) and DSCP values (§5.4) for a set of D-tenants.
+/// A queue's weight is its reserved bandwidth over the link's total, scaled to
+/// [1, `max_weight`] (15 on the paper's switches, 100 for SONiC DWRR) and rounded.
+/// DSCP values are given greedily in tenant order: the smallest value in 1–63 that
+/// no D-tenant sharing a link with it holds.
+pub fn configure(p: &Placer, dedicated: &BTreeSet<u32>, max_weight: u32) -> Binding {
+    let on = on_links(p);
+    let mut dscp: BTreeMap<u32, u8> = p.tenants.keys().map(|&t| (t, 0)).collect();
+    let mut exhausted = Vec::new();
+    let mut ded = BTreeSet::new();
+    for &t in dedicated {
+        let mut used = [false; 64];
+        for &(l, _) in &p.tenants[&t].links {
+            for &o in &on[l as usize] {
+                if o != t && ded.contains(&o) {
+                    used[dscp[&o] as usize] = true;
+                }
+            }
+        }
+        match (1..64).find(|&d| !used[d]) {
+            Some(d) => {
+                dscp.insert(t, d as u8);
+                ded.insert(t);
+            }
+            None => exhausted.push(t),
+        }
+    }
+    let mut ports = Vec::new();
+    for (l, ts) in on.iter().enumerate() {
+        if ts.is_empty() {
+            continue;
+        }
+        let resv = |t: u32| {
+            p.tenants[&t]
+                .links
+                .iter()
+                .find(|x| x.0 == l as u32)
+                .map_or(0, |x| x.1)
+        };
+        let total: u64 = ts.iter().map(|&t| resv(t)).sum();
+        let weight = |r: u64| -> u32 {
+            let w = (r as f64 / total.max(1) as f64 * max_weight as f64).round() as u32;
+            w.clamp(1, max_weight)
+        };
+        let shared: Vec<u32> = ts.iter().copied().filter(|t| !ded.contains(t)).collect();
+        let mut queues = Vec::new();
+        let mut next = 0;
+        if !shared.is_empty() {
+            let r: u64 = shared.iter().map(|&t| resv(t)).sum();
+            queues.push((0, shared, weight(r)));
+            next = 1;
+        }
+        for &t in ts.iter().filter(|t| ded.contains(t)) {
+            queues.push((next, vec![t], weight(resv(t))));
+            next += 1;
+        }
+        ports.push(PortQueues {
+            link: l as u32,
+            queues,
+        });
+    }
+    Binding {
+        dedicated: ded,
+        dscp,
+        ports,
+        dscp_exhausted: exhausted,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,18 @@
+//! QShare's control plane (Liu et al.; ../shared/papers/qshare.txt §3–§5, §7.3):
+//! hose-model tenant placement, dynamic binding of tenants to a switch port's WFQ
+//! queues, and a tenant-level fluid model for large-scale evaluation. Independent
+//! of the packet simulator.
+//!
+//! * [`dc`]: the datacenter inventory (servers, switches by layer, links, queues).
+//! * [`hose`]: the hose model's link reservations.
+//! * [`place`]: Algorithm 1 (balanced placement) and a greedy baseline.
+//! * [`binding`]: U-factor, score, Algorithm 2, queue weights, DSCP values.
+
+pub mod binding;
+pub mod dc;
+pub mod hose;
+pub mod place;
+
+pub use dc::Datacenter;
+pub use hose::Hose;
+pub use place::{Placer, Request, Strategy};

@@ -1,0 +1,285 @@
+//! Tenant placement: QShare's Algorithm 1 (balanced placement, §4) and a greedy
+//! Oktopus-style baseline, with admission control, the high-availability limit
+//! and departures.
+//!
+//! Algorithm 1 explores TR options layer by layer from the servers up; at the first
+//! layer where some option is feasible it elects, among all feasible options of that
+//! layer, the one with the lowest cost. `get_optimal_allocation` (§4.2) places VMs
+//! on the server with the largest usable slots first, usable slots being limited by
+//! free slots, by the high-availability limit ⌊(1 − f)·N⌋ and by the bandwidth left
+//! on the server's path to the TR's root; the option is feasible if every VM is
+//! placed and every link of the TR can carry its hose reservation.
+//!
+//! Choices where §4.2 is silent (documented in the README):
+//! * cost = w_q · c_q / max c_q + (1 − w_q) · c_b / max c_b over the layer's
+//!   candidates (`cq_weight` = w_q); ties go to the option that leaves the fewest
+//!   free slots on the servers it uses (best fit), then to the lowest root index.
+//! * usable slots under a bandwidth limit a on the path: m VMs need B·min(m, N − m)
+//!   ≤ a, i.e. m ≤ ⌊a/B⌋ or m ≥ N − ⌊a/B⌋ (B the largest per-VM guarantee); the
+//!   final allocation is then checked exactly on every link.
+//! * c_q counts the tenants already reserving bandwidth on a link, plus this one,
+//!   over the links where this tenant would reserve any; a TR with no such link
+//!   (one server) has c_q = c_b = 0.
+
+use std::collections::BTreeMap;
+
+use super::dc::{Datacenter, Tree};
+use super::hose::Hose;
+
+/// How tenants are placed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Strategy {
+    /// Algorithm 1 with this weight w_q on c_q (1 − w_q on c_b).
+    Balanced {
+        /// Weight of the queue-occupation cost.
+        cq_weight: f64,
+    },
+    /// The first feasible TR option at the lowest layer, in root order (Oktopus-like).
+    Greedy,
+}
+
+/// A tenant request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// The VMs' guarantees.
+    pub hose: Hose,
+    /// Worst-case survival ratio f: at most ⌊(1 − f)·N⌋ VMs per server (`None`: no limit).
+    pub ha: Option<f64>,
+}
+
+/// Where a tenant was embedded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    /// The request.
+    pub request: Request,
+    /// The TR's root node.
+    pub root: u32,
+    /// Its layer.
+    pub layer: u8,
+    /// (server, VMs) pairs.
+    pub servers: Vec<(u32, u32)>,
+    /// (link, reserved bandwidth) over the links where it reserves any.
+    pub links: Vec<(u32, u64)>,
+    /// c_b, the bandwidth it reserves summed over its links.
+    pub cb: u64,
+    /// c_q when it was placed.
+    pub cq: u32,
+}
+
+/// A candidate allocation inside one TR option.
+struct Candidate {
+    root: u32,
+    servers: Vec<(u32, u32)>,
+    links: Vec<(u32, u64)>,
+    cb: u64,
+    cq: u32,
+    left_free: u32,
+}
+
+/// The placement engine: the datacenter state plus the tenants embedded in it.
+pub struct Placer {
+    /// Inventory and reservations.
+    pub dc: Datacenter,
+    /// Embedded tenants by id.
+    pub tenants: BTreeMap<u32, Placement>,
+    /// The placement strategy.
+    pub strategy: Strategy,
+    trees: Vec<Option<Tree>>,
+    next_id: u32,
+}
+
+const EPS: f64 = 1e-9;
+
+impl Placer {
+    /// An empty datacenter.
+    pub fn new(dc: Datacenter, strategy: Strategy) -> Self {
+        let n = dc.layer.len();
+        Placer {
+            dc,
+            tenants: BTreeMap::new(),
+            strategy,
+            trees: vec![None; n],
+            next_id: 0,
+        }
+    }
+
+    /// `get_optimal_allocation` for `req` in the TR rooted at `root`.
+    fn allocate(&mut self, root: u32, req: &Request) -> Option<Candidate> {
+        let n = req.hose.n();
+        let b = req.hose.max();
+        let ha_cap = req
+            .ha
+            .map_or(n, |f| (((1.0 - f) * n as f64 + EPS).floor() as u32).max(1));
+        let tree =
+            std::mem::take(&mut self.trees[root as usize]).unwrap_or_else(|| self.dc.tree(root));
+        let dc = &self.dc;
+        let mut usable: Vec<(u32, u32, usize)> = Vec::new(); // (usable, server, tree index)
+        for (i, (s, path)) in tree.iter().enumerate() {
+            let raw = dc.free[*s as usize].min(ha_cap).min(n);
+            if raw == 0 {
+                continue;
+            }
+            let a = path
+                .iter()
+                .map(|&l| dc.links[l as usize].available())
+                .min()
+                .unwrap_or(u64::MAX);
+            let mcap = a.checked_div(b).map_or(n, |m| m.min(n as u64) as u32);
+            let u = if raw >= n - mcap.min(n) {
+                raw
+            } else {
+                raw.min(mcap)
+            };
+            if u > 0 {
+                usable.push((u, *s, i));
+            }
+        }
+        usable.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+        let mut left = n;
+        let mut servers = Vec::new();
+        let mut below: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut left_free = 0;
+        for &(u, s, i) in &usable {
+            if left == 0 {
+                break;
+            }
+            let take = u.min(left);
+            let placed = n - left;
+            let g = req.hose.sum(placed, placed + take);
+            for &l in &tree[i].1 {
+                *below.entry(l).or_insert(0) += g;
+            }
+            servers.push((s, take));
+            left_free += dc.free[s as usize] - take;
+            left -= take;
+        }
+        let mut result = None;
+        if left == 0 {
+            let mut links = Vec::new();
+            let mut ok = true;
+            let (mut cb, mut cq) = (0u64, 0u32);
+            for (&l, &g) in &below {
+                let need = req.hose.cut(g);
+                if need == 0 {
+                    continue;
+                }
+                let link = &dc.links[l as usize];
+                if need > link.available() {
+                    ok = false;
+                    break;
+                }
+                cb += need;
+                cq = cq.max(link.tenants + 1);
+                links.push((l, need));
+            }
+            if ok {
+                result = Some(Candidate {
+                    root,
+                    servers,
+                    links,
+                    cb,
+                    cq,
+                    left_free,
+                });
+            }
+        }
+        self.trees[root as usize] = Some(tree);
+        result
+    }
+
+    /// Embeds a tenant: the TR elected by the strategy, or `None` (rejected, nothing
+    /// changes) if no TR option at any layer is feasible.
+    pub fn place(&mut self, req: Request) -> Option<u32> {
+        if req.hose.n() == 0 {
+            return None;
+        }
+        for layer in 1..=self.dc.top {
+            let roots: Vec<u32> = self.dc.nodes_at(layer).collect();
+            let mut cands = Vec::new();
+            for r in roots {
+                if let Some(c) = self.allocate(r, &req) {
+                    if self.strategy == Strategy::Greedy {
+                        cands.push(c);
+                        break;
+                    }
+                    cands.push(c);
+                }
+            }
+            if let Some(best) = self.elect(cands) {
+                return Some(self.commit(best, req, layer));
+            }
+        }
+        None
+    }
+
+    fn elect(&self, cands: Vec<Candidate>) -> Option<Candidate> {
+        let w = match self.strategy {
+            Strategy::Greedy => return cands.into_iter().next(),
+            Strategy::Balanced { cq_weight } => cq_weight,
+        };
+        let max_cb = cands.iter().map(|c| c.cb).max().unwrap_or(0) as f64;
+        let max_cq = cands.iter().map(|c| c.cq).max().unwrap_or(0) as f64;
+        let cost = |c: &Candidate| {
+            let q = if max_cq > 0.0 {
+                c.cq as f64 / max_cq
+            } else {
+                0.0
+            };
+            let b = if max_cb > 0.0 {
+                c.cb as f64 / max_cb
+            } else {
+                0.0
+            };
+            w * q + (1.0 - w) * b
+        };
+        cands.into_iter().min_by(|x, y| {
+            cost(x)
+                .total_cmp(&cost(y))
+                .then(x.left_free.cmp(&y.left_free))
+                .then(x.root.cmp(&y.root))
+        })
+    }
+
+    fn commit(&mut self, c: Candidate, request: Request, layer: u8) -> u32 {
+        for &(s, k) in &c.servers {
+            self.dc.free[s as usize] -= k;
+        }
+        for &(l, r) in &c.links {
+            let link = &mut self.dc.links[l as usize];
+            link.reserved += r;
+            link.tenants += 1;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.tenants.insert(
+            id,
+            Placement {
+                request,
+                root: c.root,
+                layer,
+                servers: c.servers,
+                links: c.links,
+                cb: c.cb,
+                cq: c.cq,
+            },
+        );
+        id
+    }
+
+    /// A tenant leaves: its slots and reservations are released.
+    pub fn depart(&mut self, id: u32) -> Option<Placement> {
+        let p = self.tenants.remove(&id)?;
+        for &(s, k) in &p.servers {
+            self.dc.free[s as usize] += k;
+        }
+        for &(l, r) in &p.links {
+            let link = &mut self.dc.links[l as usize];
+            link.reserved -= r;
+            link.tenants -= 1;
+        }
+        Some(p)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,230 @@
+use super::*;
+use crate::engine::rng::Rng;
+use crate::net::topology::{FatTree, LeafSpine};
+use crate::units::{Rate, TimeSpan};
+
+const M: u64 = 1_000_000;
+
+pub(crate) fn fat_tree(k: u32, r: u32, slots: u32) -> Datacenter {
+    let t = FatTree {
+        k,
+        link_rate: Rate(10_000 * M),
+        fabric_rate: Some(Rate(40_000 * M)),
+        link_delay: TimeSpan(1),
+        oversubscription: r,
+    };
+    Datacenter::from_builder(&t.build().unwrap().0, slots, 8).unwrap()
+}
+
+fn leaf_spine(slots: u32) -> Datacenter {
+    let t = LeafSpine {
+        leaves: 4,
+        spines: 2,
+        hosts_per_leaf: 4,
+        link_rate: Rate(10_000 * M),
+        fabric_rate: None,
+        oversubscription: Some(2.0),
+        link_delay: TimeSpan(1),
+    };
+    Datacenter::from_builder(&t.build().unwrap().0, slots, 8).unwrap()
+}
+
+fn random_request(rng: &mut Rng, max_n: u64) -> Request {
+    let n = 1 + rng.below(max_n) as u32;
+    let choices = [10, 50, 100, 200, 300];
+    let hose = if rng.below(4) == 0 {
+        Hose::new((0..n).map(|_| choices[rng.below(5) as usize] * M).collect())
+    } else {
+        Hose::homogeneous(n, choices[rng.below(5) as usize] * M)
+    };
+    let ha = (rng.below(5) == 0).then_some(0.5);
+    Request { hose, ha }
+}
+
+/// Every invariant of the placement state, recomputed from the placements.
+fn check(p: &Placer) {
+    let dc = &p.dc;
+    let mut reserved = vec![0u64; dc.links.len()];
+    let mut tenants = vec![0u32; dc.links.len()];
+    let mut used = vec![0u32; dc.servers.len()];
+    for (id, t) in &p.tenants {
+        let n = t.request.hose.n();
+        assert_eq!(
+            t.servers.iter().map(|s| s.1).sum::<u32>(),
+            n,
+            "tenant {id}: all VMs placed"
+        );
+        if let Some(f) = t.request.ha {
+            let cap = (((1.0 - f) * n as f64 + 1e-9).floor() as u32).max(1);
+            assert!(
+                t.servers.iter().all(|s| s.1 <= cap),
+                "tenant {id}: HA limit"
+            );
+        }
+        // recompute the hose requirement on every link of its TR
+        let tree = dc.tree(t.root);
+        let mut below: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut placed = 0;
+        for &(s, k) in &t.servers {
+            used[s as usize] += k;
+            let g = t.request.hose.sum(placed, placed + k);
+            placed += k;
+            let path = &tree
+                .iter()
+                .find(|x| x.0 == s)
+                .expect("server inside its TR")
+                .1;
+            for &l in path {
+                *below.entry(l).or_insert(0) += g;
+            }
+        }
+        let recorded: BTreeMap<u32, u64> = t.links.iter().copied().collect();
+        for (&l, &g) in &below {
+            let need = t.request.hose.cut(g);
+            assert_eq!(
+                recorded.get(&l).copied().unwrap_or(0),
+                need,
+                "tenant {id}: link {l}"
+            );
+        }
+        for &(l, r) in &t.links {
+            reserved[l as usize] += r;
+            tenants[l as usize] += 1;
+        }
+    }
+    for (i, l) in dc.links.iter().enumerate() {
+        assert!(l.reserved <= l.capacity, "link {i} over capacity");
+        assert_eq!(l.reserved, reserved[i], "link {i} reservation");
+        assert_eq!(l.tenants, tenants[i], "link {i} tenant count");
+    }
+    for (s, u) in used.iter().enumerate() {
+        assert_eq!(dc.slots[s] - dc.free[s], *u, "server {s} slots");
+    }
+}
+
+fn churn(mut p: Placer, seed: u64, ops: usize, max_n: u64) -> (usize, usize) {
+    let mut rng = Rng::stream(seed, "qshare-churn");
+    let (mut admitted, mut rejected) = (0, 0);
+    for _ in 0..ops {
+        if !p.tenants.is_empty() && rng.below(3) == 0 {
+            let ids: Vec<u32> = p.tenants.keys().copied().collect();
+            p.depart(ids[rng.below(ids.len() as u64) as usize]).unwrap();
+        } else {
+            let before = (p.dc.links.clone(), p.dc.free.clone());
+            match p.place(random_request(&mut rng, max_n)) {
+                Some(id) => {
+                    admitted += 1;
+                    if rng.below(10) == 0 {
+                        p.depart(id);
+                        assert_eq!(
+                            (p.dc.links.clone(), p.dc.free.clone()),
+                            before,
+                            "departure restores"
+                        );
+                    }
+                }
+                None => {
+                    rejected += 1;
+                    assert_eq!(
+                        (p.dc.links.clone(), p.dc.free.clone()),
+                        before,
+                        "rejection changes nothing"
+                    );
+                }
+            }
+        }
+        check(&p);
+    }
+    (admitted, rejected)
+}
+
+#[test]
+fn placement_invariants_hold_under_churn() {
+    for (name, dc, seed) in [
+        ("fat-tree k=4", fat_tree(4, 1, 20), 1),
+        ("fat-tree k=4 4:1", fat_tree(4, 4, 20), 2),
+        ("fat-tree k=8 16:1", fat_tree(8, 16, 10), 3),
+        ("leaf-spine", leaf_spine(20), 4),
+    ] {
+        for strategy in [Strategy::Balanced { cq_weight: 0.8 }, Strategy::Greedy] {
+            let (a, r) = churn(Placer::new(dc.clone(), strategy), seed, 1500, 40);
+            assert!(
+                a > 100 && r > 10,
+                "{name} {strategy:?}: {a} admitted, {r} rejected"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_tenant_that_fits_one_server_stays_on_it() {
+    let mut p = Placer::new(fat_tree(4, 1, 20), Strategy::Balanced { cq_weight: 0.5 });
+    let id = p
+        .place(Request {
+            hose: Hose::homogeneous(15, 100 * M),
+            ha: None,
+        })
+        .unwrap();
+    let t = &p.tenants[&id];
+    assert_eq!((t.layer, t.servers.len(), t.cb), (1, 1, 0));
+    // with HA f = 0.5 at most 7 of 15 per server: it spreads and reserves bandwidth
+    let id = p
+        .place(Request {
+            hose: Hose::homogeneous(15, 100 * M),
+            ha: Some(0.5),
+        })
+        .unwrap();
+    let t = &p.tenants[&id];
+    assert!(t.servers.len() >= 3 && t.servers.iter().all(|s| s.1 <= 7));
+    assert_eq!(
+        t.layer, 3,
+        "an edge switch has only 2 servers at k = 4: an aggregation switch"
+    );
+}
+
+#[test]
+fn bandwidth_limits_usable_slots() {
+    // 10 servers' worth of VMs at 1 Gb/s each cannot squeeze 10 VMs per side of a
+    // 10 Gb/s server link when others are elsewhere: min(m, N - m) * 1G <= 10G
+    let mut p = Placer::new(fat_tree(4, 1, 40), Strategy::Balanced { cq_weight: 0.5 });
+    let id = p
+        .place(Request {
+            hose: Hose::homogeneous(60, 1000 * M),
+            ha: None,
+        })
+        .unwrap();
+    let t = p.tenants[&id].clone();
+    for &(l, r) in &t.links {
+        assert!(r <= p.dc.links[l as usize].capacity);
+    }
+    check(&p);
+    // a tenant needing more than any link can carry is rejected and leaves no trace
+    let before = p.dc.links.clone();
+    assert!(p
+        .place(Request {
+            hose: Hose::homogeneous(200, 1000 * M),
+            ha: None
+        })
+        .is_none());
+    assert_eq!(p.dc.links, before);
+}
+
+#[test]
+fn balanced_placement_spreads_tenants_over_ports() {
+    // many two-server tenants: weighting c_q spreads them, the greedy baseline piles
+    // them onto the first edge switch's ports
+    let run = |s: Strategy| {
+        let mut p = Placer::new(fat_tree(4, 1, 8), s);
+        for _ in 0..8 {
+            p.place(Request {
+                hose: Hose::homogeneous(4, 10 * M),
+                ha: Some(0.5),
+            })
+            .unwrap();
+        }
+        p.dc.links.iter().map(|l| l.tenants).max().unwrap()
+    };
+    let balanced = run(Strategy::Balanced { cq_weight: 1.0 });
+    let greedy = run(Strategy::Greedy);
+    assert_eq!((balanced, greedy), (1, 4), "max tenants per link");
+}
