@@ -23,6 +23,14 @@ app = typer.Typer(
 )
 
 
+def _add_qshare() -> None:
+    from .qshare_cli import app as qshare_app
+    app.add_typer(qshare_app, name="qshare")
+
+
+_add_qshare()
+
+
 def _fail(err: ScenarioError) -> typer.Exit:
     typer.echo(f"error: {err}", err=True)
     return typer.Exit(code=2)
@@ -159,13 +167,33 @@ def reproduce(
 BENCHMARKS = {
     "permutation": "htsim's DCTCP permutation, fat-tree k=12, FIFO ports",
     "permutation-dwrr8": "the same with 8 DWRR queues and BarberQ on every switch port",
+    "qshare-place": "QShare placement time per tenant, k=16 fat-tree filled to full load",
 }
+
+
+def _bench_qshare(repeat: int) -> None:
+    import numpy as np
+
+    from .reproduce.qshare import filled
+    for i in range(repeat):
+        for r in (1, 4, 16):
+            t0 = time.perf_counter()
+            _, f = filled(r, seed=1 + i)
+            ns = np.array(f["place_ns"], dtype=float)
+            typer.echo(json.dumps({
+                "benchmark": "qshare-place", "oversubscription": f"{r}:1",
+                "tenants": f["admitted"], "rejected": f["rejected"],
+                "mean_ms": round(ns.mean() / 1e6, 4),
+                "p99_ms": round(np.quantile(ns, 0.99) / 1e6, 4),
+                "max_ms": round(ns.max() / 1e6, 4),
+                "fill_wall_s": round(time.perf_counter() - t0, 2),
+            }))
 
 
 @app.command()
 def bench(
     name: Annotated[str, typer.Argument(
-        help="Benchmark: permutation or permutation-dwrr8.")] = "permutation",
+        help="Benchmark: permutation, permutation-dwrr8 or qshare-place.")] = "permutation",
     repeat: Annotated[int, typer.Option(help="Runs; one JSON line each.")] = 1,
 ) -> None:
     """Run a benchmark scenario and print one JSON line per run."""
@@ -173,6 +201,9 @@ def bench(
         typer.echo(f"error: unknown benchmark {name!r}; expected one of {', '.join(BENCHMARKS)}",
                    err=True)
         raise typer.Exit(code=2)
+    if name == "qshare-place":
+        _bench_qshare(repeat)
+        return
     sc = Scenario.builtin(name)
     for _ in range(repeat):
         t0 = time.perf_counter()

@@ -4,6 +4,8 @@
 //! released, and hands results over as raw little-endian column buffers that the
 //! Python side wraps with numpy and pandas. No simulation logic lives here.
 
+mod qshare;
+
 use std::path::Path;
 
 use pyo3::create_exception;
@@ -298,6 +300,7 @@ fn version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_class::<qshare::QShare>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from . import barberq, mbfq
+from . import barberq, mbfq, qshare
 
 REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
     "barberq-fig1": ("BarberQ Fig. 1: two services, best effort vs BarberQ",
@@ -18,4 +18,8 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      barberq.reproduce_fig2),
     "mbfq-fig6": ("MBFQ Fig. 6: four VMs share 9.5 Gb/s; ramp-up and ramp-down, "
                   "MBFQ and static reservation", mbfq.reproduce_fig6),
+    "qshare-table1": ("QShare Table 1: queue scarcity in a full k=16 fat-tree, 1:1, 4:1, 16:1",
+                      qshare.reproduce_table1),
+    "qshare-fig10": ("QShare Fig. 10: throughput gain vs inactive ratio, link utilisation CDF",
+                     qshare.reproduce_fig10),
 }

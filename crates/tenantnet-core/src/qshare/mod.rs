@@ -7,9 +7,13 @@
 //! * [`hose`]: the hose model's link reservations.
 //! * [`place`]: Algorithm 1 (balanced placement) and a greedy baseline.
 //! * [`binding`]: U-factor, score, Algorithm 2, queue weights, DSCP values.
+//! * [`fluid`]: the §7.3.2 fluid model (weighted max-min gains, utilisation).
+//! * [`experiment`]: the §7.3 experiments (Table 1, Fig. 10).
 
 pub mod binding;
 pub mod dc;
+pub mod experiment;
+pub mod fluid;
 pub mod hose;
 pub mod place;
 

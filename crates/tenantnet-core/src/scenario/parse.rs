@@ -314,6 +314,41 @@ pub fn parse_with_root(
     Ok((scenario, root))
 }
 
+/// Builds a topology from a `[topology]` table given as JSON text (errors name
+/// `source` and keys under `topology`). For tools that need the fabric without a
+/// scenario, such as the QShare controller.
+pub fn topology(
+    json: &str,
+    source: &str,
+) -> Result<(crate::net::NetworkBuilder, String), ScenarioError> {
+    let v: Value = serde_json::from_str(json)
+        .map_err(|e| ScenarioError::at(source, "topology", None, format!("not valid JSON: {e}")))?;
+    let root = {
+        let mut t = Table::new();
+        t.insert("topology".into(), v.clone());
+        Value::Table(t)
+    };
+    let Value::Table(t) = v else {
+        return Err(ScenarioError::at(
+            source,
+            "topology",
+            None,
+            "expected a table",
+        ));
+    };
+    let spec = parse_topology(source, t, &root)?;
+    let built = match &spec {
+        TopologySpec::Dumbbell(t) => t.build(),
+        TopologySpec::Star(t) => t.build(),
+        TopologySpec::LeafSpine(t) => t.build(),
+        TopologySpec::FatTree(t) => t.build(),
+    };
+    built.map_err(|(param, msg)| {
+        let key = join("topology", param);
+        ScenarioError::at(source, key.clone(), lookup(&root, &key), msg)
+    })
+}
+
 /// The JSON Schema of the scenario format, pretty-printed.
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(Scenario);

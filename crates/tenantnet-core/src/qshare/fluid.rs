@@ -1,0 +1,200 @@
+//! The tenant-level fluid model of §7.3.2 and the large-scale experiment drivers
+//! behind Table 1 and Fig. 10.
+//!
+//! Fluid model: each tenant is active (unbounded demand) or inactive (no demand).
+//! An active tenant T spreads its traffic over its TR's links in proportion to its
+//! reservations r_T(L) (the paper's "communication pattern spreading the throughput
+//! gain across T's links proportionally to T's guaranteed bandwidth"), so one
+//! scalar, its gain g_T, describes it: it carries g_T · r_T(L) on every link L.
+//! Tenants in the shared queue get exactly their guarantee (g = 1, as the paper
+//! assumes). D-tenants are served by WFQ queues weighted by their reservations,
+//! which on every link shares capacity in proportion to r_T(L): the gains are the
+//! weighted max-min fair ones, found by progressive filling (all unfrozen gains
+//! rise together; when a link fills, the tenants on it freeze). A tenant's gain
+//! is thus the smallest achieved/guaranteed ratio over its links. Static reservation
+//! gives every active tenant g = 1.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::place::Placer;
+
+/// What the fluid model computes for one set of active tenants.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FluidResult {
+    /// Gain of every active tenant that reserves bandwidth on some link.
+    pub gain: BTreeMap<u32, f64>,
+    /// Utilisation of every link under QShare.
+    pub util_qshare: Vec<f64>,
+    /// Utilisation of every link under static reservation.
+    pub util_static: Vec<f64>,
+}
+
+/// Runs the fluid model for the `active` tenants, `dedicated` holding dedicated queues.
+pub fn fluid(p: &Placer, dedicated: &BTreeSet<u32>, active: &BTreeSet<u32>) -> FluidResult {
+    let nl = p.dc.links.len();
+    let cap: Vec<f64> = p.dc.links.iter().map(|l| l.capacity as f64).collect();
+    let mut fixed = vec![0.0f64; nl]; // load of tenants at g = 1 (shared)
+    let mut util_static = vec![0.0f64; nl];
+    let mut free: Vec<u32> = Vec::new(); // D-tenants whose gain still rises
+    let mut gain: BTreeMap<u32, f64> = BTreeMap::new();
+    for &t in active {
+        let Some(pl) = p.tenants.get(&t) else {
+            continue;
+        };
+        if pl.links.is_empty() {
+            continue;
+        }
+        for &(l, r) in &pl.links {
+            util_static[l as usize] += r as f64;
+        }
+        if dedicated.contains(&t) {
+            free.push(t);
+        } else {
+            gain.insert(t, 1.0);
+            for &(l, r) in &pl.links {
+                fixed[l as usize] += r as f64;
+            }
+        }
+    }
+    // progressive filling over the D-tenants
+    let mut frozen_load = vec![0.0f64; nl];
+    let mut rising = vec![0.0f64; nl]; // sum of r_T(L) over rising tenants
+    for &t in &free {
+        for &(l, r) in &p.tenants[&t].links {
+            rising[l as usize] += r as f64;
+        }
+    }
+    let mut left: BTreeSet<u32> = free.iter().copied().collect();
+    while !left.is_empty() {
+        // the level at which each link with rising tenants fills
+        let mut level = f64::INFINITY;
+        for l in 0..nl {
+            if rising[l] > 0.0 {
+                let room = (cap[l] - fixed[l] - frozen_load[l]).max(0.0);
+                level = level.min(room / rising[l]);
+            }
+        }
+        let full: Vec<usize> = (0..nl)
+            .filter(|&l| {
+                rising[l] > 0.0
+                    && (cap[l] - fixed[l] - frozen_load[l]).max(0.0) / rising[l]
+                        <= level * (1.0 + 1e-12)
+            })
+            .collect();
+        let mut freeze: BTreeSet<u32> = BTreeSet::new();
+        for &l in &full {
+            for &t in &left {
+                if p.tenants[&t].links.iter().any(|x| x.0 as usize == l) {
+                    freeze.insert(t);
+                }
+            }
+        }
+        for t in freeze {
+            left.remove(&t);
+            gain.insert(t, level);
+            for &(l, r) in &p.tenants[&t].links {
+                rising[l as usize] -= r as f64;
+                frozen_load[l as usize] += level * r as f64;
+            }
+        }
+        for r in rising.iter_mut() {
+            if r.abs() < 1e-6 {
+                *r = 0.0;
+            }
+        }
+    }
+    let util_qshare = (0..nl)
+        .map(|l| (fixed[l] + frozen_load[l]) / cap[l])
+        .collect();
+    for (l, u) in util_static.iter_mut().enumerate() {
+        *u /= cap[l];
+    }
+    FluidResult {
+        gain,
+        util_qshare,
+        util_static,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qshare::place::tests::fat_tree;
+    use crate::qshare::place::{Request, Strategy};
+    use crate::qshare::Hose;
+
+    const M: u64 = 1_000_000;
+
+    #[test]
+    fn two_dedicated_tenants_share_a_link_by_reservation() {
+        // both tenants on the same two server links (10 Gb/s): A reserves 300 M,
+        // B 100 M; alone on the links they fill them in a 3:1 ratio
+        let mut p = Placer::new(fat_tree(4, 1, 100), Strategy::Greedy);
+        let a = p
+            .place(Request {
+                hose: Hose::homogeneous(2, 300 * M),
+                ha: Some(0.5),
+            })
+            .unwrap();
+        let b = p
+            .place(Request {
+                hose: Hose::homogeneous(2, 100 * M),
+                ha: Some(0.5),
+            })
+            .unwrap();
+        let both: BTreeSet<u32> = [a, b].into_iter().collect();
+        let r = fluid(&p, &both, &both);
+        let g = 10_000.0 / 400.0;
+        assert!(
+            (r.gain[&a] - g).abs() < 1e-9 && (r.gain[&b] - g).abs() < 1e-9,
+            "{r:?}"
+        );
+        let busy: Vec<f64> = r.util_qshare.iter().copied().filter(|u| *u > 0.0).collect();
+        assert!(
+            busy.iter().all(|u| (u - 1.0).abs() < 1e-9),
+            "work-conserving"
+        );
+        // static reservation uses only the reservations
+        let s: f64 = r.util_static.iter().copied().fold(0.0, f64::max);
+        assert!((s - 0.04).abs() < 1e-12);
+        // B in the shared queue keeps its guarantee; A takes the rest
+        let only_a: BTreeSet<u32> = [a].into_iter().collect();
+        let r = fluid(&p, &only_a, &both);
+        assert_eq!(r.gain[&b], 1.0);
+        assert!((r.gain[&a] - 9_900.0 / 300.0).abs() < 1e-9);
+        // an inactive tenant's share goes to the active one
+        let r = fluid(&p, &both, &only_a);
+        assert!((r.gain[&a] - 10_000.0 / 300.0).abs() < 1e-9);
+        assert!(!r.gain.contains_key(&b));
+    }
+
+    #[test]
+    fn gains_are_max_min_fair_across_links() {
+        // a tenant bottlenecked on a crowded link does not hold back the others
+        let mut p = Placer::new(fat_tree(4, 1, 100), Strategy::Balanced { cq_weight: 0.0 });
+        let mut ids = Vec::new();
+        for _ in 0..6 {
+            ids.push(
+                p.place(Request {
+                    hose: Hose::homogeneous(4, 200 * M),
+                    ha: Some(0.5),
+                })
+                .unwrap(),
+            );
+        }
+        let all: BTreeSet<u32> = ids.iter().copied().collect();
+        let r = fluid(&p, &all, &all);
+        for (l, u) in r.util_qshare.iter().enumerate() {
+            assert!(*u <= 1.0 + 1e-9, "link {l} over capacity: {u}");
+        }
+        for &t in &ids {
+            // every tenant is limited by some full link of its own
+            let full = p.tenants[&t]
+                .links
+                .iter()
+                .any(|&(l, _)| (r.util_qshare[l as usize] - 1.0).abs() < 1e-9);
+            assert!(full, "tenant {t} could still grow");
+            assert!(r.gain[&t] >= 1.0);
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! `tenantnet._core.QShare`: the QShare controller (placement, binding, fluid
+//! model) over a topology, driven from Python.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use tenantnet_core::qshare::binding::{allocate_queues, configure};
+use tenantnet_core::qshare::experiment::{fill, gain_at, scarcity, TenantGen};
+use tenantnet_core::qshare::{Datacenter, Hose, Placer, Request, Strategy};
+use tenantnet_core::scenario::parse;
+
+/// A datacenter under QShare's controller.
+#[pyclass(module = "tenantnet._core")]
+pub struct QShare {
+    p: Placer,
+    desc: String,
+}
+
+#[pymethods]
+impl QShare {
+    /// A datacenter on topology `topology_json` (a `[topology]` table as JSON) with
+    /// `slots` VM slots per server and `queues` queues per port. `strategy` is
+    /// `balanced` (Algorithm 1 with weight `cq_weight` on c_q) or `greedy`.
+    #[new]
+    #[pyo3(signature = (topology_json, slots, queues = 8, strategy = "balanced", cq_weight = 0.5))]
+    fn new(
+        topology_json: &str,
+        slots: u32,
+        queues: u32,
+        strategy: &str,
+        cq_weight: f64,
+    ) -> PyResult<Self> {
+        let (b, desc) = parse::topology(topology_json, "<qshare>")
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let dc = Datacenter::from_builder(&b, slots, queues).map_err(PyValueError::new_err)?;
+        let strategy = match strategy {
+            "balanced" if (0.0..=1.0).contains(&cq_weight) => Strategy::Balanced { cq_weight },
+            "balanced" => return Err(PyValueError::new_err("cq_weight: expected 0 to 1")),
+            "greedy" => Strategy::Greedy,
+            s => {
+                return Err(PyValueError::new_err(format!(
+                    "strategy {s:?}: expected \"balanced\" or \"greedy\""
+                )))
+            }
+        };
+        Ok(QShare {
+            p: Placer::new(dc, strategy),
+            desc,
+        })
+    }
+
+    /// One line describing the topology.
+    #[getter]
+    fn topology(&self) -> String {
+        self.desc.clone()
+    }
+
+    /// Embeds a tenant with per-VM guarantees `guarantees_bps`; returns its id, or
+    /// `None` if it does not fit anywhere (nothing changes).
+    #[pyo3(signature = (guarantees_bps, ha = None))]
+    fn place(&mut self, guarantees_bps: Vec<u64>, ha: Option<f64>) -> PyResult<Option<u32>> {
+        if let Some(f) = ha {
+            if !(0.0..1.0).contains(&f) {
+                return Err(PyValueError::new_err("ha: expected 0 <= f < 1"));
+            }
+        }
+        Ok(self.p.place(Request {
+            hose: Hose::new(guarantees_bps),
+            ha,
+        }))
+    }
+
+    /// Removes tenant `id`; returns whether it was embedded.
+    fn depart(&mut self, id: u32) -> bool {
+        self.p.depart(id).is_some()
+    }
+
+    /// Fills the datacenter with random tenants until `give_up` consecutive
+    /// rejections: `{admitted, rejected, place_ns}`.
+    #[pyo3(signature = (seed, mean_vms = 49.0, guarantees_bps = None, ha = None, give_up = 100))]
+    fn fill<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: u64,
+        mean_vms: f64,
+        guarantees_bps: Option<Vec<u64>>,
+        ha: Option<f64>,
+        give_up: u32,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let mut gen = TenantGen {
+            mean_vms,
+            ha,
+            ..TenantGen::default()
+        };
+        if let Some(g) = guarantees_bps {
+            gen.guarantees = g;
+        }
+        let p = &mut self.p;
+        let f = py.detach(|| fill(p, &gen, seed, give_up));
+        let d = PyDict::new(py);
+        d.set_item("admitted", f.admitted)?;
+        d.set_item("rejected", f.rejected)?;
+        d.set_item("place_ns", f.place_ns)?;
+        Ok(d)
+    }
+
+    /// Table 1's measures of the current placement.
+    #[pyo3(signature = (intervals = 20, seed = 1))]
+    fn scarcity<'py>(
+        &self,
+        py: Python<'py>,
+        intervals: u32,
+        seed: u64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let s = py.detach(|| scarcity(&self.p, intervals, seed));
+        let d = PyDict::new(py);
+        d.set_item("ports", s.ports)?;
+        d.set_item("rnl_lt9", s.rnl_lt9)?;
+        d.set_item("rnl_9_12", s.rnl_9_12)?;
+        d.set_item("rnl_gt12", s.rnl_gt12)?;
+        d.set_item("max_per_port", s.max_per_port)?;
+        d.set_item("rnd", s.rnd)?;
+        d.set_item("rni", s.rni)?;
+        d.set_item("tenants", s.tenants)?;
+        d.set_item("single_server", s.single_server)?;
+        d.set_item("dscp_max", s.dscp_max)?;
+        d.set_item("dscp_exhausted", s.dscp_exhausted)?;
+        d.set_item("slot_use", s.slot_use)?;
+        d.set_item("bandwidth_use", s.bandwidth_use)?;
+        Ok(d)
+    }
+
+    /// Fig. 10 at inactive ratio `r_in`: (mean gain, link utilisation under QShare,
+    /// under static reservation).
+    fn gain_at(&self, py: Python<'_>, r_in: f64, seed: u64) -> (f64, Vec<f64>, Vec<f64>) {
+        py.detach(|| gain_at(&self.p, r_in, seed))
+    }
+
+    /// Embedded tenants: `{id: {vms, guarantee_bps, root, layer, servers, links, cb, cq}}`.
+    fn tenants<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        let dc = &self.p.dc;
+        for (id, t) in &self.p.tenants {
+            let d = PyDict::new(py);
+            d.set_item("vms", t.request.hose.n())?;
+            d.set_item("guarantee_bps", t.request.hose.b.clone())?;
+            d.set_item("root", &dc.names[t.root as usize])?;
+            d.set_item("layer", t.layer)?;
+            let servers: Vec<(String, u32)> = t
+                .servers
+                .iter()
+                .map(|&(s, k)| (dc.names[dc.servers[s as usize] as usize].clone(), k))
+                .collect();
+            d.set_item("servers", servers)?;
+            d.set_item(
+                "links",
+                t.links.iter().map(|&(l, r)| (l, r)).collect::<Vec<_>>(),
+            )?;
+            d.set_item("cb", t.cb)?;
+            d.set_item("cq", t.cq)?;
+            out.set_item(id, d)?;
+        }
+        Ok(out)
+    }
+
+    /// Server names, in server order.
+    fn servers(&self) -> Vec<String> {
+        let dc = &self.p.dc;
+        dc.servers
+            .iter()
+            .map(|&s| dc.names[s as usize].clone())
+            .collect()
+    }
+
+    /// Links: `[(upper, lower, capacity_bps, reserved_bps, tenants)]`, by link id.
+    fn links(&self) -> Vec<(String, String, u64, u64, u32)> {
+        let dc = &self.p.dc;
+        dc.links
+            .iter()
+            .map(|l| {
+                (
+                    dc.names[l.upper as usize].clone(),
+                    dc.names[l.lower as usize].clone(),
+                    l.capacity,
+                    l.reserved,
+                    l.tenants,
+                )
+            })
+            .collect()
+    }
+
+    /// One control interval of Algorithm 2 and its configuration: tenants holding
+    /// dedicated queues (`held` from the last interval, `scores` S_T per tenant),
+    /// their DSCP values and every link's queues `(queue, tenants, weight)` with
+    /// weights in 1..=`max_weight`.
+    #[pyo3(signature = (scores, held = Vec::new(), seed = 1, max_weight = 15))]
+    fn bind<'py>(
+        &self,
+        py: Python<'py>,
+        scores: BTreeMap<u32, f64>,
+        held: Vec<u32>,
+        seed: u64,
+        max_weight: u32,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if max_weight == 0 {
+            return Err(PyValueError::new_err("max_weight: expected at least 1"));
+        }
+        let held: BTreeSet<u32> = held.into_iter().collect();
+        let ded = allocate_queues(&self.p, &held, &scores, seed);
+        let b = configure(&self.p, &ded, max_weight);
+        let d = PyDict::new(py);
+        d.set_item("dedicated", b.dedicated.iter().copied().collect::<Vec<_>>())?;
+        d.set_item("dscp", b.dscp.clone())?;
+        d.set_item("dscp_exhausted", b.dscp_exhausted.clone())?;
+        let ports: Vec<(u32, Vec<(u32, Vec<u32>, u32)>)> =
+            b.ports.iter().map(|p| (p.link, p.queues.clone())).collect();
+        d.set_item("ports", ports)?;
+        Ok(d)
+    }
+}

@@ -1,0 +1,137 @@
+"""QShare's controller from Python: Table 1 and Fig. 10 scaled down, the SONiC
+output and its validator, the CLI round trip."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tenantnet.qshare import FAT_TREE_16, Controller
+from tenantnet.reproduce import qshare as rq
+from tenantnet.sonic import config_db, validate
+
+
+def small(k: int = 8, r: int = 1, slots: int = 40, ha: float | None = 0.5) -> Controller:
+    c = Controller(FAT_TREE_16 | {"k": k, "oversubscription": r}, slots=slots,
+                   cq_weight=rq.CQ_WEIGHT)
+    c.fill(3, mean_vms=20, ha=ha)
+    return c
+
+
+def test_scarcity_measures_are_consistent() -> None:
+    for r in (1, 4, 16):
+        c = small(r=r)
+        s = c.core.scarcity(10, 1)
+        print(f"\nk=8 {r}:1: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
+                                           for k, v in s.items()))
+        assert abs(s["rnl_lt9"] + s["rnl_9_12"] + s["rnl_gt12"] - 100) < 1e-9
+        # a tenant that never contends always gets its queues, so RNI >= RND
+        assert s["rni"] >= s["rnd"] - 1e-9
+        assert s["rnd"] >= rq.rnd_at_most(c, 7) - 1e-9
+        assert s["dscp_exhausted"] == 0 and s["dscp_max"] <= 63
+        links = c.links()
+        assert max(n for *_, n in links) == s["max_per_port"]
+        assert all(res <= cap for _, _, cap, res, _ in links)
+
+
+def test_fluid_model_is_work_conserving_and_never_below_the_guarantee() -> None:
+    c = small(r=4)
+    used = np.array([link[3] > 0 for link in c.links()])
+    gains = []
+    for r_in in (0.0, 0.5, 0.9):
+        g, uq, us = c.core.gain_at(r_in, 2)
+        uq, us = np.array(uq), np.array(us)
+        gains.append(g)
+        assert g >= 1.0
+        assert (uq <= 1 + 1e-9).all() and (uq >= us - 1e-9).all()
+        print(f"\nr_in {r_in}: mean gain {g:.2f}; median utilisation of reserved links "
+              f"QShare {np.median(uq[used]):.3f}, static {np.median(us[used]):.3f}")
+    assert gains[0] < gains[1] < gains[2], "idle tenants' bandwidth goes to the active ones"
+
+
+def sonic_for(c: Controller) -> dict[str, dict[str, object]]:
+    b = c.bind({t: 1.0 + (t % 7) for t in c.tenants()}, max_weight=100)
+    return config_db(b, c.links(), set(c.core.servers()))
+
+
+def test_sonic_config_passes_the_yang_rules_and_the_validator_catches_each_rule() -> None:
+    dbs = sonic_for(small(k=4, slots=20))
+    assert dbs
+    for sw, db in dbs.items():
+        assert validate(db) == [], sw
+    db = next(iter(dbs.values()))
+    sched = next(iter(db["SCHEDULER"]))  # type: ignore[arg-type]
+    port_q = next(iter(db["QUEUE"]))  # type: ignore[arg-type]
+    dmap = next(iter(db["DSCP_TO_TC_MAP"]))  # type: ignore[arg-type]
+    breakages = {
+        "type": lambda d: d["SCHEDULER"][sched].update(type="PRIORITY"),
+        "weight 0": lambda d: d["SCHEDULER"][sched].update(weight="0"),
+        "weight 101": lambda d: d["SCHEDULER"][sched].update(weight="101"),
+        "dangling scheduler": lambda d: d["QUEUE"][port_q].update(scheduler="nope"),
+        "queue 8": lambda d: d["QUEUE"].update({"Ethernet0|8": d["QUEUE"][port_q]}),
+        "dscp 64": lambda d: d["DSCP_TO_TC_MAP"][dmap].update({"64": "1"}),
+        "tc 8": lambda d: d["DSCP_TO_TC_MAP"][dmap].update({"5": "8"}),
+        "tc_to_queue 9": lambda d: d["TC_TO_QUEUE_MAP"]["qshare"].update({"9": "1"}),
+        "missing map": lambda d: d["TC_TO_QUEUE_MAP"].clear(),
+    }
+    for name, breaks in breakages.items():
+        bad = copy.deepcopy(db)
+        breaks(bad)
+        assert validate(bad), name
+
+
+def test_dscp_values_never_collide_on_a_port() -> None:
+    c = small(k=4, slots=40)
+    b = c.bind({t: float(t) for t in c.tenants()}, max_weight=100)
+    for _, queues in b["ports"]:
+        ds = [b["dscp"][t] for _, ts, _ in queues for t in ts if t in b["dedicated"]]
+        assert len(ds) == len(set(ds)) and 0 not in ds
+        assert len(queues) <= 8
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tenantnet.cli", *args],
+                          capture_output=True, text=True)
+
+
+def test_cli_place_bind_emit_round_trip(tmp_path: Path) -> None:
+    tenants = tmp_path / "t.csv"
+    tenants.write_text("vms,guarantee_mbps,ha\n10,100,0.5\n20,300,\n4,50,0.5\n30,200,0.5\n")
+    out = tmp_path / "p"
+    p = cli("qshare", "place", "--k", "4", "--slots", "10", "--tenants", str(tenants),
+            "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    # the saved state replays to exactly the same datacenter
+    a = Controller.load(out / "state.json")
+    b = Controller.load(out / "state.json")
+    assert a.tenants() == b.tenants() and a.links() == b.links()
+    assert len(a.tenants()) == 4
+    assert cli("qshare", "bind", str(out)).returncode == 0
+    binding = json.loads((out / "binding.json").read_text())
+    assert set(binding["dedicated"]) == {0, 1, 2, 3}
+    p = cli("qshare", "emit-sonic", str(out), "--out", str(tmp_path / "sonic"))
+    assert p.returncode == 0, p.stderr
+    files = sorted((tmp_path / "sonic").glob("*.json"))
+    assert files
+    for f in files:
+        assert validate(json.loads(f.read_text())) == []
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ("vms,guarantee_mbps\nten,100\n", "line 2"),
+    ("vms,guarantee_mbps\n0,100\n", "vms >= 1"),
+    ("vms,guarantee_mbps,ha\n5,100,1.5\n", "0 <= ha < 1"),
+    ("size,rate\n5,100\n", "expected columns vms"),
+])
+def test_cli_rejects_bad_tenant_files(tmp_path: Path, text: str, fragment: str) -> None:
+    f = tmp_path / "bad.csv"
+    f.write_text(text)
+    p = cli("qshare", "place", "--k", "4", "--tenants", str(f), "--out", str(tmp_path / "o"))
+    assert p.returncode == 2 and fragment in p.stderr and str(f) in p.stderr, p.stderr
+    assert not (tmp_path / "o").exists()
