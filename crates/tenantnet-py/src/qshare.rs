@@ -11,6 +11,9 @@ use tenantnet_core::qshare::experiment::{fill, gain_at, scarcity, TenantGen};
 use tenantnet_core::qshare::{Datacenter, Hose, Placer, Request, Strategy};
 use tenantnet_core::scenario::parse;
 
+/// One link's queues: (link id, [(queue, tenants, weight)]).
+type PortRow = (u32, Vec<(u32, Vec<u32>, u32)>);
+
 /// A datacenter under QShare's controller.
 #[pyclass(module = "tenantnet._core")]
 pub struct QShare {
@@ -214,8 +217,7 @@ impl QShare {
         d.set_item("dedicated", b.dedicated.iter().copied().collect::<Vec<_>>())?;
         d.set_item("dscp", b.dscp.clone())?;
         d.set_item("dscp_exhausted", b.dscp_exhausted.clone())?;
-        let ports: Vec<(u32, Vec<(u32, Vec<u32>, u32)>)> =
-            b.ports.iter().map(|p| (p.link, p.queues.clone())).collect();
+        let ports: Vec<PortRow> = b.ports.iter().map(|p| (p.link, p.queues.clone())).collect();
         d.set_item("ports", ports)?;
         Ok(d)
     }
