@@ -119,7 +119,7 @@ pub fn fluid(p: &Placer, dedicated: &BTreeSet<u32>, active: &BTreeSet<u32>) -> F
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qshare::place::tests::fat_tree;
+    use crate::qshare::place::tests::{fat_tree, pairs_on_one_link};
     use crate::qshare::place::{Request, Strategy};
     use crate::qshare::Hose;
 
@@ -129,19 +129,8 @@ mod tests {
     fn two_dedicated_tenants_share_a_link_by_reservation() {
         // both tenants on the same two server links (10 Gb/s): A reserves 300 M,
         // B 100 M; alone on the links they fill them in a 3:1 ratio
-        let mut p = Placer::new(fat_tree(4, 1, 100), Strategy::Greedy);
-        let a = p
-            .place(Request {
-                hose: Hose::homogeneous(2, 300 * M),
-                ha: Some(0.5),
-            })
-            .unwrap();
-        let b = p
-            .place(Request {
-                hose: Hose::homogeneous(2, 100 * M),
-                ha: Some(0.5),
-            })
-            .unwrap();
+        let (p, ids) = pairs_on_one_link(&[300, 100]);
+        let (a, b) = (ids[0], ids[1]);
         let both: BTreeSet<u32> = [a, b].into_iter().collect();
         let r = fluid(&p, &both, &both);
         let g = 10_000.0 / 400.0;

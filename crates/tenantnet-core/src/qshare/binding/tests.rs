@@ -1,6 +1,6 @@
 use super::*;
 use crate::engine::rng::Rng;
-use crate::qshare::place::tests::fat_tree;
+use crate::qshare::place::tests::{fat_tree, pairs_on_one_link};
 use crate::qshare::place::{Request, Strategy};
 use crate::qshare::Hose;
 
@@ -178,19 +178,8 @@ fn u_factor_and_score_follow_eq_1_and_2() {
 
 #[test]
 fn weights_are_reservation_shares_scaled_to_the_switch_range() {
-    let mut p = Placer::new(fat_tree(4, 1, 100), Strategy::Greedy);
-    let a = p
-        .place(Request {
-            hose: Hose::homogeneous(2, 300 * M),
-            ha: Some(0.5),
-        })
-        .unwrap();
-    let b = p
-        .place(Request {
-            hose: Hose::homogeneous(2, 100 * M),
-            ha: Some(0.5),
-        })
-        .unwrap();
+    let (p, ids) = pairs_on_one_link(&[300, 100]);
+    let (a, b) = (ids[0], ids[1]);
     let ded: BTreeSet<u32> = [a, b].into_iter().collect();
     let cfg = configure(&p, &ded, 100);
     let port = &cfg.ports[0];

@@ -16,6 +16,23 @@ pub(crate) fn fat_tree(k: u32, r: u32, slots: u32) -> Datacenter {
     Datacenter::from_builder(&t.build().unwrap().0, slots, 8).unwrap()
 }
 
+/// Two-VM tenants (HA f = 0.5: one VM per server) with these per-VM guarantees in
+/// Mb/s, placed greedily: all share the same two server links of a k = 4 fat-tree.
+pub(crate) fn pairs_on_one_link(mbps: &[u64]) -> (Placer, Vec<u32>) {
+    let mut p = Placer::new(fat_tree(4, 1, 100), Strategy::Greedy);
+    let ids = mbps
+        .iter()
+        .map(|&b| {
+            p.place(Request {
+                hose: Hose::homogeneous(2, b * M),
+                ha: Some(0.5),
+            })
+            .unwrap()
+        })
+        .collect();
+    (p, ids)
+}
+
 fn leaf_spine(slots: u32) -> Datacenter {
     let t = LeafSpine {
         leaves: 4,
