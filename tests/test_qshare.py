@@ -135,3 +135,11 @@ def test_cli_rejects_bad_tenant_files(tmp_path: Path, text: str, fragment: str) 
     p = cli("qshare", "place", "--k", "4", "--tenants", str(f), "--out", str(tmp_path / "o"))
     assert p.returncode == 2 and fragment in p.stderr and str(f) in p.stderr, p.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_below_sixty_percent_load_no_tenant_contends() -> None:
+    df = rq.load_sweep(loads=(0.4, 0.95), k=8, slots=100, lifetime_s=50.0, horizon_s=300.0)
+    print("\n" + df.round(2).to_string(index=False))
+    low, high = df.iloc[0], df.iloc[1]
+    assert low["rnd_min"] == 100.0 and low["rejected"] == 0
+    assert high["rnd_mean"] < 100.0 and high["rejected"] > 0

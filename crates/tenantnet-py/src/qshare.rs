@@ -7,9 +7,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tenantnet_core::qshare::binding::{allocate_queues, configure};
-use tenantnet_core::qshare::experiment::{fill, gain_at, scarcity, TenantGen};
+use tenantnet_core::qshare::experiment::{churn, fill, gain_at, scarcity, TenantGen};
 use tenantnet_core::qshare::{Datacenter, Hose, Placer, Request, Strategy};
 use tenantnet_core::scenario::parse;
+
+/// One churn sample: (t, tenants, slot use %, RND %, rejected so far).
+type ChurnRow = (f64, u32, f64, f64, u32);
 
 /// One link's queues: (link id, [(queue, tenants, weight)]).
 type PortRow = (u32, Vec<(u32, Vec<u32>, u32)>);
@@ -107,6 +110,38 @@ impl QShare {
         d.set_item("rejected", f.rejected)?;
         d.set_item("place_ns", f.place_ns)?;
         Ok(d)
+    }
+
+    /// §7.3.1's arrival-departure process (Poisson arrivals at `lambda` per second,
+    /// constant `lifetime`): `[(t, tenants, slot_use, rnd, rejected)]` every `every` s.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (lambda_per_s, lifetime_s, horizon_s, every_s, seed, mean_vms = 49.0, ha = None))]
+    fn churn(
+        &mut self,
+        py: Python<'_>,
+        lambda_per_s: f64,
+        lifetime_s: f64,
+        horizon_s: f64,
+        every_s: f64,
+        seed: u64,
+        mean_vms: f64,
+        ha: Option<f64>,
+    ) -> PyResult<Vec<ChurnRow>> {
+        if !(lambda_per_s > 0.0 && lifetime_s > 0.0 && every_s > 0.0 && horizon_s > 0.0) {
+            return Err(PyValueError::new_err(
+                "expected positive rate, lifetime, horizon and step",
+            ));
+        }
+        let gen = TenantGen {
+            mean_vms,
+            ha,
+            ..TenantGen::default()
+        };
+        let p = &mut self.p;
+        let s = py.detach(|| churn(p, &gen, lambda_per_s, lifetime_s, horizon_s, every_s, seed));
+        Ok(s.into_iter()
+            .map(|x| (x.t, x.tenants, x.slot_use, x.rnd, x.rejected))
+            .collect())
     }
 
     /// Table 1's measures of the current placement.

@@ -20,6 +20,8 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                   "MBFQ and static reservation", mbfq.reproduce_fig6),
     "qshare-table1": ("QShare Table 1: queue scarcity in a full k=16 fat-tree, 1:1, 4:1, 16:1",
                       qshare.reproduce_table1),
+    "qshare-load": ("QShare §7.3.1: Poisson tenant arrivals and departures; queue contention "
+                    "against datacenter load", qshare.reproduce_load),
     "qshare-fig10": ("QShare Fig. 10: throughput gain vs inactive ratio, link utilisation CDF",
                      qshare.reproduce_fig10),
 }

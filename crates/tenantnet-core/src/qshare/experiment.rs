@@ -89,6 +89,88 @@ pub fn fill(p: &mut Placer, gen: &TenantGen, seed: u64, give_up: u32) -> Fill {
     f
 }
 
+/// One sample of a churn run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChurnSample {
+    /// Time, seconds.
+    pub t: f64,
+    /// Tenants embedded.
+    pub tenants: u32,
+    /// Percent of VM slots in use.
+    pub slot_use: f64,
+    /// Percent of tenants none of whose links serves more tenants than a port has queues.
+    pub rnd: f64,
+    /// Requests rejected so far.
+    pub rejected: u32,
+}
+
+/// §7.3.1's arrival-departure process: tenants from `gen` arrive as a Poisson process
+/// of rate `lambda` per second and stay `lifetime` seconds (constant, as in the
+/// paper and CloudMirror); the state is sampled every `every` seconds until `horizon`.
+pub fn churn(
+    p: &mut Placer,
+    gen: &TenantGen,
+    lambda: f64,
+    lifetime: f64,
+    horizon: f64,
+    every: f64,
+    seed: u64,
+) -> Vec<ChurnSample> {
+    let mut rng = Rng::stream(seed, "qshare-churn");
+    let mut departures: std::collections::VecDeque<(f64, u32)> = Default::default();
+    let mut out = Vec::new();
+    let (mut t, mut next_sample, mut rejected) = (0.0, every, 0u32);
+    loop {
+        t += rng.exponential(1.0 / lambda);
+        while next_sample <= t.min(horizon) {
+            while departures.front().is_some_and(|d| d.0 <= next_sample) {
+                let (_, id) = departures.pop_front().unwrap();
+                p.depart(id);
+            }
+            out.push(sample(p, next_sample, rejected));
+            next_sample += every;
+        }
+        if t > horizon {
+            return out;
+        }
+        while departures.front().is_some_and(|d| d.0 <= t) {
+            let (_, id) = departures.pop_front().unwrap();
+            p.depart(id);
+        }
+        match p.place(gen.draw(&mut rng)) {
+            Some(id) => departures.push_back((t + lifetime, id)),
+            None => rejected += 1,
+        }
+    }
+}
+
+fn sample(p: &Placer, t: f64, rejected: u32) -> ChurnSample {
+    let dc = &p.dc;
+    let slots: u64 = dc.slots.iter().map(|&s| s as u64).sum();
+    let free: u64 = dc.free.iter().map(|&s| s as u64).sum();
+    let n = p.tenants.len();
+    let calm = p
+        .tenants
+        .values()
+        .filter(|t| {
+            t.links
+                .iter()
+                .all(|&(l, _)| dc.links[l as usize].tenants <= dc.queues)
+        })
+        .count();
+    ChurnSample {
+        t,
+        tenants: n as u32,
+        slot_use: (slots - free) as f64 / slots as f64 * 100.0,
+        rnd: if n == 0 {
+            100.0
+        } else {
+            calm as f64 / n as f64 * 100.0
+        },
+        rejected,
+    }
+}
+
 /// Table 1's measures of one filled datacenter.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scarcity {
