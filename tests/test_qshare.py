@@ -143,3 +143,23 @@ def test_below_sixty_percent_load_no_tenant_contends() -> None:
     low, high = df.iloc[0], df.iloc[1]
     assert low["rnd_min"] == 100.0 and low["rejected"] == 0
     assert high["rnd_mean"] < 100.0 and high["rejected"] > 0
+
+
+def test_a_random_graph_places_binds_and_runs_packets(tmp_path: Path) -> None:
+    topo = {"kind": "jellyfish", "switches": 10, "degree": 3, "hosts_per_switch": 3,
+            "fabric_rate": "20Gbps", "seed": 4}
+    f = tmp_path / "jf.toml"
+    f.write_text("[topology]\n" + "\n".join(f"{k} = {json.dumps(v)}" for k, v in topo.items()))
+    out = tmp_path / "p"
+    p = cli("qshare", "place", "--topology", str(f), "--slots", "10", "--fill", "2", "--ha", "0.5",
+            "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    c = Controller.load(out / "state.json")
+    assert len(c.tenants()) > 5
+    assert max(t["layer"] for t in c.tenants().values()) >= 3, "some TRs span switches"
+    assert all(res <= cap for _, _, cap, res, _ in c.links())
+    # the same fabric carries packets: shortest-path ECMP routing works on any graph
+    from helpers import simulate
+    r, _ = simulate({"simulation": {"duration": "2ms"}, "topology": topo,
+                     "workloads": [{"kind": "permutation"}]})
+    assert r.summary["packets_delivered"] > 1000

@@ -89,12 +89,21 @@ def place(
     fill: Annotated[int | None, typer.Option(
         help="Instead: fill with §7.3's random tenants from this seed.")] = None,
     ha: Annotated[float | None, typer.Option(help="HA survival ratio f for --fill.")] = None,
+    topology: Annotated[Path | None, typer.Option(
+        help="A TOML file whose [topology] table (any kind, e.g. jellyfish) replaces the "
+             "fat-tree options.")] = None,
 ) -> None:
-    """Embed tenants in a fat-tree (Algorithm 1) and write the placement."""
+    """Embed tenants (Algorithm 1) and write the placement."""
     if (tenants is None) == (fill is None):
         raise _die("give either --tenants FILE or --fill SEED")
     topo = FAT_TREE_16 | {"k": k, "oversubscription": oversubscription, "link_rate": link_rate,
                           "fabric_rate": fabric_rate}
+    if topology is not None:
+        import tomllib
+        try:
+            topo = tomllib.loads(topology.read_text(encoding="utf-8"))["topology"]
+        except (OSError, tomllib.TOMLDecodeError, KeyError) as e:
+            raise _die(f"{topology}: expected a TOML file with a [topology] table ({e})") from None
     try:
         c = Controller(topo, slots=slots, strategy=strategy, cq_weight=cq_weight)
     except ValueError as e:

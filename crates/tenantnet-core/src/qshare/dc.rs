@@ -9,6 +9,14 @@
 //! form a tree, the Tenant-Routing (TR) option rooted at it (§4.1): a layer-i TR is
 //! the tree rooted at a layer-i node whose leaves are the servers reachable from it
 //! by downward paths only.
+//!
+//! Any other graph (one with links inside a layer, e.g. Jellyfish) is "randomly
+//! connected" (§4.1), where QShare explores TR options built from shortest paths,
+//! the exploration widening with a parameter "similar to layer". Here level 1 is a
+//! single server, and level j ≥ 2 the shortest-path tree rooted at a switch (a
+//! breadth-first search, ties to the lowest link id) spanning the servers on
+//! switches at most j − 2 hops away; the last level reaches every server. This
+//! takes one shortest path per server rather than combining k of them per pair.
 
 use crate::net::NetworkBuilder;
 
@@ -59,8 +67,12 @@ pub struct Datacenter {
     pub down: Vec<Vec<u32>>,
     /// Queues on each switch port (and hypervisor port) [8].
     pub queues: u32,
-    /// Highest layer.
+    /// Highest layer (exploration level in a general graph).
     pub top: u8,
+    /// Not a multi-rooted tree: TR options are shortest-path trees.
+    pub general: bool,
+    /// Switch-to-switch (link, neighbour) pairs of each node, by link id.
+    adj: Vec<Vec<(u32, u32)>>,
 }
 
 impl Datacenter {
@@ -101,22 +113,27 @@ impl Datacenter {
                 nodes[i].0
             ));
         }
+        let general = b.links().any(|(a, c, _)| layer[a.idx()] == layer[c.idx()]);
         let mut links = Vec::new();
         let mut down = vec![Vec::new(); n];
+        let mut adj = vec![Vec::new(); n];
         for (a, c, rate) in b.links() {
             let (la, lc) = (layer[a.idx()], layer[c.idx()]);
-            let (upper, lower) = match la.cmp(&lc) {
-                std::cmp::Ordering::Greater => (a.0, c.0),
-                std::cmp::Ordering::Less => (c.0, a.0),
-                std::cmp::Ordering::Equal => {
-                    return Err(format!(
-                        "{} and {} are linked but on the same layer; expected a multi-rooted tree",
-                        nodes[a.idx()].0,
-                        nodes[c.idx()].0
-                    ))
-                }
-            };
-            down[upper as usize].push(links.len() as u32);
+            if nodes[a.idx()].1 && nodes[c.idx()].1 {
+                return Err(format!(
+                    "servers {} and {} are linked directly; expected servers on switches",
+                    nodes[a.idx()].0,
+                    nodes[c.idx()].0
+                ));
+            }
+            let (upper, lower) = if la >= lc { (a.0, c.0) } else { (c.0, a.0) };
+            if layer[upper as usize] > 1 && layer[lower as usize] > 1 {
+                adj[a.idx()].push((links.len() as u32, c.0));
+                adj[c.idx()].push((links.len() as u32, a.0));
+            }
+            if la != lc {
+                down[upper as usize].push(links.len() as u32);
+            }
             links.push(Link {
                 upper,
                 lower,
@@ -130,8 +147,7 @@ impl Datacenter {
         for (k, &s) in servers.iter().enumerate() {
             server_of[s as usize] = k as u32;
         }
-        let top = layer.iter().copied().max().unwrap_or(1);
-        Ok(Datacenter {
+        let mut dc = Datacenter {
             names: nodes.into_iter().map(|x| x.0).collect(),
             layer,
             slots: vec![slots; servers.len()],
@@ -141,8 +157,91 @@ impl Datacenter {
             links,
             down,
             queues,
-            top,
-        })
+            top: 1,
+            general,
+            adj,
+        };
+        dc.top = if general {
+            // level 2 + the largest eccentricity among switches reaches every server
+            let switches: Vec<u32> = (0..n as u32)
+                .filter(|&i| dc.layer[i as usize] > 1)
+                .collect();
+            let ecc = switches
+                .iter()
+                .map(|&s| dc.bfs(s).iter().map(|x| x.1).max().unwrap_or(0))
+                .max()
+                .unwrap_or(0);
+            (ecc + 2).min(u8::MAX as u32) as u8
+        } else {
+            dc.layer.iter().copied().max().unwrap_or(1)
+        };
+        Ok(dc)
+    }
+
+    /// Breadth-first search over switch-to-switch links from switch `root`:
+    /// (switch, hops, link to its parent) in visiting order.
+    fn bfs(&self, root: u32) -> Vec<(u32, u32, u32)> {
+        let mut seen = vec![false; self.layer.len()];
+        seen[root as usize] = true;
+        let mut order = vec![(root, 0u32, u32::MAX)];
+        let mut i = 0;
+        while i < order.len() {
+            let (u, d, _) = order[i];
+            i += 1;
+            for &(l, v) in &self.adj[u as usize] {
+                if !seen[v as usize] {
+                    seen[v as usize] = true;
+                    order.push((v, d + 1, l));
+                }
+            }
+        }
+        order
+    }
+
+    /// The roots of the TR options at exploration level `level` (its layer in a
+    /// multi-rooted tree; in a general graph, servers at level 1, switches above).
+    pub fn roots_at(&self, level: u8) -> Vec<u32> {
+        if !self.general {
+            return self.nodes_at(level).collect();
+        }
+        (0..self.layer.len() as u32)
+            .filter(|&i| (self.layer[i as usize] == 1) == (level == 1))
+            .collect()
+    }
+
+    /// The TR option rooted at `root` at exploration level `level`.
+    pub fn tree_at(&self, level: u8, root: u32) -> Tree {
+        if !self.general || level == 1 {
+            return self.tree(root);
+        }
+        let radius = level as u32 - 2;
+        let order = self.bfs(root);
+        let mut path_of: Vec<Option<Vec<u32>>> = vec![None; self.layer.len()];
+        path_of[root as usize] = Some(Vec::new());
+        let mut out = Vec::new();
+        for &(u, d, parent) in &order {
+            if d > radius {
+                break;
+            }
+            if parent != u32::MAX {
+                let l = &self.links[parent as usize];
+                let up = if l.upper == u { l.lower } else { l.upper };
+                let mut p = vec![parent];
+                p.extend(path_of[up as usize].clone().unwrap_or_default());
+                path_of[u as usize] = Some(p);
+            }
+            let here = path_of[u as usize].clone().unwrap_or_default();
+            for &l in &self.down[u as usize] {
+                let s = self.links[l as usize].lower;
+                if self.server_of[s as usize] != u32::MAX {
+                    let mut p = vec![l];
+                    p.extend(here.iter().copied());
+                    out.push((self.server_of[s as usize], p));
+                }
+            }
+        }
+        out.sort_by_key(|x| x.0);
+        out
     }
 
     /// Nodes at layer `l`, in index order.

@@ -21,7 +21,7 @@
 //!   over the links where this tenant would reserve any; a TR with no such link
 //!   (one server) has c_q = c_b = 0.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::dc::{Datacenter, Tree};
 use super::hose::Hose;
@@ -54,7 +54,7 @@ pub struct Placement {
     pub request: Request,
     /// The TR's root node.
     pub root: u32,
-    /// Its layer.
+    /// Its layer (exploration level in a general graph).
     pub layer: u8,
     /// (server, VMs) pairs.
     pub servers: Vec<(u32, u32)>,
@@ -84,7 +84,7 @@ pub struct Placer {
     pub tenants: BTreeMap<u32, Placement>,
     /// The placement strategy.
     pub strategy: Strategy,
-    trees: Vec<Option<Tree>>,
+    trees: HashMap<(u8, u32), Tree>,
     next_id: u32,
 }
 
@@ -95,9 +95,12 @@ impl Placer {
     /// paper: "the topology search results can be cached"), so placement times
     /// measure the algorithm, not the topology walk.
     pub fn new(dc: Datacenter, strategy: Strategy) -> Self {
-        let trees = (0..dc.layer.len() as u32)
-            .map(|r| Some(dc.tree(r)))
-            .collect();
+        let mut trees = HashMap::new();
+        for level in 1..=dc.top {
+            for r in dc.roots_at(level) {
+                trees.insert((level, r), dc.tree_at(level, r));
+            }
+        }
         Placer {
             dc,
             tenants: BTreeMap::new(),
@@ -107,15 +110,17 @@ impl Placer {
         }
     }
 
-    /// `get_optimal_allocation` for `req` in the TR rooted at `root`.
-    fn allocate(&mut self, root: u32, req: &Request) -> Option<Candidate> {
+    /// `get_optimal_allocation` for `req` in the TR rooted at `root` at `level`.
+    fn allocate(&mut self, level: u8, root: u32, req: &Request) -> Option<Candidate> {
         let n = req.hose.n();
         let b = req.hose.max();
         let ha_cap = req
             .ha
             .map_or(n, |f| (((1.0 - f) * n as f64 + EPS).floor() as u32).max(1));
-        let tree =
-            std::mem::take(&mut self.trees[root as usize]).unwrap_or_else(|| self.dc.tree(root));
+        let tree = self
+            .trees
+            .remove(&(level, root))
+            .unwrap_or_else(|| self.dc.tree_at(level, root));
         let dc = &self.dc;
         let mut usable: Vec<(u32, u32, usize)> = Vec::new(); // (usable, server, tree index)
         for (i, (s, path)) in tree.iter().enumerate() {
@@ -187,7 +192,7 @@ impl Placer {
                 });
             }
         }
-        self.trees[root as usize] = Some(tree);
+        self.trees.insert((level, root), tree);
         result
     }
 
@@ -198,10 +203,10 @@ impl Placer {
             return None;
         }
         for layer in 1..=self.dc.top {
-            let roots: Vec<u32> = self.dc.nodes_at(layer).collect();
+            let roots = self.dc.roots_at(layer);
             let mut cands = Vec::new();
             for r in roots {
-                if let Some(c) = self.allocate(r, &req) {
+                if let Some(c) = self.allocate(layer, r, &req) {
                     if self.strategy == Strategy::Greedy {
                         cands.push(c);
                         break;

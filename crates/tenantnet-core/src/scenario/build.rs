@@ -11,7 +11,7 @@ use toml::Value;
 use super::fabric;
 use super::flows::{self, WorkloadCtx};
 use super::parse::{join, lookup, Scenario, ScenarioError};
-use super::spec::{Protocol, TopologySpec, TransportSpec};
+use super::spec::{Protocol, TransportSpec};
 use super::vswitch;
 use super::workloads::Hosts;
 use crate::net::{HostId, Network};
@@ -189,14 +189,10 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
     let fabric = fabric::fabric(ctx, &sc.network, pkt)?;
     let max_packet = fabric.host_port.buffer.min(fabric.switch_port.buffer);
 
-    let built = match &sc.topology {
-        TopologySpec::Dumbbell(t) => t.build(),
-        TopologySpec::Star(t) => t.build(),
-        TopologySpec::LeafSpine(t) => t.build(),
-        TopologySpec::FatTree(t) => t.build(),
-    };
-    let (builder, topo_desc) =
-        built.map_err(|(param, msg)| ctx.err(&join("topology", param), msg))?;
+    let (builder, topo_desc) = sc
+        .topology
+        .build()
+        .map_err(|(param, msg)| ctx.err(&join("topology", param), msg))?;
     let net = builder
         .build(&fabric, seed)
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;

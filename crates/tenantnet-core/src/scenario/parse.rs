@@ -227,6 +227,7 @@ fn parse_topology(file: &str, mut t: Table, root: &Value) -> Result<TopologySpec
         "dumbbell" => TopologySpec::Dumbbell(de_at(file, p, v, root)?),
         "star" => TopologySpec::Star(de_at(file, p, v, root)?),
         "leaf_spine" => TopologySpec::LeafSpine(de_at(file, p, v, root)?),
+        "jellyfish" => TopologySpec::Jellyfish(de_at(file, p, v, root)?),
         _ => TopologySpec::FatTree(de_at(file, p, v, root)?),
     })
 }
@@ -337,13 +338,7 @@ pub fn topology(
         ));
     };
     let spec = parse_topology(source, t, &root)?;
-    let built = match &spec {
-        TopologySpec::Dumbbell(t) => t.build(),
-        TopologySpec::Star(t) => t.build(),
-        TopologySpec::LeafSpine(t) => t.build(),
-        TopologySpec::FatTree(t) => t.build(),
-    };
-    built.map_err(|(param, msg)| {
+    spec.build().map_err(|(param, msg)| {
         let key = join("topology", param);
         ScenarioError::at(source, key.clone(), lookup(&root, &key), msg)
     })

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::tenants::{TenantSpec, VswitchSpec};
 use super::workloads::WorkloadSpec;
-use crate::net::topology::{Dumbbell, FatTree, LeafSpine, Star};
+use crate::net::topology::{Dumbbell, FatTree, Jellyfish, LeafSpine, SpecError, Star};
+use crate::net::NetworkBuilder;
 use crate::units::{Size, TimeSpan};
 
 // `T` and `W` are the topology and workload types: the parser first reads both as
@@ -27,7 +28,7 @@ pub struct ScenarioSpec<T = TopologySpec, W = WorkloadSpec> {
     pub description: Option<String>,
     /// Length of the run, seed, and stopping rule.
     pub simulation: SimulationSpec,
-    /// The fabric: `kind` is one of `dumbbell`, `star`, `leaf_spine`, `fat_tree`.
+    /// The fabric: `kind` is one of `dumbbell`, `star`, `leaf_spine`, `fat_tree`, `jellyfish`.
     pub topology: T,
     /// Buffers and ECN marking of every port.
     #[serde(default)]
@@ -61,10 +62,25 @@ pub enum TopologySpec {
     LeafSpine(LeafSpine),
     /// Three-tier fat-tree(k), optionally oversubscribed at the core.
     FatTree(FatTree),
+    /// Switches wired at random into a regular graph (Jellyfish).
+    Jellyfish(Jellyfish),
+}
+
+impl TopologySpec {
+    /// Wires the topology: the builder and a one-line description.
+    pub fn build(&self) -> Result<(NetworkBuilder, String), SpecError> {
+        match self {
+            TopologySpec::Dumbbell(t) => t.build(),
+            TopologySpec::Star(t) => t.build(),
+            TopologySpec::LeafSpine(t) => t.build(),
+            TopologySpec::FatTree(t) => t.build(),
+            TopologySpec::Jellyfish(t) => t.build(),
+        }
+    }
 }
 
 /// The topology kinds, as written in `kind`.
-pub const TOPOLOGY_KINDS: [&str; 4] = ["dumbbell", "star", "leaf_spine", "fat_tree"];
+pub const TOPOLOGY_KINDS: [&str; 5] = ["dumbbell", "star", "leaf_spine", "fat_tree", "jellyfish"];
 
 /// Length of the run and randomness.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]

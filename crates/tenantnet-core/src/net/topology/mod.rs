@@ -5,11 +5,13 @@
 
 pub mod dumbbell;
 pub mod fat_tree;
+pub mod jellyfish;
 pub mod leaf_spine;
 pub mod star;
 
 pub use dumbbell::Dumbbell;
 pub use fat_tree::FatTree;
+pub use jellyfish::Jellyfish;
 pub use leaf_spine::LeafSpine;
 pub use star::Star;
 

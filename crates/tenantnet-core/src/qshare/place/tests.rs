@@ -33,6 +33,21 @@ pub(crate) fn pairs_on_one_link(mbps: &[u64]) -> (Placer, Vec<u32>) {
     (p, ids)
 }
 
+fn jellyfish(slots: u32) -> Datacenter {
+    let t = crate::net::topology::Jellyfish {
+        switches: 12,
+        degree: 3,
+        hosts_per_switch: 2,
+        link_rate: Rate(10_000 * M),
+        fabric_rate: Some(Rate(20_000 * M)),
+        link_delay: TimeSpan(1),
+        seed: 5,
+    };
+    let dc = Datacenter::from_builder(&t.build().unwrap().0, slots, 8).unwrap();
+    assert!(dc.general);
+    dc
+}
+
 fn leaf_spine(slots: u32) -> Datacenter {
     let t = LeafSpine {
         leaves: 4,
@@ -79,7 +94,7 @@ fn check(p: &Placer) {
             );
         }
         // recompute the hose requirement on every link of its TR
-        let tree = dc.tree(t.root);
+        let tree = dc.tree_at(t.layer, t.root);
         let mut below: BTreeMap<u32, u64> = BTreeMap::new();
         let mut placed = 0;
         for &(s, k) in &t.servers {
@@ -162,6 +177,7 @@ fn placement_invariants_hold_under_churn() {
         ("fat-tree k=4 4:1", fat_tree(4, 4, 20), 2),
         ("fat-tree k=8 16:1", fat_tree(8, 16, 10), 3),
         ("leaf-spine", leaf_spine(20), 4),
+        ("jellyfish", jellyfish(20), 5),
     ] {
         for strategy in [Strategy::Balanced { cq_weight: 0.8 }, Strategy::Greedy] {
             let (a, r) = churn(Placer::new(dc.clone(), strategy), seed, 1500, 40);
@@ -244,4 +260,32 @@ fn balanced_placement_spreads_tenants_over_ports() {
     let balanced = run(Strategy::Balanced { cq_weight: 1.0 });
     let greedy = run(Strategy::Greedy);
     assert_eq!((balanced, greedy), (1, 4), "max tenants per link");
+}
+
+#[test]
+fn jellyfish_trs_are_shortest_path_trees_that_widen_with_the_level() {
+    let dc = jellyfish(20);
+    let root = dc.roots_at(2)[0];
+    let mut last = 0;
+    for level in 2..=dc.top {
+        let tree = dc.tree_at(level, root);
+        assert!(tree.len() >= last);
+        last = tree.len();
+        for (s, path) in &tree {
+            // a path from the server's link up to the root, each link touching the next
+            let first = &dc.links[path[0] as usize];
+            assert_eq!(first.lower, dc.servers[*s as usize]);
+            assert!((path.len() as u8) < level);
+        }
+    }
+    assert_eq!(
+        last,
+        dc.servers.len(),
+        "the last level reaches every server"
+    );
+    assert_eq!(
+        dc.tree_at(2, root).len(),
+        2,
+        "level 2: the root switch's own servers"
+    );
 }
