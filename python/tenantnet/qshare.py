@@ -77,6 +77,17 @@ class Controller:
         """Links by id: (upper node, lower node, capacity, reserved, tenants)."""
         return list(self.core.links())
 
+    def scarcity(self, intervals: int = 20, seed: int = 1) -> dict[str, Any]:
+        """Table 1's measures of the current placement (RNL, RND, RNI and more)."""
+        out: dict[str, Any] = json.loads(self.core.scarcity(intervals, seed))
+        return out
+
+    def score(self, tid: int, usage: list[tuple[str, float, float]] | None = None,
+              k: float = 1.0) -> float:
+        """S_T of Eq. 2 with U_T of Eq. 1 from ``usage`` [(server, inbound, outbound)];
+        without usage the tenant counts as fully busy (U = 1)."""
+        return float(self.core.score(tid, usage, k))
+
     def bind(self, scores: dict[int, float], held: list[int] | None = None, seed: int = 1,
              max_weight: int = 15) -> dict[str, Any]:
         """One control interval of Algorithm 2 and the resulting queue configuration."""

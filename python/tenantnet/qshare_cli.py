@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -122,20 +122,6 @@ def place(
                "tenants.csv, links.csv")
 
 
-def u_factor(t: dict[str, Any], usage: dict[str, tuple[float, float]]) -> float:
-    """Eq. 1 for one tenant: usage is server -> (inbound, outbound) bit/s."""
-    g = sorted(t["guarantee_bps"], reverse=True)
-    total = sum(g)
-    best, placed = 0.0, 0
-    for server, n in t["servers"]:
-        mine = sum(g[placed:placed + n])
-        placed += n
-        bj = min(mine, total - mine)
-        if bj > 0 and server in usage:
-            best = max(best, max(usage[server]) / bj)
-    return min(best, 1.0)
-
-
 @app.command()
 def bind(
     folder: Annotated[Path, typer.Argument(help="A folder `qshare place` wrote.")],
@@ -149,18 +135,20 @@ def bind(
     """Bind tenants to queues for one control interval (Algorithm 2)."""
     c = _load(folder)
     ts = c.tenants()
-    per: dict[int, dict[str, tuple[float, float]]] = {}
+    per: dict[int, list[tuple[str, float, float]]] = {}
     if usage is not None:
         try:
             for r in csv.DictReader(usage.open(encoding="utf-8")):
-                per.setdefault(int(r["tenant"]), {})[r["server"]] = (
-                    float(r["inbound_bps"]), float(r["outbound_bps"]))
+                per.setdefault(int(r["tenant"]), []).append(
+                    (r["server"], float(r["inbound_bps"]), float(r["outbound_bps"])))
         except (OSError, KeyError, ValueError):
             raise _die(f"{usage}: expected a CSV with columns tenant, server, inbound_bps, "
                        "outbound_bps") from None
-    scores = {tid: k_price * sum(t["guarantee_bps"])
-              * (u_factor(t, per.get(tid, {})) if usage is not None else 1.0)
-              for tid, t in ts.items()}
+    try:
+        scores = {tid: c.score(tid, per.get(tid, []) if usage is not None else None, k_price)
+                  for tid in ts}
+    except ValueError as e:
+        raise _die(f"{usage}: {e}") from None
     prev = folder / "binding.json"
     held = json.loads(prev.read_text())["dedicated"] if prev.is_file() else []
     b = c.bind(scores, held, seed, max_weight)

@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tenantnet_core::qshare::binding::{allocate_queues, configure};
+use tenantnet_core::qshare::binding::{
+    allocate_queues, configure, score, u_factor, HypervisorUsage,
+};
 use tenantnet_core::qshare::experiment::{churn, fill, gain_at, scarcity, TenantGen};
 use tenantnet_core::qshare::{Datacenter, Hose, Placer, Request, Strategy};
 use tenantnet_core::scenario::parse;
@@ -144,30 +146,43 @@ impl QShare {
             .collect())
     }
 
-    /// Table 1's measures of the current placement.
+    /// Table 1's measures of the current placement, as JSON (`Scarcity`'s fields).
     #[pyo3(signature = (intervals = 20, seed = 1))]
-    fn scarcity<'py>(
-        &self,
-        py: Python<'py>,
-        intervals: u32,
-        seed: u64,
-    ) -> PyResult<Bound<'py, PyDict>> {
+    fn scarcity(&self, py: Python<'_>, intervals: u32, seed: u64) -> PyResult<String> {
         let s = py.detach(|| scarcity(&self.p, intervals, seed));
-        let d = PyDict::new(py);
-        d.set_item("ports", s.ports)?;
-        d.set_item("rnl_lt9", s.rnl_lt9)?;
-        d.set_item("rnl_9_12", s.rnl_9_12)?;
-        d.set_item("rnl_gt12", s.rnl_gt12)?;
-        d.set_item("max_per_port", s.max_per_port)?;
-        d.set_item("rnd", s.rnd)?;
-        d.set_item("rni", s.rni)?;
-        d.set_item("tenants", s.tenants)?;
-        d.set_item("single_server", s.single_server)?;
-        d.set_item("dscp_max", s.dscp_max)?;
-        d.set_item("dscp_exhausted", s.dscp_exhausted)?;
-        d.set_item("slot_use", s.slot_use)?;
-        d.set_item("bandwidth_use", s.bandwidth_use)?;
-        Ok(d)
+        serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Tenant `id`'s score S_T = k·N·B·U_T (Eq. 2), U_T from `usage` by Eq. 1:
+    /// `[(server, inbound_bps, outbound_bps)]`; `None` counts the tenant fully busy (U = 1).
+    #[pyo3(signature = (id, usage = None, k = 1.0))]
+    fn score(&self, id: u32, usage: Option<Vec<(String, f64, f64)>>, k: f64) -> PyResult<f64> {
+        let t = self
+            .p
+            .tenants
+            .get(&id)
+            .ok_or_else(|| PyValueError::new_err(format!("no tenant {id}")))?;
+        let u = match usage {
+            None => 1.0,
+            Some(rows) => {
+                let dc = &self.p.dc;
+                let mut hu = Vec::new();
+                for (name, inbound, outbound) in rows {
+                    let node = dc.names.iter().position(|n| *n == name);
+                    let server = node.map(|i| dc.server_of[i]).filter(|&s| s != u32::MAX);
+                    let server = server.ok_or_else(|| {
+                        PyValueError::new_err(format!("{name:?} is not a server"))
+                    })?;
+                    hu.push(HypervisorUsage {
+                        server,
+                        inbound,
+                        outbound,
+                    });
+                }
+                u_factor(t, &hu)
+            }
+        };
+        Ok(score(t, u, k))
     }
 
     /// Fig. 10 at inactive ratio `r_in`: (mean gain, link utilisation under QShare,

@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use super::binding::{allocate_queues, configure};
+use super::binding::{allocate_queues, configure, score};
 use super::fluid::fluid;
 use super::hose::Hose;
 use super::place::{Placer, Request};
@@ -144,35 +144,45 @@ pub fn churn(
     }
 }
 
-fn sample(p: &Placer, t: f64, rejected: u32) -> ChurnSample {
-    let dc = &p.dc;
-    let slots: u64 = dc.slots.iter().map(|&s| s as u64).sum();
-    let free: u64 = dc.free.iter().map(|&s| s as u64).sum();
-    let n = p.tenants.len();
+/// Percent of tenants none of whose links serves more than `max` tenants (they
+/// never contend for queues when a port can give `max` tenants their own).
+pub fn never_contending(p: &Placer, max: u32) -> f64 {
+    let links = &p.dc.links;
     let calm = p
         .tenants
         .values()
         .filter(|t| {
             t.links
                 .iter()
-                .all(|&(l, _)| dc.links[l as usize].tenants <= dc.queues)
+                .all(|&(l, _)| links[l as usize].tenants <= max)
         })
         .count();
+    if p.tenants.is_empty() {
+        100.0
+    } else {
+        calm as f64 / p.tenants.len() as f64 * 100.0
+    }
+}
+
+/// Percent of VM slots in use.
+fn slot_use(p: &Placer) -> f64 {
+    let slots: u64 = p.dc.slots.iter().map(|&s| s as u64).sum();
+    let free: u64 = p.dc.free.iter().map(|&s| s as u64).sum();
+    (slots - free) as f64 / slots as f64 * 100.0
+}
+
+fn sample(p: &Placer, t: f64, rejected: u32) -> ChurnSample {
     ChurnSample {
         t,
-        tenants: n as u32,
-        slot_use: (slots - free) as f64 / slots as f64 * 100.0,
-        rnd: if n == 0 {
-            100.0
-        } else {
-            calm as f64 / n as f64 * 100.0
-        },
+        tenants: p.tenants.len() as u32,
+        slot_use: slot_use(p),
+        rnd: never_contending(p, p.dc.queues),
         rejected,
     }
 }
 
 /// Table 1's measures of one filled datacenter.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Scarcity {
     /// Switch ports.
     pub ports: u32,
@@ -184,8 +194,11 @@ pub struct Scarcity {
     pub rnl_gt12: f64,
     /// Most tenants on one port.
     pub max_per_port: u32,
-    /// Percent of tenants that never contend for queues.
+    /// Percent of tenants that never contend for queues (no link of theirs serves
+    /// more tenants than a port has queues).
     pub rnd: f64,
+    /// The same with queue 0 always kept for the shared queue (at most Q − 1).
+    pub rnd_strict: f64,
     /// Mean percent of tenants with a dedicated queue per interval.
     pub rni: f64,
     /// Tenants embedded.
@@ -217,17 +230,6 @@ pub fn scarcity(p: &Placer, intervals: u32, seed: u64) -> Scarcity {
     let pct =
         |f: &dyn Fn(u32) -> bool| counts.iter().filter(|&&c| f(c)).count() as f64 / ports * 100.0;
     let n = p.tenants.len() as f64;
-    let rnd = p
-        .tenants
-        .values()
-        .filter(|t| {
-            t.links
-                .iter()
-                .all(|&(l, _)| dc.links[l as usize].tenants <= q)
-        })
-        .count() as f64
-        / n
-        * 100.0;
     let mut rng = Rng::stream(seed, "qshare-ufactors");
     let mut held = BTreeSet::new();
     let mut ded_sum = 0.0;
@@ -236,15 +238,13 @@ pub fn scarcity(p: &Placer, intervals: u32, seed: u64) -> Scarcity {
         let scores: BTreeMap<u32, f64> = p
             .tenants
             .iter()
-            .map(|(&id, t)| (id, t.request.hose.total() as f64 * (1.0 - rng.uniform())))
+            .map(|(&id, t)| (id, score(t, 1.0 - rng.uniform(), 1.0)))
             .collect();
         held = allocate_queues(p, &held, &scores, seed ^ i as u64);
         ded_sum += held.len() as f64 / n * 100.0;
         last = held.clone();
     }
     let b = configure(p, &last, 15);
-    let slots: u64 = dc.slots.iter().map(|&s| s as u64).sum();
-    let free: u64 = dc.free.iter().map(|&s| s as u64).sum();
     let cap: u64 = dc.links.iter().map(|l| l.capacity).sum();
     Scarcity {
         ports: counts.len() as u32,
@@ -252,13 +252,14 @@ pub fn scarcity(p: &Placer, intervals: u32, seed: u64) -> Scarcity {
         rnl_9_12: pct(&|c| (9..=12).contains(&c)),
         rnl_gt12: pct(&|c| c > 12),
         max_per_port: counts.iter().copied().max().unwrap_or(0),
-        rnd,
+        rnd: never_contending(p, q),
+        rnd_strict: never_contending(p, q.saturating_sub(1)),
         rni: ded_sum / intervals.max(1) as f64,
         tenants: p.tenants.len() as u32,
         single_server: p.tenants.values().filter(|t| t.links.is_empty()).count() as f64 / n * 100.0,
         dscp_max: b.dscp.values().copied().max().unwrap_or(0),
         dscp_exhausted: b.dscp_exhausted.len() as u32,
-        slot_use: (slots - free) as f64 / slots as f64 * 100.0,
+        slot_use: slot_use(p),
         bandwidth_use: dc.total_reserved() as f64 / cap as f64 * 100.0,
     }
 }
@@ -280,7 +281,7 @@ pub fn gain_at(p: &Placer, r_in: f64, seed: u64) -> (f64, Vec<f64>, Vec<f64>) {
         .iter()
         .map(|(&id, t)| {
             let u = if active.contains(&id) { 1.0 } else { 0.0 };
-            (id, t.request.hose.total() as f64 * u)
+            (id, score(t, u, 1.0))
         })
         .collect();
     let ded = allocate_queues(p, &BTreeSet::new(), &scores, seed);

@@ -9,7 +9,8 @@ use crate::transport::tcp_receiver::{DataSegment, ReceiverOut};
 use crate::transport::tcp_sender::SenderOut;
 use crate::workload::FlowKind;
 
-fn transport_of(kind: &FlowKind) -> usize {
+/// The index of a flow's TCP configuration (0 for UDP flows, which have none).
+pub(super) fn transport_of(kind: &FlowKind) -> usize {
     match kind {
         FlowKind::Tcp { transport } => *transport as usize,
         FlowKind::Udp { .. } => 0,

@@ -5,6 +5,7 @@
 use super::results::{Column, Table};
 use super::Sim;
 use crate::engine::to_secs;
+use crate::vswitch::Policy;
 
 fn gbps(bps: &[f64]) -> Column {
     Column::F64(bps.iter().map(|x| x / 1e9).collect())
@@ -17,14 +18,6 @@ fn opt_gbps(bps: &[Option<f64>]) -> Column {
 impl Sim {
     fn vm_labels(&self) -> Vec<String> {
         self.vms.iter().map(|v| v.name.clone()).collect()
-    }
-
-    fn vm_policy(&self, v: usize) -> u32 {
-        let host = self.vms[v].host;
-        self.vhosts
-            .iter()
-            .find(|h| h.host == host)
-            .map_or(0, |h| h.policy as u32)
     }
 
     /// One row per VM.
@@ -52,8 +45,10 @@ impl Sim {
             (
                 "policy",
                 Column::strings(
-                    vec!["none".into(), "static".into(), "mbfq".into()],
-                    (0..n).map(|v| self.vm_policy(v)).collect(),
+                    Policy::ALL.iter().map(|p| p.name().to_string()).collect(),
+                    vms.iter()
+                        .map(|v| self.vhost_policy(v.host) as u32)
+                        .collect(),
                 ),
             ),
             (

@@ -3,6 +3,7 @@
 //! host with VMs runs a periodic tick that measures each VM's send rate and, under
 //! MBFQ, runs the macroscheduler (`crate::vswitch`).
 
+use super::endpoints::transport_of;
 use super::flow::Endpoint;
 use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
@@ -10,7 +11,6 @@ use crate::net::{FlowId, HostId, PktId, VmId};
 use crate::transport::tcp_sender::SenderOut;
 use crate::vswitch::mbfq::{self, Decision, VmInput};
 use crate::vswitch::{Offer, Policy};
-use crate::workload::FlowKind;
 
 /// The per-VM rate record (`vm_rates`): one row per VM per tick.
 #[derive(Default)]
@@ -120,10 +120,7 @@ impl Sim {
             let Some(f) = self.vms[v.idx()].first_blocked() else {
                 break;
             };
-            let t = match self.flows[f.idx()].spec.kind {
-                FlowKind::Tcp { transport } => transport as usize,
-                FlowKind::Udp { .. } => 0,
-            };
+            let t = transport_of(&self.flows[f.idx()].spec.kind);
             if self.vms[v.idx()].room() < self.tcp[t].packet_size() {
                 break;
             }
@@ -165,7 +162,8 @@ impl Sim {
         }
     }
 
-    fn vhost_policy(&self, h: HostId) -> Policy {
+    /// The enforcement policy of host `h`'s vswitch (`None` for a host without VMs).
+    pub(super) fn vhost_policy(&self, h: HostId) -> Policy {
         self.vhosts
             .iter()
             .find(|x| x.host == h)

@@ -35,6 +35,9 @@ pub enum Policy {
 }
 
 impl Policy {
+    /// Every policy, in the order of their codes in results.
+    pub const ALL: [Policy; 3] = [Policy::None, Policy::Static, Policy::Mbfq];
+
     /// The name used in scenarios and results.
     pub fn name(self) -> &'static str {
         match self {
