@@ -4,6 +4,7 @@ output and its validator, the CLI round trip."""
 from __future__ import annotations
 
 import copy
+import csv
 import json
 import subprocess
 import sys
@@ -181,6 +182,22 @@ def test_a_random_graph_places_binds_and_runs_packets(tmp_path: Path) -> None:
     assert len(c.tenants()) > 5
     assert max(t["layer"] for t in c.tenants().values()) >= 3, "some TRs span switches"
     assert all(res <= cap for _, _, cap, res, _ in c.links())
+    # every VM's path climbs link by link from its server to the TR's root
+    names = c.links()
+    for t in c.tenants().values():
+        for (server, _), path in zip(t["servers"], t["paths"], strict=True):
+            at = server
+            for link in path:
+                upper, lower = names[link][0], names[link][1]
+                assert at in (upper, lower)
+                at = lower if at == upper else upper
+            assert at == t["root"]
+    rows = list(csv.DictReader((out / "tenants.csv").open(encoding="utf-8")))
+    assert {r["path_rank"] for r in rows} <= {"0", "1", "2"}
+    bad = cli("qshare", "place", "--topology", str(f), "--fill", "2", "--k-paths", "0",
+              "--out", str(tmp_path / "bad"))
+    assert bad.returncode == 2 and "k_paths 0: expected 1 to 16" in bad.stderr
+    assert not (tmp_path / "bad").exists()
     # the same fabric carries packets: shortest-path ECMP routing works on any graph
     from helpers import simulate
     r, _ = simulate({"simulation": {"duration": "2ms"}, "topology": topo,

@@ -28,6 +28,7 @@ class Controller:
     queues: int = 8
     strategy: str = "balanced"
     cq_weight: float = 0.5
+    k_paths: int = 3
     log: list[dict[str, Any]] = field(default_factory=list)
     core: Any = None
 
@@ -35,8 +36,8 @@ class Controller:
         if self.core is None:
             try:
                 self.core = _core.QShare(json.dumps(self.topology), self.slots, self.queues,
-                                         self.strategy, self.cq_weight)
-            except ValueError as e:
+                                         self.strategy, self.cq_weight, self.k_paths)
+            except (ValueError, OverflowError) as e:
                 raise ValueError(f"qshare: {e}") from None
         replay, self.log = self.log, []
         for op in replay:
@@ -70,7 +71,9 @@ class Controller:
         return out
 
     def tenants(self) -> dict[int, dict[str, Any]]:
-        """Embedded tenants by id: vms, guarantee_bps, root, layer, servers, links, cb, cq."""
+        """Embedded tenants by id: vms, guarantee_bps, root, layer, rank (the path rank of
+        its TR in a random topology), servers, paths (each server's link ids up to the
+        root), links, cb, cq."""
         return dict(self.core.tenants())
 
     def links(self) -> list[tuple[str, str, int, int, int]]:
@@ -96,7 +99,8 @@ class Controller:
     def state(self) -> dict[str, Any]:
         """What :meth:`load` needs to rebuild this datacenter exactly."""
         return {"topology": self.topology, "slots": self.slots, "queues": self.queues,
-                "strategy": self.strategy, "cq_weight": self.cq_weight, "log": self.log}
+                "strategy": self.strategy, "cq_weight": self.cq_weight,
+                "k_paths": self.k_paths, "log": self.log}
 
     def save(self, path: Path) -> None:
         """Writes :meth:`state` as JSON."""
@@ -107,4 +111,4 @@ class Controller:
         """Rebuilds a saved datacenter by replaying its requests."""
         d = json.loads(path.read_text(encoding="utf-8"))
         return cls(d["topology"], d["slots"], d["queues"], d["strategy"], d["cq_weight"],
-                   d["log"])
+                   d.get("k_paths", 3), d["log"])

@@ -62,10 +62,12 @@ def _load(folder: Path) -> Controller:
 def _write_tables(c: Controller, out: Path) -> None:
     with (out / "tenants.csv").open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["id", "vms", "guarantee_mbps", "layer", "root", "servers", "reserved_mbps",
+        w.writerow(["id", "vms", "guarantee_mbps", "layer", "path_rank", "root", "servers",
+                    "reserved_mbps",
                     "cq"])
         for tid, t in sorted(c.tenants().items()):
-            w.writerow([tid, t["vms"], max(t["guarantee_bps"]) / 1e6, t["layer"], t["root"],
+            w.writerow([tid, t["vms"], max(t["guarantee_bps"]) / 1e6, t["layer"], t["rank"],
+                        t["root"],
                         " ".join(f"{s}:{k}" for s, k in t["servers"]), t["cb"] / 1e6, t["cq"]])
     with (out / "links.csv").open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -84,6 +86,8 @@ def place(
     fabric_rate: Annotated[str, typer.Option(help="Switch link rate.")] = "40Gbps",
     strategy: Annotated[str, typer.Option(help="balanced (Algorithm 1) or greedy.")] = "balanced",
     cq_weight: Annotated[float, typer.Option(help="Weight of c_q in the election.")] = 0.5,
+    k_paths: Annotated[int, typer.Option(
+        help="Random topologies: path ranks (k shortest paths) explored per level.")] = 3,
     tenants: Annotated[Path | None, typer.Option(
         help="CSV of requests: vms, guarantee_mbps[, ha].")] = None,
     fill: Annotated[int | None, typer.Option(
@@ -105,7 +109,8 @@ def place(
         except (OSError, tomllib.TOMLDecodeError, KeyError) as e:
             raise _die(f"{topology}: expected a TOML file with a [topology] table ({e})") from None
     try:
-        c = Controller(topo, slots=slots, strategy=strategy, cq_weight=cq_weight)
+        c = Controller(topo, slots=slots, strategy=strategy, cq_weight=cq_weight,
+                       k_paths=k_paths)
     except ValueError as e:
         raise _die(str(e)) from None
     rejected = 0

@@ -30,19 +30,27 @@ pub struct QShare {
 impl QShare {
     /// A datacenter on topology `topology_json` (a `[topology]` table as JSON) with
     /// `slots` VM slots per server and `queues` queues per port. `strategy` is
-    /// `balanced` (Algorithm 1 with weight `cq_weight` on c_q) or `greedy`.
+    /// `balanced` (Algorithm 1 with weight `cq_weight` on c_q) or `greedy`. In a
+    /// random topology each level explores `k_paths` path ranks (§4.1's k).
     #[new]
-    #[pyo3(signature = (topology_json, slots, queues = 8, strategy = "balanced", cq_weight = 0.5))]
+    #[pyo3(signature = (topology_json, slots, queues = 8, strategy = "balanced", cq_weight = 0.5, k_paths = 3))]
     fn new(
         topology_json: &str,
         slots: u32,
         queues: u32,
         strategy: &str,
         cq_weight: f64,
+        k_paths: u8,
     ) -> PyResult<Self> {
         let (b, desc) = parse::topology(topology_json, "<qshare>")
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let dc = Datacenter::from_builder(&b, slots, queues).map_err(PyValueError::new_err)?;
+        let mut dc = Datacenter::from_builder(&b, slots, queues).map_err(PyValueError::new_err)?;
+        if !(1..=16).contains(&k_paths) {
+            return Err(PyValueError::new_err(format!(
+                "k_paths {k_paths}: expected 1 to 16"
+            )));
+        }
+        dc.k_paths = k_paths;
         let strategy = match strategy {
             "balanced" if (0.0..=1.0).contains(&cq_weight) => Strategy::Balanced { cq_weight },
             "balanced" => return Err(PyValueError::new_err("cq_weight: expected 0 to 1")),
@@ -191,7 +199,8 @@ impl QShare {
         py.detach(|| gain_at(&self.p, r_in, seed))
     }
 
-    /// Embedded tenants: `{id: {vms, guarantee_bps, root, layer, servers, links, cb, cq}}`.
+    /// Embedded tenants: `{id: {vms, guarantee_bps, root, layer, rank, servers,
+    /// paths, links, cb, cq}}` (`paths`: each server's link ids up to the root).
     fn tenants<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
         let dc = &self.p.dc;
@@ -201,6 +210,8 @@ impl QShare {
             d.set_item("guarantee_bps", t.request.hose.b.clone())?;
             d.set_item("root", &dc.names[t.root as usize])?;
             d.set_item("layer", t.layer)?;
+            d.set_item("rank", t.rank)?;
+            d.set_item("paths", t.paths.clone())?;
             let servers: Vec<(String, u32)> = t
                 .servers
                 .iter()

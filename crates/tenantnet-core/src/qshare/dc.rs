@@ -11,17 +11,36 @@
 //! by downward paths only.
 //!
 //! Any other graph (one with links inside a layer, e.g. Jellyfish) is "randomly
-//! connected" (§4.1), where QShare explores TR options built from shortest paths,
-//! the exploration widening with a parameter "similar to layer". Here level 1 is a
-//! single server, and level j ≥ 2 the shortest-path tree rooted at a switch (a
-//! breadth-first search, ties to the lowest link id) spanning the servers on
-//! switches at most j − 2 hops away; the last level reaches every server. This
-//! takes one shortest path per server rather than combining k of them per pair.
+//! connected" (§4.1), where QShare obtains "a set of paths between each hypervisor
+//! pair" with the k-shortest path algorithm and "combines them to produce TR
+//! options", k "similar to layer" widening the exploration. §4.1 gives no more, so
+//! (our reading, documented in the README):
+//! * level 1 is a single server; at level j ≥ 2 a TR option is rooted at a switch
+//!   and its leaves are the servers on switches at most j − 2 hops away, widening
+//!   like the layers of a tree until the last level reaches every server;
+//! * the paths combined are each leaf's paths to the root (a hypervisor's path to
+//!   another goes through the root, and a tree keeps the hose cut B·min(m, N − m)
+//!   exact). Rank 0 is the breadth-first-search tree (ties to the lowest link id).
+//!   At rank r ≥ 1 every switch, in breadth-first order, joins the tree by the
+//!   shortest of its r + 1 shortest paths to the root ([`ksp`], Yen's algorithm)
+//!   whose links not yet in the tree each have room for one VM's guarantee (the
+//!   least any split reserves), cut where it meets the tree: the tree routes around
+//!   full links. Combining every switch's r-th path blindly does not: one long
+//!   path drags the others onto the links it crosses;
+//! * Algorithm 1 explores ranks 0..k at a level before the next level, so longer
+//!   paths are used only when no shortest-path tree at that level fits
+//!   (`k_paths`, default 3); ranks that give rank r − 1's tree again are skipped.
+//!
+//! [`ksp`]: super::ksp
 
+use super::ksp::{k_shortest, Path};
 use crate::net::NetworkBuilder;
 
 /// A TR option: every server below its root, with the links of its path (server end first).
 pub type Tree = Vec<(u32, Vec<u32>)>;
+
+/// Path ranks explored per level in a general graph unless set otherwise.
+pub const DEFAULT_K_PATHS: u8 = 3;
 
 /// One full-duplex link.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,8 +88,10 @@ pub struct Datacenter {
     pub queues: u32,
     /// Highest layer (exploration level in a general graph).
     pub top: u8,
-    /// Not a multi-rooted tree: TR options are shortest-path trees.
+    /// Not a multi-rooted tree: TR options are built from k shortest paths.
     pub general: bool,
+    /// Path ranks explored per level in a general graph (k of §4.1).
+    pub k_paths: u8,
     /// Switch-to-switch (link, neighbour) pairs of each node, by link id.
     adj: Vec<Vec<(u32, u32)>>,
 }
@@ -159,6 +180,7 @@ impl Datacenter {
             queues,
             top: 1,
             general,
+            k_paths: DEFAULT_K_PATHS,
             adj,
         };
         dc.top = if general {
@@ -209,26 +231,101 @@ impl Datacenter {
             .collect()
     }
 
-    /// The TR option rooted at `root` at exploration level `level`.
+    /// Path ranks at exploration level `level`: `k_paths` in a general graph above
+    /// level 1, else 1.
+    pub fn ranks_at(&self, level: u8) -> u8 {
+        if self.general && level > 1 {
+            self.k_paths.max(1)
+        } else {
+            1
+        }
+    }
+
+    /// The `k_paths` shortest paths from switch `root` to every node (by node index;
+    /// none to servers), for [`Datacenter::tree_via`].
+    pub fn paths_from(&self, root: u32) -> Vec<Vec<Path>> {
+        (0..self.layer.len() as u32)
+            .map(|u| {
+                if self.layer[u as usize] > 1 {
+                    k_shortest(&self.adj, root, u, self.k_paths.max(1) as usize)
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect()
+    }
+
+    /// The TR option rooted at `root` at exploration level `level` (path rank 0).
     pub fn tree_at(&self, level: u8, root: u32) -> Tree {
+        self.build(level, root, |_, _| None)
+    }
+
+    /// The TR option of path rank `rank` ≥ 1 (see the module doc): each switch, in
+    /// breadth-first order, joins the tree by the shortest of its first `rank` + 1
+    /// paths to the root (`paths`, from [`Datacenter::paths_from`]) whose links not
+    /// yet in the tree each have at least `min_available` bit/s unreserved, else by
+    /// its shortest path.
+    pub fn tree_via(
+        &self,
+        level: u8,
+        root: u32,
+        paths: &[Vec<Path>],
+        rank: u8,
+        min_available: u64,
+    ) -> Tree {
+        self.build(level, root, |u, path_of| {
+            paths[u as usize].iter().take(rank as usize + 1).find(|p| {
+                p.nodes[1..]
+                    .iter()
+                    .zip(&p.links)
+                    .rev()
+                    .take_while(|(n, _)| path_of[**n as usize].is_none())
+                    .all(|(_, &l)| self.links[l as usize].available() >= min_available)
+            })
+        })
+    }
+
+    /// A TR option in a general graph: the switches at most `level` − 2 hops from
+    /// `root`, in breadth-first order, each joining the tree by the path `pick`
+    /// returns (from the root; `None`: its breadth-first-search parent), cut where it
+    /// meets the tree; the leaves are their servers.
+    fn build<'a>(
+        &self,
+        level: u8,
+        root: u32,
+        pick: impl Fn(u32, &[Option<Vec<u32>>]) -> Option<&'a Path>,
+    ) -> Tree {
         if !self.general || level == 1 {
             return self.tree(root);
         }
         let radius = level as u32 - 2;
-        let order = self.bfs(root);
         let mut path_of: Vec<Option<Vec<u32>>> = vec![None; self.layer.len()];
         path_of[root as usize] = Some(Vec::new());
         let mut out = Vec::new();
-        for &(u, d, parent) in &order {
+        for (u, d, parent) in self.bfs(root) {
             if d > radius {
                 break;
             }
-            if parent != u32::MAX {
-                let l = &self.links[parent as usize];
-                let up = if l.upper == u { l.lower } else { l.upper };
-                let mut p = vec![parent];
-                p.extend(path_of[up as usize].clone().unwrap_or_default());
-                path_of[u as usize] = Some(p);
+            if path_of[u as usize].is_none() {
+                if let Some(p) = pick(u, &path_of) {
+                    // from u towards the root, up to the first node already in the tree
+                    let m = p.nodes.len() - 1;
+                    let join = (0..=m)
+                        .rev()
+                        .find(|&i| path_of[p.nodes[i] as usize].is_some())
+                        .expect("the root is in the tree");
+                    for i in join + 1..=m {
+                        let mut up = vec![p.links[i - 1]];
+                        up.extend(path_of[p.nodes[i - 1] as usize].clone().unwrap_or_default());
+                        path_of[p.nodes[i] as usize] = Some(up);
+                    }
+                } else {
+                    let l = &self.links[parent as usize];
+                    let up = if l.upper == u { l.lower } else { l.upper };
+                    let mut p = vec![parent];
+                    p.extend(path_of[up as usize].clone().unwrap_or_default());
+                    path_of[u as usize] = Some(p);
+                }
             }
             let here = path_of[u as usize].clone().unwrap_or_default();
             for &l in &self.down[u as usize] {

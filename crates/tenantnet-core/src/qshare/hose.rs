@@ -43,6 +43,12 @@ impl Hose {
         self.b.first().copied().unwrap_or(0)
     }
 
+    /// The smallest per-VM guarantee: the least a link carries when the tenant has
+    /// VMs on both sides of it.
+    pub fn min(&self) -> u64 {
+        self.b.last().copied().unwrap_or(0)
+    }
+
     /// Summed guarantees of VMs `from..to` in placement order.
     pub fn sum(&self, from: u32, to: u32) -> u64 {
         self.prefix[to as usize] - self.prefix[from as usize]

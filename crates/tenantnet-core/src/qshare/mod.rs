@@ -5,6 +5,7 @@
 //!
 //! * [`dc`]: the datacenter inventory (servers, switches by layer, links, queues).
 //! * [`hose`]: the hose model's link reservations.
+//! * [`ksp`]: Yen's k shortest paths, for TR options in random topologies.
 //! * [`place`]: Algorithm 1 (balanced placement) and a greedy baseline.
 //! * [`binding`]: U-factor, score, Algorithm 2, queue weights, DSCP values.
 //! * [`fluid`]: the §7.3.2 fluid model (weighted max-min gains, utilisation).
@@ -15,6 +16,7 @@ pub mod dc;
 pub mod experiment;
 pub mod fluid;
 pub mod hose;
+pub mod ksp;
 pub mod place;
 
 pub use dc::Datacenter;

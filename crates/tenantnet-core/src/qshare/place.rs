@@ -4,7 +4,9 @@
 //!
 //! Algorithm 1 explores TR options layer by layer from the servers up; at the first
 //! layer where some option is feasible it elects, among all feasible options of that
-//! layer, the one with the lowest cost. `get_optimal_allocation` (§4.2) places VMs
+//! layer, the one with the lowest cost. In a random topology each level is explored
+//! path rank by path rank (k of §4.1, see [`super::dc`]), so a stage is a
+//! (level, rank) pair. `get_optimal_allocation` (§4.2) places VMs
 //! on the server with the largest usable slots first, usable slots being limited by
 //! free slots, by the high-availability limit ⌊(1 − f)·N⌋ and by the bandwidth left
 //! on the server's path to the TR's root; the option is feasible if every VM is
@@ -25,6 +27,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::dc::{Datacenter, Tree};
 use super::hose::Hose;
+use super::ksp::Path;
 
 /// How tenants are placed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,8 +59,12 @@ pub struct Placement {
     pub root: u32,
     /// Its layer (exploration level in a general graph).
     pub layer: u8,
+    /// The path rank its TR was built from (0 in a multi-rooted tree).
+    pub rank: u8,
     /// (server, VMs) pairs.
     pub servers: Vec<(u32, u32)>,
+    /// Each server's links up to the root (server end first), as `servers`.
+    pub paths: Vec<Vec<u32>>,
     /// (link, reserved bandwidth) over the links where it reserves any.
     pub links: Vec<(u32, u64)>,
     /// c_b, the bandwidth it reserves summed over its links.
@@ -69,7 +76,9 @@ pub struct Placement {
 /// A candidate allocation inside one TR option.
 struct Candidate {
     root: u32,
+    rank: u8,
     servers: Vec<(u32, u32)>,
+    paths: Vec<Vec<u32>>,
     links: Vec<(u32, u64)>,
     cb: u64,
     cq: u32,
@@ -85,15 +94,26 @@ pub struct Placer {
     /// The placement strategy.
     pub strategy: Strategy,
     trees: HashMap<(u8, u32), Tree>,
+    paths: HashMap<u32, Vec<Vec<Path>>>,
     next_id: u32,
 }
 
 const EPS: f64 = 1e-9;
 
+/// The most VMs of `req` one server may hold: ⌊(1 − f)·N⌋ (at least 1) under the
+/// high-availability limit, else N.
+fn ha_cap(req: &Request) -> u32 {
+    let n = req.hose.n();
+    req.ha
+        .map_or(n, |f| (((1.0 - f) * n as f64 + EPS).floor() as u32).max(1))
+}
+
 impl Placer {
     /// An empty datacenter. Every TR option is explored once here and cached (the
     /// paper: "the topology search results can be cached"), so placement times
-    /// measure the algorithm, not the topology walk.
+    /// measure the algorithm, not the topology walk. Options of path rank ≥ 1 (random
+    /// topologies only) depend on the reservations and are built when explored, from
+    /// k shortest paths cached per root.
     pub fn new(dc: Datacenter, strategy: Strategy) -> Self {
         let mut trees = HashMap::new();
         for level in 1..=dc.top {
@@ -106,39 +126,20 @@ impl Placer {
             tenants: BTreeMap::new(),
             strategy,
             trees,
+            paths: HashMap::new(),
             next_id: 0,
         }
     }
 
-    /// `get_optimal_allocation` for `req` in the TR rooted at `root` at `level`.
-    fn allocate(&mut self, level: u8, root: u32, req: &Request) -> Option<Candidate> {
+    /// `get_optimal_allocation` for `req` in the TR option `tree` rooted at `root`,
+    /// built from path rank `rank`.
+    fn allocate(&self, tree: &Tree, root: u32, rank: u8, req: &Request) -> Option<Candidate> {
         let n = req.hose.n();
-        let b = req.hose.max();
-        let ha_cap = req
-            .ha
-            .map_or(n, |f| (((1.0 - f) * n as f64 + EPS).floor() as u32).max(1));
-        let tree = self
-            .trees
-            .remove(&(level, root))
-            .unwrap_or_else(|| self.dc.tree_at(level, root));
+        let cap = ha_cap(req);
         let dc = &self.dc;
         let mut usable: Vec<(u32, u32, usize)> = Vec::new(); // (usable, server, tree index)
         for (i, (s, path)) in tree.iter().enumerate() {
-            let raw = dc.free[*s as usize].min(ha_cap).min(n);
-            if raw == 0 {
-                continue;
-            }
-            let a = path
-                .iter()
-                .map(|&l| dc.links[l as usize].available())
-                .min()
-                .unwrap_or(u64::MAX);
-            let mcap = a.checked_div(b).map_or(n, |m| m.min(n as u64) as u32);
-            let u = if raw >= n - mcap.min(n) {
-                raw
-            } else {
-                raw.min(mcap)
-            };
+            let u = self.usable(*s, path, req, cap);
             if u > 0 {
                 usable.push((u, *s, i));
             }
@@ -146,6 +147,7 @@ impl Placer {
         usable.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
         let mut left = n;
         let mut servers = Vec::new();
+        let mut paths = Vec::new();
         let mut below: BTreeMap<u32, u64> = BTreeMap::new();
         let mut left_free = 0;
         for &(u, s, i) in &usable {
@@ -159,6 +161,7 @@ impl Placer {
                 *below.entry(l).or_insert(0) += g;
             }
             servers.push((s, take));
+            paths.push(tree[i].1.clone());
             left_free += dc.free[s as usize] - take;
             left -= take;
         }
@@ -184,7 +187,9 @@ impl Placer {
             if ok {
                 result = Some(Candidate {
                     root,
+                    rank,
                     servers,
+                    paths,
                     links,
                     cb,
                     cq,
@@ -192,7 +197,6 @@ impl Placer {
                 });
             }
         }
-        self.trees.insert((level, root), tree);
         result
     }
 
@@ -204,21 +208,104 @@ impl Placer {
         }
         for layer in 1..=self.dc.top {
             let roots = self.dc.roots_at(layer);
-            let mut cands = Vec::new();
-            for r in roots {
-                if let Some(c) = self.allocate(layer, r, &req) {
-                    if self.strategy == Strategy::Greedy {
+            let mut last: Vec<Option<Tree>> = vec![None; roots.len()];
+            for rank in 0..self.dc.ranks_at(layer) {
+                let mut cands = Vec::new();
+                for (i, &r) in roots.iter().enumerate() {
+                    let c = if rank == 0 {
+                        let tree = self.trees.get(&(layer, r));
+                        match tree {
+                            Some(t) => self.allocate(t, r, 0, &req),
+                            None => self.allocate(&self.dc.tree_at(layer, r), r, 0, &req),
+                        }
+                    } else {
+                        // ranks change paths, not leaves: no use where the slots do not
+                        // suffice, nor where the shortest-path tree has room on every link
+                        let b = req.hose.min();
+                        if self
+                            .trees
+                            .get(&(layer, r))
+                            .is_some_and(|t| self.roomy(t, b) || !self.slots_fit(t, &req))
+                        {
+                            continue;
+                        }
+                        let tree = self.ranked_tree(layer, r, rank, b);
+                        let prev = last[i].as_ref().or_else(|| self.trees.get(&(layer, r)));
+                        if prev == Some(&tree) {
+                            continue;
+                        }
+                        let c = self.allocate(&tree, r, rank, &req);
+                        last[i] = Some(tree);
+                        c
+                    };
+                    if let Some(c) = c {
                         cands.push(c);
-                        break;
+                        if self.strategy == Strategy::Greedy {
+                            break;
+                        }
                     }
-                    cands.push(c);
                 }
-            }
-            if let Some(best) = self.elect(cands) {
-                return Some(self.commit(best, req, layer));
+                if let Some(best) = self.elect(cands) {
+                    return Some(self.commit(best, req, layer));
+                }
             }
         }
         None
+    }
+
+    /// Usable slots of server `s` for `req` (§4.2): free slots under the HA limit
+    /// `cap`, limited by the bandwidth left on `path`: m VMs need B·min(m, N − m) ≤ a.
+    fn usable(&self, s: u32, path: &[u32], req: &Request, cap: u32) -> u32 {
+        let n = req.hose.n();
+        let raw = self.dc.free[s as usize].min(cap).min(n);
+        if raw == 0 {
+            return 0;
+        }
+        let a = path
+            .iter()
+            .map(|&l| self.dc.links[l as usize].available())
+            .min()
+            .unwrap_or(u64::MAX);
+        let mcap = a
+            .checked_div(req.hose.max())
+            .map_or(n, |m| m.min(n as u64) as u32);
+        if raw >= n - mcap.min(n) {
+            raw
+        } else {
+            raw.min(mcap)
+        }
+    }
+
+    /// Whether the servers of `tree` could hold `req` through their own links (what
+    /// no choice of switch paths changes).
+    fn slots_fit(&self, tree: &Tree, req: &Request) -> bool {
+        let cap = ha_cap(req);
+        let room: u32 = tree
+            .iter()
+            .map(|(s, p)| self.usable(*s, &p[..1], req, cap))
+            .sum();
+        room >= req.hose.n()
+    }
+
+    /// Whether every switch-to-switch link of `tree` (a path's first link is its
+    /// server's) has at least `b` unreserved.
+    fn roomy(&self, tree: &Tree, b: u64) -> bool {
+        tree.iter().all(|(_, p)| {
+            p.iter()
+                .skip(1)
+                .all(|&l| self.dc.links[l as usize].available() >= b)
+        })
+    }
+
+    /// The TR option of path rank `rank` ≥ 1 at `level` under `root` for a tenant
+    /// whose smallest per-VM guarantee is `b`.
+    fn ranked_tree(&mut self, level: u8, root: u32, rank: u8, b: u64) -> Tree {
+        let dc = &self.dc;
+        let paths = self
+            .paths
+            .entry(root)
+            .or_insert_with(|| dc.paths_from(root));
+        dc.tree_via(level, root, paths, rank, b)
     }
 
     fn elect(&self, cands: Vec<Candidate>) -> Option<Candidate> {
@@ -266,7 +353,9 @@ impl Placer {
                 request,
                 root: c.root,
                 layer,
+                rank: c.rank,
                 servers: c.servers,
+                paths: c.paths,
                 links: c.links,
                 cb: c.cb,
                 cq: c.cq,

@@ -39,7 +39,7 @@ fn jellyfish(slots: u32) -> Datacenter {
         degree: 3,
         hosts_per_switch: 2,
         link_rate: Rate(10_000 * M),
-        fabric_rate: Some(Rate(20_000 * M)),
+        fabric_rate: Some(Rate(5_000 * M)),
         link_delay: TimeSpan(1),
         seed: 5,
     };
@@ -94,7 +94,20 @@ fn check(p: &Placer) {
             );
         }
         // recompute the hose requirement on every link of its TR
-        let tree = dc.tree_at(t.layer, t.root);
+        let tree: Tree = t
+            .servers
+            .iter()
+            .zip(&t.paths)
+            .map(|(s, p)| (s.0, p.clone()))
+            .collect();
+        assert_is_tree(dc, t.root, &tree);
+        if t.rank == 0 {
+            let option = dc.tree_at(t.layer, t.root);
+            assert!(
+                tree.iter().all(|x| option.contains(x)),
+                "tenant {id}: paths of its TR"
+            );
+        }
         let mut below: BTreeMap<u32, u64> = BTreeMap::new();
         let mut placed = 0;
         for &(s, k) in &t.servers {
@@ -134,9 +147,11 @@ fn check(p: &Placer) {
     }
 }
 
-fn churn(mut p: Placer, seed: u64, ops: usize, max_n: u64) -> (usize, usize) {
+/// Random arrivals and departures with every invariant checked after each:
+/// (admitted, rejected, admitted on a TR of path rank ≥ 1).
+fn churn(mut p: Placer, seed: u64, ops: usize, max_n: u64) -> (usize, usize, usize) {
     let mut rng = Rng::stream(seed, "qshare-churn");
-    let (mut admitted, mut rejected) = (0, 0);
+    let (mut admitted, mut rejected, mut ranked) = (0, 0, 0);
     for _ in 0..ops {
         if !p.tenants.is_empty() && rng.below(3) == 0 {
             let ids: Vec<u32> = p.tenants.keys().copied().collect();
@@ -146,6 +161,7 @@ fn churn(mut p: Placer, seed: u64, ops: usize, max_n: u64) -> (usize, usize) {
             match p.place(random_request(&mut rng, max_n)) {
                 Some(id) => {
                     admitted += 1;
+                    ranked += usize::from(p.tenants[&id].rank > 0);
                     if rng.below(10) == 0 {
                         p.depart(id);
                         assert_eq!(
@@ -167,7 +183,7 @@ fn churn(mut p: Placer, seed: u64, ops: usize, max_n: u64) -> (usize, usize) {
         }
         check(&p);
     }
-    (admitted, rejected)
+    (admitted, rejected, ranked)
 }
 
 #[test]
@@ -180,11 +196,15 @@ fn placement_invariants_hold_under_churn() {
         ("jellyfish", jellyfish(20), 5),
     ] {
         for strategy in [Strategy::Balanced { cq_weight: 0.8 }, Strategy::Greedy] {
-            let (a, r) = churn(Placer::new(dc.clone(), strategy), seed, 1500, 40);
+            let (a, r, k) = churn(Placer::new(dc.clone(), strategy), seed, 1500, 40);
             assert!(
                 a > 100 && r > 10,
                 "{name} {strategy:?}: {a} admitted, {r} rejected"
             );
+            if dc.general {
+                assert!(k > 0, "{name} {strategy:?}: no TR of rank >= 1 explored");
+            }
+            println!("{name} {strategy:?}: {a} admitted, {r} rejected, {k} on rank >= 1");
         }
     }
 }
@@ -288,4 +308,117 @@ fn jellyfish_trs_are_shortest_path_trees_that_widen_with_the_level() {
         2,
         "level 2: the root switch's own servers"
     );
+}
+
+/// A ring of 5 switches A..E (each with one server) and ring links with ids 0..4:
+/// A-B, B-C, C-D, D-E, E-A.
+fn ring5(slots: u32) -> Datacenter {
+    let mut b = crate::net::NetworkBuilder::new();
+    let sw: Vec<_> = (0..5).map(|i| b.switch(format!("s{i}"))).collect();
+    let t: crate::engine::Time = 1;
+    for i in 0..5 {
+        b.link(sw[i], sw[(i + 1) % 5], 10_000 * M, t);
+    }
+    for (i, &s) in sw.iter().enumerate() {
+        let h = b.host(format!("h{i}"));
+        b.link(s, h, 10_000 * M, t);
+    }
+    let dc = Datacenter::from_builder(&b, slots, 8).unwrap();
+    assert!(dc.general);
+    dc
+}
+
+/// The links of `tree` form a tree rooted at `root` whose leaves are its servers:
+/// every path climbs link by link from the server to the root, and every node has
+/// one link up.
+fn assert_is_tree(dc: &Datacenter, root: u32, tree: &Tree) {
+    let mut up_of: BTreeMap<u32, u32> = BTreeMap::new();
+    for (s, path) in tree {
+        let mut at = dc.servers[*s as usize];
+        for &l in path {
+            let link = &dc.links[l as usize];
+            assert!(
+                link.upper == at || link.lower == at,
+                "link {l} touches node {at}"
+            );
+            assert_eq!(*up_of.entry(at).or_insert(l), l, "node {at}: one link up");
+            at = if link.upper == at {
+                link.lower
+            } else {
+                link.upper
+            };
+        }
+        assert_eq!(at, root, "server {s}'s path ends at the root");
+    }
+}
+
+#[test]
+fn jellyfish_ranks_route_around_full_links() {
+    let dc = jellyfish(20);
+    let mut rerouted = 0;
+    for root in dc.roots_at(2) {
+        let paths = dc.paths_from(root);
+        for level in 2..=dc.top {
+            let base = dc.tree_at(level, root);
+            assert_is_tree(&dc, root, &base);
+            // with every link free, each rank's tree is the shortest-path one
+            assert_eq!(dc.tree_via(level, root, &paths, 2, 1), base);
+            // mark the links of the base tree's longest path full: rank 2 avoids them
+            let Some((_, long)) = base.iter().max_by_key(|x| x.1.len()) else {
+                continue;
+            };
+            let mut busy = dc.clone();
+            for &l in &long[1..] {
+                busy.links[l as usize].reserved = busy.links[l as usize].capacity;
+            }
+            let t = busy.tree_via(level, root, &paths, 2, 1);
+            assert_is_tree(&dc, root, &t);
+            let servers: Vec<u32> = t.iter().map(|x| x.0).collect();
+            let same: Vec<u32> = base.iter().map(|x| x.0).collect();
+            assert_eq!(servers, same, "a rank changes paths, not leaves");
+            let full = |p: &Vec<u32>| p[1..].iter().any(|l| long[1..].contains(l));
+            let before = base.iter().filter(|x| full(&x.1)).count();
+            let after = t.iter().filter(|x| full(&x.1)).count();
+            assert!(after <= before);
+            rerouted += usize::from(after < before);
+        }
+    }
+    assert!(rerouted > 20, "{rerouted} trees routed around full links");
+}
+
+#[test]
+fn a_full_shortest_path_is_routed_around_at_the_same_level() {
+    // two VMs, one on s0's server and one on s2's (the others have no slots), with
+    // the direct route s1-s2 (link 1) full: level 3 (root s1, reaching s0 and s2) has
+    // no feasible shortest-path tree, but its rank-1 tree reaches s2 by s1-s0-s4-s3-s2
+    let place = |k: u8| {
+        let mut dc = ring5(1);
+        dc.k_paths = k;
+        for s in [1, 3, 4] {
+            dc.free[s] = 0;
+        }
+        dc.links[1].reserved = dc.links[1].capacity;
+        let mut p = Placer::new(dc, Strategy::Balanced { cq_weight: 0.5 });
+        let id = p
+            .place(Request {
+                hose: Hose::homogeneous(2, 100 * M),
+                ha: Some(0.5),
+            })
+            .unwrap();
+        let t = p.tenants[&id].clone();
+        assert!(
+            t.links.iter().all(|&(l, _)| l != 1),
+            "not over the full link"
+        );
+        (
+            t.layer,
+            t.rank,
+            p.dc.names[t.root as usize].clone(),
+            t.links.len(),
+        )
+    };
+    // 5 links: two server links and s0-s4-s3-s2; s1-s0 carries both VMs' sides, so nothing
+    assert_eq!(place(3), (3, 1, "s1".to_string(), 5));
+    let (layer, rank, _, _) = place(1);
+    assert_eq!((layer, rank), (4, 0), "k = 1: only a wider level fits");
 }
