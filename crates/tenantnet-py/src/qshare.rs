@@ -10,6 +10,7 @@ use tenantnet_core::qshare::binding::{
     allocate_queues, configure, score, u_factor, HypervisorUsage,
 };
 use tenantnet_core::qshare::experiment::{churn, fill, gain_at, scarcity, TenantGen};
+use tenantnet_core::qshare::fluid::Sharing;
 use tenantnet_core::qshare::{Datacenter, Hose, Placer, Request, Strategy};
 use tenantnet_core::scenario::parse;
 
@@ -193,10 +194,31 @@ impl QShare {
         Ok(score(t, u, k))
     }
 
-    /// Fig. 10 at inactive ratio `r_in`: (mean gain, link utilisation under QShare,
-    /// under static reservation).
-    fn gain_at(&self, py: Python<'_>, r_in: f64, seed: u64) -> (f64, Vec<f64>, Vec<f64>) {
-        py.detach(|| gain_at(&self.p, r_in, seed))
+    /// One draw of Fig. 10 at inactive ratio `r_in`: (gain of every active tenant
+    /// using the network, link utilisation under QShare, under static reservation).
+    /// `sharing`: `per-link` (§7.3.2 as written) or `max-min`.
+    #[pyo3(signature = (r_in, seed, sharing = "per-link"))]
+    fn gain_at(
+        &self,
+        py: Python<'_>,
+        r_in: f64,
+        seed: u64,
+        sharing: &str,
+    ) -> PyResult<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+        let sharing = match sharing {
+            "per-link" => Sharing::PerLink,
+            "max-min" => Sharing::MaxMin,
+            s => {
+                return Err(PyValueError::new_err(format!(
+                    "sharing {s:?}: expected \"per-link\" or \"max-min\""
+                )))
+            }
+        };
+        if !(0.0..1.0).contains(&r_in) {
+            return Err(PyValueError::new_err("r_in: expected 0 <= r_in < 1"));
+        }
+        let r = py.detach(|| gain_at(&self.p, r_in, seed, sharing));
+        Ok((r.gain.into_values().collect(), r.util_qshare, r.util_static))
     }
 
     /// Embedded tenants: `{id: {vms, guarantee_bps, root, layer, rank, servers,

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use super::binding::{allocate_queues, configure, score};
-use super::fluid::fluid;
+use super::fluid::{fluid, FluidResult, Sharing};
 use super::hose::Hose;
 use super::place::{Placer, Request};
 use crate::engine::rng::Rng;
@@ -264,11 +264,11 @@ pub fn scarcity(p: &Placer, intervals: u32, seed: u64) -> Scarcity {
     }
 }
 
-/// One point of Fig. 10 at inactive ratio `r_in`: the mean gain of active tenants
-/// that use the network (shared-queue ones count 1), and link utilisations under
+/// One draw of Fig. 10 at inactive ratio `r_in`: the gain of every active tenant
+/// that uses the network (shared-queue ones count 1), and link utilisations under
 /// QShare and static reservation. Inactive tenants are drawn at random; active
 /// ones score k·N·B (U = 1), inactive ones 0, and Algorithm 2 runs from scratch.
-pub fn gain_at(p: &Placer, r_in: f64, seed: u64) -> (f64, Vec<f64>, Vec<f64>) {
+pub fn gain_at(p: &Placer, r_in: f64, seed: u64, sharing: Sharing) -> FluidResult {
     let mut rng = Rng::stream(seed, &format!("qshare-inactive/{r_in}"));
     let active: BTreeSet<u32> = p
         .tenants
@@ -286,11 +286,5 @@ pub fn gain_at(p: &Placer, r_in: f64, seed: u64) -> (f64, Vec<f64>, Vec<f64>) {
         .collect();
     let ded = allocate_queues(p, &BTreeSet::new(), &scores, seed);
     let ded = configure(p, &ded, 15).dedicated;
-    let r = fluid(p, &ded, &active);
-    let mean = if r.gain.is_empty() {
-        0.0
-    } else {
-        r.gain.values().sum::<f64>() / r.gain.len() as f64
-    };
-    (mean, r.util_qshare, r.util_static)
+    fluid(p, &ded, &active, sharing)
 }

@@ -8,11 +8,19 @@
 //! scalar, its gain g_T, describes it: it carries g_T · r_T(L) on every link L.
 //! Tenants in the shared queue get exactly their guarantee (g = 1, as the paper
 //! assumes). D-tenants are served by WFQ queues weighted by their reservations,
-//! which on every link shares capacity in proportion to r_T(L): the gains are the
-//! weighted max-min fair ones, found by progressive filling (all unfrozen gains
-//! rise together; when a link fills, the tenants on it freeze). A tenant's gain
-//! is thus the smallest achieved/guaranteed ratio over its links. Static reservation
-//! gives every active tenant g = 1.
+//! which on every link shares what the shared queue leaves in proportion to r_T(L).
+//! Two readings of how the links combine ([`Sharing`]):
+//! * **per link** (§7.3.2 as written): on each link L every active D-tenant's gain
+//!   is (C_L − shared load) / Σ active D reservations, as if all were backlogged
+//!   there; g_T is the smallest over T's links ("the smallest bandwidth gain that T
+//!   obtains on any link of its TR"), and a link carries Σ g_T · r_T(L), which the
+//!   paper notes never exceeds 100 %. Bandwidth a tenant cannot use because another
+//!   of its links is tighter stays idle.
+//! * **max-min**: the weighted max-min fair gains, by progressive filling (all
+//!   unfrozen gains rise together; when a link fills, the tenants on it freeze), so
+//!   such bandwidth goes to the tenants that can use it: fully work-conserving.
+//!
+//! Static reservation gives every active tenant g = 1.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -29,8 +37,22 @@ pub struct FluidResult {
     pub util_static: Vec<f64>,
 }
 
+/// How D-tenants' gains combine across links (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sharing {
+    /// Each link shared independently; a tenant's gain is its smallest (§7.3.2).
+    PerLink,
+    /// Weighted max-min fair gains (progressive filling).
+    MaxMin,
+}
+
 /// Runs the fluid model for the `active` tenants, `dedicated` holding dedicated queues.
-pub fn fluid(p: &Placer, dedicated: &BTreeSet<u32>, active: &BTreeSet<u32>) -> FluidResult {
+pub fn fluid(
+    p: &Placer,
+    dedicated: &BTreeSet<u32>,
+    active: &BTreeSet<u32>,
+    sharing: Sharing,
+) -> FluidResult {
     let nl = p.dc.links.len();
     let cap: Vec<f64> = p.dc.links.iter().map(|l| l.capacity as f64).collect();
     let mut fixed = vec![0.0f64; nl]; // load of tenants at g = 1 (shared)
@@ -56,8 +78,28 @@ pub fn fluid(p: &Placer, dedicated: &BTreeSet<u32>, active: &BTreeSet<u32>) -> F
             }
         }
     }
-    // progressive filling over the D-tenants
     let mut frozen_load = vec![0.0f64; nl];
+    if sharing == Sharing::PerLink {
+        let mut dload = vec![0.0f64; nl];
+        for &t in &free {
+            for &(l, r) in &p.tenants[&t].links {
+                dload[l as usize] += r as f64;
+            }
+        }
+        for &t in &free {
+            let links = &p.tenants[&t].links;
+            let g = links
+                .iter()
+                .map(|&(l, _)| (cap[l as usize] - fixed[l as usize]).max(0.0) / dload[l as usize])
+                .fold(f64::INFINITY, f64::min);
+            gain.insert(t, g);
+            for &(l, r) in links {
+                frozen_load[l as usize] += g * r as f64;
+            }
+        }
+        free.clear();
+    }
+    // progressive filling over the D-tenants
     let mut rising = vec![0.0f64; nl]; // sum of r_T(L) over rising tenants
     for &t in &free {
         for &(l, r) in &p.tenants[&t].links {
@@ -132,7 +174,7 @@ mod tests {
         let (p, ids) = pairs_on_one_link(&[300, 100]);
         let (a, b) = (ids[0], ids[1]);
         let both: BTreeSet<u32> = [a, b].into_iter().collect();
-        let r = fluid(&p, &both, &both);
+        let r = fluid(&p, &both, &both, Sharing::MaxMin);
         let g = 10_000.0 / 400.0;
         assert!(
             (r.gain[&a] - g).abs() < 1e-9 && (r.gain[&b] - g).abs() < 1e-9,
@@ -148,13 +190,67 @@ mod tests {
         assert!((s - 0.04).abs() < 1e-12);
         // B in the shared queue keeps its guarantee; A takes the rest
         let only_a: BTreeSet<u32> = [a].into_iter().collect();
-        let r = fluid(&p, &only_a, &both);
+        let r = fluid(&p, &only_a, &both, Sharing::MaxMin);
         assert_eq!(r.gain[&b], 1.0);
         assert!((r.gain[&a] - 9_900.0 / 300.0).abs() < 1e-9);
         // an inactive tenant's share goes to the active one
-        let r = fluid(&p, &both, &only_a);
+        let r = fluid(&p, &both, &only_a, Sharing::MaxMin);
         assert!((r.gain[&a] - 10_000.0 / 300.0).abs() < 1e-9);
         assert!(!r.gain.contains_key(&b));
+    }
+
+    #[test]
+    fn per_link_gains_are_each_tenants_tightest_link_and_below_max_min() {
+        let mut p = Placer::new(fat_tree(4, 1, 30), Strategy::Balanced { cq_weight: 1.0 });
+        let mut ids = BTreeSet::new();
+        for i in 0..40u64 {
+            ids.extend(p.place(Request {
+                hose: Hose::homogeneous(2 + (i % 9) as u32, (50 + 70 * (i % 5)) * M),
+                ha: Some(0.5),
+            }));
+        }
+        let ded: BTreeSet<u32> = ids.iter().copied().filter(|t| t % 3 != 0).collect();
+        let per = fluid(&p, &ded, &ids, Sharing::PerLink);
+        let mm = fluid(&p, &ded, &ids, Sharing::MaxMin);
+        let nl = p.dc.links.len();
+        let (mut shared, mut dload) = (vec![0.0; nl], vec![0.0; nl]);
+        for t in &ids {
+            for &(l, r) in &p.tenants[t].links {
+                if ded.contains(t) {
+                    dload[l as usize] += r as f64;
+                } else {
+                    shared[l as usize] += r as f64;
+                }
+            }
+        }
+        for t in &ids {
+            let want = if ded.contains(t) {
+                p.tenants[t]
+                    .links
+                    .iter()
+                    .map(|&(l, _)| {
+                        let l = l as usize;
+                        (p.dc.links[l].capacity as f64 - shared[l]) / dload[l]
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            } else {
+                1.0
+            };
+            assert!((per.gain[t] - want).abs() < 1e-9, "tenant {t}");
+            assert!(per.gain[t] >= 1.0 && per.gain[t] <= mm.gain[t] + 1e-9);
+        }
+        for l in 0..nl {
+            assert!(per.util_qshare[l] <= 1.0 + 1e-9, "never over 100 %");
+            assert!(per.util_qshare[l] <= mm.util_qshare[l] + 1e-9);
+            assert!(per.util_qshare[l] >= per.util_static[l] - 1e-9);
+        }
+        let total = |u: &[f64]| u.iter().sum::<f64>();
+        assert!(
+            total(&per.util_qshare) < total(&mm.util_qshare) - 0.1,
+            "per-link sharing leaves capacity idle that max-min hands out: {} vs {}",
+            total(&per.util_qshare),
+            total(&mm.util_qshare)
+        );
     }
 
     #[test]
@@ -172,7 +268,7 @@ mod tests {
             );
         }
         let all: BTreeSet<u32> = ids.iter().copied().collect();
-        let r = fluid(&p, &all, &all);
+        let r = fluid(&p, &all, &all, Sharing::MaxMin);
         for (l, u) in r.util_qshare.iter().enumerate() {
             assert!(*u <= 1.0 + 1e-9, "link {l} over capacity: {u}");
         }
