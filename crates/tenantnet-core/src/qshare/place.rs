@@ -78,7 +78,8 @@ struct Candidate {
     root: u32,
     rank: u8,
     servers: Vec<(u32, u32)>,
-    paths: Vec<Vec<u32>>,
+    /// Index in the TR option of each of `servers` (paths are copied on commit only).
+    index: Vec<usize>,
     links: Vec<(u32, u64)>,
     cb: u64,
     cq: u32,
@@ -147,7 +148,7 @@ impl Placer {
         usable.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
         let mut left = n;
         let mut servers = Vec::new();
-        let mut paths = Vec::new();
+        let mut index = Vec::new();
         let mut below: BTreeMap<u32, u64> = BTreeMap::new();
         let mut left_free = 0;
         for &(u, s, i) in &usable {
@@ -161,7 +162,7 @@ impl Placer {
                 *below.entry(l).or_insert(0) += g;
             }
             servers.push((s, take));
-            paths.push(tree[i].1.clone());
+            index.push(i);
             left_free += dc.free[s as usize] - take;
             left -= take;
         }
@@ -189,7 +190,7 @@ impl Placer {
                     root,
                     rank,
                     servers,
-                    paths,
+                    index,
                     links,
                     cb,
                     cq,
@@ -246,7 +247,14 @@ impl Placer {
                     }
                 }
                 if let Some(best) = self.elect(cands) {
-                    return Some(self.commit(best, req, layer));
+                    // the elected option again (cached, or rebuilt from the same state)
+                    let tree = match self.trees.get(&(layer, best.root)) {
+                        Some(t) if rank == 0 => t.clone(),
+                        _ if rank == 0 => self.dc.tree_at(layer, best.root),
+                        _ => self.ranked_tree(layer, best.root, rank, req.hose.min()),
+                    };
+                    let paths = best.index.iter().map(|&i| tree[i].1.clone()).collect();
+                    return Some(self.commit(best, paths, req, layer));
                 }
             }
         }
@@ -336,7 +344,7 @@ impl Placer {
         })
     }
 
-    fn commit(&mut self, c: Candidate, request: Request, layer: u8) -> u32 {
+    fn commit(&mut self, c: Candidate, paths: Vec<Vec<u32>>, request: Request, layer: u8) -> u32 {
         for &(s, k) in &c.servers {
             self.dc.free[s as usize] -= k;
         }
@@ -355,7 +363,7 @@ impl Placer {
                 layer,
                 rank: c.rank,
                 servers: c.servers,
-                paths: c.paths,
+                paths,
                 links: c.links,
                 cb: c.cb,
                 cq: c.cq,
