@@ -228,3 +228,6 @@ def test_fig10_utilisation_matches_the_paper_and_gains_rise(tmp_path: Path) -> N
     assert (gain["mean_gain"].diff().dropna() > 0).all()
     assert (gain["mean_gain_max_min"] >= gain["mean_gain"] - 1e-9).all()
     assert gain["mean_gain"].iloc[-1] > 10 * gain["mean_gain"].iloc[0]
+    # read with 40 Gb/s server-facing ports, Fig. 10(a)'s "above 3x for every r_in"
+    assert (gain["mean_gain_40g_server_ports"] > 3).all()
+    assert (gain["mean_gain_40g_server_ports"] >= gain["mean_gain"] - 1e-9).all()

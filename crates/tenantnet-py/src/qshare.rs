@@ -10,7 +10,7 @@ use tenantnet_core::qshare::binding::{
     allocate_queues, configure, score, u_factor, HypervisorUsage,
 };
 use tenantnet_core::qshare::experiment::{churn, fill, gain_at, scarcity, TenantGen};
-use tenantnet_core::qshare::fluid::Sharing;
+use tenantnet_core::qshare::fluid::{Model, Sharing};
 use tenantnet_core::qshare::{Datacenter, Hose, Placer, Request, Strategy};
 use tenantnet_core::scenario::parse;
 
@@ -196,14 +196,16 @@ impl QShare {
 
     /// One draw of Fig. 10 at inactive ratio `r_in`: (gain of every active tenant
     /// using the network, link utilisation under QShare, under static reservation).
-    /// `sharing`: `per-link` (§7.3.2 as written) or `max-min`.
-    #[pyo3(signature = (r_in, seed, sharing = "per-link"))]
+    /// `sharing`: `per-link` (§7.3.2 as written) or `max-min`; `server_port_bps`:
+    /// the server links' capacity while sharing (default: the topology's).
+    #[pyo3(signature = (r_in, seed, sharing = "per-link", server_port_bps = None))]
     fn gain_at(
         &self,
         py: Python<'_>,
         r_in: f64,
         seed: u64,
         sharing: &str,
+        server_port_bps: Option<u64>,
     ) -> PyResult<(Vec<f64>, Vec<f64>, Vec<f64>)> {
         let sharing = match sharing {
             "per-link" => Sharing::PerLink,
@@ -217,7 +219,11 @@ impl QShare {
         if !(0.0..1.0).contains(&r_in) {
             return Err(PyValueError::new_err("r_in: expected 0 <= r_in < 1"));
         }
-        let r = py.detach(|| gain_at(&self.p, r_in, seed, sharing));
+        let model = Model {
+            sharing,
+            server_port_bps,
+        };
+        let r = py.detach(|| gain_at(&self.p, r_in, seed, model));
         Ok((r.gain.into_values().collect(), r.util_qshare, r.util_static))
     }
 

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use super::binding::{allocate_queues, configure, score};
-use super::fluid::{fluid, FluidResult, Sharing};
+use super::fluid::{fluid, FluidResult, Model};
 use super::hose::Hose;
 use super::place::{Placer, Request};
 use crate::engine::rng::Rng;
@@ -268,7 +268,7 @@ pub fn scarcity(p: &Placer, intervals: u32, seed: u64) -> Scarcity {
 /// that uses the network (shared-queue ones count 1), and link utilisations under
 /// QShare and static reservation. Inactive tenants are drawn at random; active
 /// ones score k·N·B (U = 1), inactive ones 0, and Algorithm 2 runs from scratch.
-pub fn gain_at(p: &Placer, r_in: f64, seed: u64, sharing: Sharing) -> FluidResult {
+pub fn gain_at(p: &Placer, r_in: f64, seed: u64, model: Model) -> FluidResult {
     let mut rng = Rng::stream(seed, &format!("qshare-inactive/{r_in}"));
     let active: BTreeSet<u32> = p
         .tenants
@@ -286,5 +286,5 @@ pub fn gain_at(p: &Placer, r_in: f64, seed: u64, sharing: Sharing) -> FluidResul
         .collect();
     let ded = allocate_queues(p, &BTreeSet::new(), &scores, seed);
     let ded = configure(p, &ded, 15).dedicated;
-    fluid(p, &ded, &active, sharing)
+    fluid(p, &ded, &active, model)
 }

@@ -46,15 +46,43 @@ pub enum Sharing {
     MaxMin,
 }
 
+/// The fluid model's reading of §7.3.2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Model {
+    /// How gains combine across links.
+    pub sharing: Sharing,
+    /// Capacity of the server links while sharing (placement keeps the topology's):
+    /// `Some(40 Gb/s)` reads §7.3's "the switch port capacity is 40 Gbps" as covering
+    /// the top-of-rack ports facing the servers too. `None`: the topology's.
+    pub server_port_bps: Option<u64>,
+}
+
+impl From<Sharing> for Model {
+    fn from(sharing: Sharing) -> Self {
+        Model {
+            sharing,
+            server_port_bps: None,
+        }
+    }
+}
+
 /// Runs the fluid model for the `active` tenants, `dedicated` holding dedicated queues.
 pub fn fluid(
     p: &Placer,
     dedicated: &BTreeSet<u32>,
     active: &BTreeSet<u32>,
-    sharing: Sharing,
+    model: impl Into<Model>,
 ) -> FluidResult {
+    let model = model.into();
     let nl = p.dc.links.len();
-    let cap: Vec<f64> = p.dc.links.iter().map(|l| l.capacity as f64).collect();
+    let cap: Vec<f64> =
+        p.dc.links
+            .iter()
+            .map(|l| match model.server_port_bps {
+                Some(c) if p.dc.server_of[l.lower as usize] != u32::MAX => c as f64,
+                _ => l.capacity as f64,
+            })
+            .collect();
     let mut fixed = vec![0.0f64; nl]; // load of tenants at g = 1 (shared)
     let mut util_static = vec![0.0f64; nl];
     let mut free: Vec<u32> = Vec::new(); // D-tenants whose gain still rises
@@ -79,7 +107,7 @@ pub fn fluid(
         }
     }
     let mut frozen_load = vec![0.0f64; nl];
-    if sharing == Sharing::PerLink {
+    if model.sharing == Sharing::PerLink {
         let mut dload = vec![0.0f64; nl];
         for &t in &free {
             for &(l, r) in &p.tenants[&t].links {
@@ -251,6 +279,23 @@ mod tests {
             total(&per.util_qshare),
             total(&mm.util_qshare)
         );
+    }
+
+    #[test]
+    fn wider_server_ports_scale_a_server_bound_gain() {
+        // two tenants alone on two 10 Gb/s server links: gain 25; read as 40 Gb/s, 100
+        let (p, ids) = pairs_on_one_link(&[300, 100]);
+        let both: BTreeSet<u32> = ids.iter().copied().collect();
+        let model = Model {
+            sharing: Sharing::PerLink,
+            server_port_bps: Some(40_000 * M),
+        };
+        let narrow = fluid(&p, &both, &both, Sharing::PerLink);
+        let wide = fluid(&p, &both, &both, model);
+        for t in &ids {
+            assert!((narrow.gain[t] - 25.0).abs() < 1e-9);
+            assert!((wide.gain[t] - 100.0).abs() < 1e-9);
+        }
     }
 
     #[test]
