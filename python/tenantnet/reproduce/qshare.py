@@ -219,10 +219,13 @@ def reproduce_fig10(out: Path) -> list[Path]:
     a.set_ylabel("mean throughput gain (x guarantee)")
     a.set_yscale("log")
     a.set_title("(a) throughput gain, 16:1")
-    for col, label in (("qshare", "QShare (per-link)"), ("qshare_max_min", "QShare (max-min)"),
-                       ("static", "static reservation")):
+    for col, label, style in (("qshare", "QShare (per-link)", "-"),
+                              ("qshare_max_min", "QShare (max-min)", "-"),
+                              ("static", "static reservation", "-"),
+                              ("qshare_40g_server_ports", "QShare, 40 Gb/s server ports", "--"),
+                              ("static_40g_server_ports", "static, 40 Gb/s server ports", "--")):
         v = np.sort(util[col].to_numpy())
-        b.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=label)
+        b.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=label, ls=style)
     b.axhline(0.5, color="k", lw=0.6, ls=":")
     b.set_xlabel("link utilisation (paper: median ~0.6 QShare, ~0.25 static)")
     b.set_ylabel("CDF")
