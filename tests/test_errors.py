@@ -70,6 +70,10 @@ CASES = {
     "vm_weights_on_some_vms_only": (
         BASE + TENANT.replace('guarantee = "2Gbps", ', 'guarantee = "2Gbps", weight = 2.0, '),
         ["tenants[0].vms[1]", "every VM on host h0 a weight, or none"]),
+    "graph_link_to_unknown_node": (
+        '[simulation]\nduration = "1ms"\n[topology]\nkind = "graph"\nhosts = ["h0", "h1"]\n'
+        'switches = ["s0"]\nlinks = [{ a = "h0", b = "s0" }, { a = "h1", b = "s9" }]\n',
+        ["topology.links[1].b", '"s9"', "unknown node", "hosts or switches"]),
     "vswitch_capacity_above_nic": (BASE + TENANT + '[vswitch]\ncapacity = "40Gbps"\n',
                                    ["vswitch.capacity", '"40Gbps"', "NIC rate"]),
 }

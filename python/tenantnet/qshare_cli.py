@@ -94,7 +94,7 @@ def place(
         help="Instead: fill with §7.3's random tenants from this seed.")] = None,
     ha: Annotated[float | None, typer.Option(help="HA survival ratio f for --fill.")] = None,
     topology: Annotated[Path | None, typer.Option(
-        help="A TOML file whose [topology] table (any kind, e.g. jellyfish) replaces the "
+        help="A TOML file whose [topology] table (any kind, e.g. jellyfish or graph) replaces the "
              "fat-tree options.")] = None,
 ) -> None:
     """Embed tenants (Algorithm 1) and write the placement."""

@@ -192,7 +192,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
     let (builder, topo_desc) = sc
         .topology
         .build()
-        .map_err(|(param, msg)| ctx.err(&join("topology", param), msg))?;
+        .map_err(|(param, msg)| ctx.err(&join("topology", &param), msg))?;
     let net = builder
         .build(&fabric, seed)
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;

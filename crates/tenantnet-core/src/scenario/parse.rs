@@ -228,6 +228,7 @@ fn parse_topology(file: &str, mut t: Table, root: &Value) -> Result<TopologySpec
         "star" => TopologySpec::Star(de_at(file, p, v, root)?),
         "leaf_spine" => TopologySpec::LeafSpine(de_at(file, p, v, root)?),
         "jellyfish" => TopologySpec::Jellyfish(de_at(file, p, v, root)?),
+        "graph" => TopologySpec::Graph(de_at(file, p, v, root)?),
         _ => TopologySpec::FatTree(de_at(file, p, v, root)?),
     })
 }
@@ -339,7 +340,7 @@ pub fn topology(
     };
     let spec = parse_topology(source, t, &root)?;
     spec.build().map_err(|(param, msg)| {
-        let key = join("topology", param);
+        let key = join("topology", &param);
         ScenarioError::at(source, key.clone(), lookup(&root, &key), msg)
     })
 }

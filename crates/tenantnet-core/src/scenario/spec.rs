@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::tenants::{TenantSpec, VswitchSpec};
 use super::workloads::WorkloadSpec;
-use crate::net::topology::{Dumbbell, FatTree, Jellyfish, LeafSpine, SpecError, Star};
+use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecError, Star};
 use crate::net::NetworkBuilder;
 use crate::units::{Size, TimeSpan};
 
@@ -28,7 +28,8 @@ pub struct ScenarioSpec<T = TopologySpec, W = WorkloadSpec> {
     pub description: Option<String>,
     /// Length of the run, seed, and stopping rule.
     pub simulation: SimulationSpec,
-    /// The fabric: `kind` is one of `dumbbell`, `star`, `leaf_spine`, `fat_tree`, `jellyfish`.
+    /// The fabric: `kind` is one of `dumbbell`, `star`, `leaf_spine`, `fat_tree`,
+    /// `jellyfish`, `graph`.
     pub topology: T,
     /// Buffers and ECN marking of every port.
     #[serde(default)]
@@ -64,6 +65,8 @@ pub enum TopologySpec {
     FatTree(FatTree),
     /// Switches wired at random into a regular graph (Jellyfish).
     Jellyfish(Jellyfish),
+    /// Hosts, switches and links written out.
+    Graph(Graph),
 }
 
 impl TopologySpec {
@@ -75,12 +78,20 @@ impl TopologySpec {
             TopologySpec::LeafSpine(t) => t.build(),
             TopologySpec::FatTree(t) => t.build(),
             TopologySpec::Jellyfish(t) => t.build(),
+            TopologySpec::Graph(t) => t.build(),
         }
     }
 }
 
 /// The topology kinds, as written in `kind`.
-pub const TOPOLOGY_KINDS: [&str; 5] = ["dumbbell", "star", "leaf_spine", "fat_tree", "jellyfish"];
+pub const TOPOLOGY_KINDS: [&str; 6] = [
+    "dumbbell",
+    "star",
+    "leaf_spine",
+    "fat_tree",
+    "jellyfish",
+    "graph",
+];
 
 /// Length of the run and randomness.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]

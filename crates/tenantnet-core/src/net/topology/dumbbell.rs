@@ -32,7 +32,7 @@ impl Dumbbell {
     /// Wires the dumbbell.
     pub fn build(&self) -> Result<(NetworkBuilder, String), SpecError> {
         if self.hosts_per_side == 0 {
-            return Err(("hosts_per_side", "expected at least 1".into()));
+            return Err(("hosts_per_side".into(), "expected at least 1".into()));
         }
         super::check_hosts("hosts_per_side", 2 * self.hosts_per_side as u64)?;
         let mut b = NetworkBuilder::new();

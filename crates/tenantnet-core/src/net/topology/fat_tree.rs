@@ -63,16 +63,19 @@ impl FatTree {
     pub fn build(&self) -> Result<(NetworkBuilder, String), SpecError> {
         let k = self.k;
         if k < 2 || k % 2 != 0 {
-            return Err(("k", "expected an even number of at least 2".into()));
+            return Err(("k".into(), "expected an even number of at least 2".into()));
         }
         if k > 64 {
-            return Err(("k", "expected at most 64 (k = 64 is 65 536 hosts)".into()));
+            return Err((
+                "k".into(),
+                "expected at most 64 (k = 64 is 65 536 hosts)".into(),
+            ));
         }
         let half = k / 2;
         let r = self.oversubscription;
         if r == 0 || (half * half) % r != 0 {
             return Err((
-                "oversubscription",
+                "oversubscription".into(),
                 format!("expected a divisor of (k/2)^2 = {}", half * half),
             ));
         }

@@ -97,13 +97,16 @@ impl Jellyfish {
     /// Wires the fabric.
     pub fn build(&self) -> Result<(NetworkBuilder, String), SpecError> {
         if self.switches < 2 || self.switches > 4096 {
-            return Err(("switches", "expected 2 to 4096".into()));
+            return Err(("switches".into(), "expected 2 to 4096".into()));
         }
         if self.degree == 0 || self.degree >= self.switches {
-            return Err(("degree", format!("expected 1 to {}", self.switches - 1)));
+            return Err((
+                "degree".into(),
+                format!("expected 1 to {}", self.switches - 1),
+            ));
         }
         if self.hosts_per_switch == 0 {
-            return Err(("hosts_per_switch", "expected at least 1".into()));
+            return Err(("hosts_per_switch".into(), "expected at least 1".into()));
         }
         super::check_hosts(
             "hosts_per_switch",

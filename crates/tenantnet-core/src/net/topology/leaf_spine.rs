@@ -42,7 +42,7 @@ impl LeafSpine {
     pub fn fabric_bps(&self) -> Result<u64, SpecError> {
         match (self.fabric_rate, self.oversubscription) {
             (Some(_), Some(_)) => Err((
-                "oversubscription",
+                "oversubscription".into(),
                 "give either fabric_rate or oversubscription, not both".into(),
             )),
             (Some(r), None) => Ok(r.0),
@@ -50,14 +50,17 @@ impl LeafSpine {
             (None, Some(ratio)) => {
                 if !(ratio.is_finite() && ratio > 0.0) {
                     return Err((
-                        "oversubscription",
+                        "oversubscription".into(),
                         "expected a positive ratio such as 3.0".into(),
                     ));
                 }
                 let host_bps = self.hosts_per_leaf as f64 * self.link_rate.0 as f64;
                 let bps = (host_bps / (self.spines as f64 * ratio)).round();
                 if bps < 1.0 {
-                    return Err(("oversubscription", "ratio leaves no uplink capacity".into()));
+                    return Err((
+                        "oversubscription".into(),
+                        "ratio leaves no uplink capacity".into(),
+                    ));
                 }
                 Ok(bps as u64)
             }
@@ -72,7 +75,7 @@ impl LeafSpine {
             ("hosts_per_leaf", self.hosts_per_leaf),
         ] {
             if v == 0 {
-                return Err((k, "expected at least 1".into()));
+                return Err((k.into(), "expected at least 1".into()));
             }
         }
         super::check_hosts(
@@ -80,7 +83,7 @@ impl LeafSpine {
             self.leaves as u64 * self.hosts_per_leaf as u64,
         )?;
         if self.spines > 4096 {
-            return Err(("spines", "expected at most 4096".into()));
+            return Err(("spines".into(), "expected at most 4096".into()));
         }
         let fabric = self.fabric_bps()?;
         let d = self.link_delay.0;

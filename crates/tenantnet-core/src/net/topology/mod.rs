@@ -5,12 +5,14 @@
 
 pub mod dumbbell;
 pub mod fat_tree;
+pub mod graph;
 pub mod jellyfish;
 pub mod leaf_spine;
 pub mod star;
 
 pub use dumbbell::Dumbbell;
 pub use fat_tree::FatTree;
+pub use graph::{Graph, GraphLink};
 pub use jellyfish::Jellyfish;
 pub use leaf_spine::LeafSpine;
 pub use star::Star;
@@ -28,7 +30,7 @@ pub fn default_delay() -> TimeSpan {
 }
 
 /// A topology parameter that is out of range: (parameter, message).
-pub type SpecError = (&'static str, String);
+pub type SpecError = (std::borrow::Cow<'static, str>, String);
 
 /// Most hosts a topology may have.
 pub const MAX_HOSTS: u64 = 1 << 20;
@@ -37,7 +39,7 @@ pub const MAX_HOSTS: u64 = 1 << 20;
 pub fn check_hosts(param: &'static str, hosts: u64) -> Result<(), SpecError> {
     if hosts > MAX_HOSTS {
         return Err((
-            param,
+            param.into(),
             format!("{hosts} hosts; expected at most {MAX_HOSTS}"),
         ));
     }

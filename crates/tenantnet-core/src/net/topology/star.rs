@@ -25,7 +25,7 @@ impl Star {
     /// Wires the star.
     pub fn build(&self) -> Result<(NetworkBuilder, String), SpecError> {
         if self.hosts < 2 {
-            return Err(("hosts", "expected at least 2".into()));
+            return Err(("hosts".into(), "expected at least 2".into()));
         }
         super::check_hosts("hosts", self.hosts as u64)?;
         let mut b = NetworkBuilder::new();
