@@ -271,3 +271,9 @@ def test_an_explicit_graph_places_tenants_and_carries_packets(tmp_path: Path) ->
     r, _ = simulate({"simulation": {"duration": "2ms"}, "topology": topo,
                      "workloads": [{"kind": "permutation"}]})
     assert r.summary["packets_delivered"] > 1000
+    bad = tmp_path / "bad.toml"
+    bad.write_text(GRAPH.replace('{ a = "c1", b = "tc" }', '{ a = "c1", b = "td" }'))
+    p = cli("qshare", "place", "--topology", str(bad), "--fill", "1", "--out", str(tmp_path / "b"))
+    assert p.returncode == 2
+    assert p.stderr.startswith(f'error: {bad}: topology.links[10].b = "td": unknown node'), p.stderr
+    assert not (tmp_path / "b").exists()

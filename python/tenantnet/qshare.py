@@ -31,14 +31,17 @@ class Controller:
     k_paths: int = 3
     log: list[dict[str, Any]] = field(default_factory=list)
     core: Any = None
+    source: str = field(default="<qshare>", compare=False)
+    """Where the topology came from, named in errors."""
 
     def __post_init__(self) -> None:
         if self.core is None:
             try:
                 self.core = _core.QShare(json.dumps(self.topology), self.slots, self.queues,
-                                         self.strategy, self.cq_weight, self.k_paths)
+                                         self.strategy, self.cq_weight, self.k_paths,
+                                         self.source)
             except (ValueError, OverflowError) as e:
-                raise ValueError(f"qshare: {e}") from None
+                raise ValueError(str(e)) from None
         replay, self.log = self.log, []
         for op in replay:
             if op["op"] == "place":
@@ -111,4 +114,4 @@ class Controller:
         """Rebuilds a saved datacenter by replaying its requests."""
         d = json.loads(path.read_text(encoding="utf-8"))
         return cls(d["topology"], d["slots"], d["queues"], d["strategy"], d["cq_weight"],
-                   d.get("k_paths", 3), d["log"])
+                   d.get("k_paths", 3), d["log"], source=str(path))

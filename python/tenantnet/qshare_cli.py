@@ -110,7 +110,8 @@ def place(
             raise _die(f"{topology}: expected a TOML file with a [topology] table ({e})") from None
     try:
         c = Controller(topo, slots=slots, strategy=strategy, cq_weight=cq_weight,
-                       k_paths=k_paths)
+                       k_paths=k_paths,
+                       source=str(topology) if topology else "options")
     except ValueError as e:
         raise _die(str(e)) from None
     rejected = 0

@@ -32,9 +32,11 @@ impl QShare {
     /// A datacenter on topology `topology_json` (a `[topology]` table as JSON) with
     /// `slots` VM slots per server and `queues` queues per port. `strategy` is
     /// `balanced` (Algorithm 1 with weight `cq_weight` on c_q) or `greedy`. In a
-    /// random topology each level explores `k_paths` path ranks (§4.1's k).
+    /// random topology each level explores `k_paths` path ranks (§4.1's k). Errors
+    /// in the topology name `source` (the file it came from).
     #[new]
-    #[pyo3(signature = (topology_json, slots, queues = 8, strategy = "balanced", cq_weight = 0.5, k_paths = 3))]
+    #[pyo3(signature = (topology_json, slots, queues = 8, strategy = "balanced", cq_weight = 0.5, k_paths = 3, source = "<qshare>"))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         topology_json: &str,
         slots: u32,
@@ -42,8 +44,9 @@ impl QShare {
         strategy: &str,
         cq_weight: f64,
         k_paths: u8,
+        source: &str,
     ) -> PyResult<Self> {
-        let (b, desc) = parse::topology(topology_json, "<qshare>")
+        let (b, desc) = parse::topology(topology_json, source)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let mut dc = Datacenter::from_builder(&b, slots, queues).map_err(PyValueError::new_err)?;
         if !(1..=16).contains(&k_paths) {
