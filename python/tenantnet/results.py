@@ -60,6 +60,13 @@ def _frame(cols: dict[str, tuple[Any, ...]]) -> pd.DataFrame:
     return pd.DataFrame({name: _column(enc) for name, enc in cols.items()})
 
 
+def jain(x: np.ndarray) -> float:
+    """Jain's fairness index of the rates ``x``: 1 when all are equal, 1/n when one
+    takes everything; 0 when all are 0."""
+    s = float(x.sum())
+    return s * s / (len(x) * float((x * x).sum())) if s > 0 else 0.0
+
+
 @dataclass
 class Results:
     """Everything a run produced."""

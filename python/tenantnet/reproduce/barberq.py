@@ -27,6 +27,8 @@ import numpy as np
 import pandas as pd
 
 from ..api import run
+from ..results import jain
+from ._plot import save_png
 
 SCHEMES = {"BarberQ": "barberq", "Best-Effort": "tail_drop", "Strawman": "static_partition"}
 LINK_GBPS = 100.0
@@ -100,12 +102,6 @@ def fig2_scenario(policy: str, first_stop_s: float = 0.2, gap_s: float = 0.05,
     return d
 
 
-def jain(x: np.ndarray) -> float:
-    """Jain's fairness index (1 when all equal)."""
-    s = float(x.sum())
-    return s * s / (len(x) * float((x * x).sum())) if s > 0 else 0.0
-
-
 def fig2(first_stop_s: float = 0.2, gap_s: float = 0.05, duration_s: float = 0.55,
          schemes: dict[str, str] | None = None) -> pd.DataFrame:
     """Per 10 ms sample and scheme: active services, Jain's index over the active
@@ -144,9 +140,7 @@ def reproduce_fig1(out: Path) -> list[Path]:
     ax.set_ylabel("goodput (Gb/s)")
     ax.set_title("BarberQ Fig. 1: two services, equal weights")
     ax.legend(fontsize=8)
-    png = out / "barberq_fig1.png"
-    fig.savefig(png, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    png = save_png(fig, out / "barberq_fig1.png")
     return [csv, png]
 
 
@@ -171,7 +165,5 @@ def reproduce_fig2(out: Path) -> list[Path]:
         ax.set_xlabel("time (ms)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    png = out / "barberq_fig2.png"
-    fig.savefig(png, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    png = save_png(fig, out / "barberq_fig2.png")
     return [csv, png]

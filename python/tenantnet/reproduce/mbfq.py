@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from ..api import run
+from ._plot import save_png
 
 VMS = ("VM1", "VM2", "VM3", "VM4")
 GUARANTEE_GBPS = {"VM1": 0.1, "VM2": 0.1, "VM3": 1.0, "VM4": 3.0}
@@ -163,8 +164,6 @@ def reproduce_fig6(out: Path, phase_s: float = 2.0) -> list[Path]:
             ax.axvline(k * phase_s, color="grey", lw=0.6, ls=":")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, ncol=5)
-    png = out / "mbfq_fig6.png"
-    fig.savefig(png, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    png = save_png(fig, out / "mbfq_fig6.png")
     written.append(png)
     return written

@@ -70,6 +70,7 @@ import numpy as np
 import pandas as pd
 
 from ..qshare import FAT_TREE_16, Controller
+from ._plot import save_png
 
 PAPER_TABLE1 = {1: (96.7, 3.26, 0.0, 66.7, 90.4), 4: (95.1, 4.88, 0.0, 67.2, 90.1),
                 16: (92.1, 7.89, 0.0, 66.7, 90.6)}
@@ -194,9 +195,7 @@ def reproduce_table1(out: Path) -> list[Path]:
     ax.set_ylabel("percent")
     ax.set_title("QShare Table 1: queue scarcity at full load (HA f = 0.5; black: paper)")
     ax.legend(fontsize=8, ncol=4)
-    png = out / "qshare_table1.png"
-    fig.savefig(png, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    png = save_png(fig, out / "qshare_table1.png")
     return [csv, md, png]
 
 
@@ -236,9 +235,7 @@ def reproduce_fig10(out: Path) -> list[Path]:
     b.legend(fontsize=7)
     for ax in (a, b):
         ax.grid(alpha=0.3)
-    png = out / "qshare_fig10.png"
-    fig.savefig(png, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    png = save_png(fig, out / "qshare_fig10.png")
     return [p1, p2, png]
 
 
@@ -281,7 +278,5 @@ def reproduce_load(out: Path) -> list[Path]:
     ax.set_title("QShare §7.3.1: Poisson arrivals, constant lifetimes, 1:1")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    png = out / "qshare_load.png"
-    fig.savefig(png, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    png = save_png(fig, out / "qshare_load.png")
     return [csv, png]

@@ -85,7 +85,7 @@ pub fn fluid(
             .collect();
     let mut fixed = vec![0.0f64; nl]; // load of tenants at g = 1 (shared)
     let mut util_static = vec![0.0f64; nl];
-    let mut free: Vec<u32> = Vec::new(); // D-tenants whose gain still rises
+    let mut free: Vec<u32> = Vec::new(); // active D-tenants
     let mut gain: BTreeMap<u32, f64> = BTreeMap::new();
     for &t in active {
         let Some(pl) = p.tenants.get(&t) else {
@@ -106,59 +106,78 @@ pub fn fluid(
             }
         }
     }
-    let mut frozen_load = vec![0.0f64; nl];
-    if model.sharing == Sharing::PerLink {
-        let mut dload = vec![0.0f64; nl];
-        for &t in &free {
-            for &(l, r) in &p.tenants[&t].links {
-                dload[l as usize] += r as f64;
-            }
-        }
-        for &t in &free {
-            let links = &p.tenants[&t].links;
-            let g = links
-                .iter()
-                .map(|&(l, _)| (cap[l as usize] - fixed[l as usize]).max(0.0) / dload[l as usize])
-                .fold(f64::INFINITY, f64::min);
-            gain.insert(t, g);
-            for &(l, r) in links {
-                frozen_load[l as usize] += g * r as f64;
-            }
-        }
-        free.clear();
-    }
-    // progressive filling over the D-tenants
-    let mut rising = vec![0.0f64; nl]; // sum of r_T(L) over rising tenants
+    // what the shared queue leaves on each link, and the D-tenants' reservations there
+    let room: Vec<f64> = (0..nl).map(|l| (cap[l] - fixed[l]).max(0.0)).collect();
+    let mut dload = vec![0.0f64; nl];
     for &t in &free {
         for &(l, r) in &p.tenants[&t].links {
-            rising[l as usize] += r as f64;
+            dload[l as usize] += r as f64;
         }
     }
+    let gains = match model.sharing {
+        Sharing::PerLink => per_link(p, &free, &room, &dload),
+        Sharing::MaxMin => max_min(p, &free, &room, dload),
+    };
+    let mut load = fixed;
+    for (&t, &g) in &gains {
+        for &(l, r) in &p.tenants[&t].links {
+            load[l as usize] += g * r as f64;
+        }
+    }
+    gain.extend(gains);
+    let util_qshare = (0..nl).map(|l| load[l] / cap[l]).collect();
+    for (l, u) in util_static.iter_mut().enumerate() {
+        *u /= cap[l];
+    }
+    FluidResult {
+        gain,
+        util_qshare,
+        util_static,
+    }
+}
+
+/// Per-link sharing: each D-tenant's gain is the smallest, over its links, of the
+/// room the shared queue leaves over the D-tenants' summed reservations.
+fn per_link(p: &Placer, free: &[u32], room: &[f64], dload: &[f64]) -> BTreeMap<u32, f64> {
+    free.iter()
+        .map(|&t| {
+            let g = p.tenants[&t]
+                .links
+                .iter()
+                .map(|&(l, _)| room[l as usize] / dload[l as usize])
+                .fold(f64::INFINITY, f64::min);
+            (t, g)
+        })
+        .collect()
+}
+
+/// Weighted max-min gains by progressive filling: all unfrozen gains rise
+/// together; when a link fills, the tenants on it freeze at that level.
+fn max_min(p: &Placer, free: &[u32], room: &[f64], mut rising: Vec<f64>) -> BTreeMap<u32, f64> {
+    let nl = room.len();
+    let mut frozen_load = vec![0.0f64; nl];
+    let mut gain = BTreeMap::new();
     let mut left: BTreeSet<u32> = free.iter().copied().collect();
     while !left.is_empty() {
         // the level at which each link with rising tenants fills
-        let mut level = f64::INFINITY;
-        for l in 0..nl {
-            if rising[l] > 0.0 {
-                let room = (cap[l] - fixed[l] - frozen_load[l]).max(0.0);
-                level = level.min(room / rising[l]);
-            }
-        }
+        let fill_at = |l: usize| (room[l] - frozen_load[l]).max(0.0) / rising[l];
+        let level = (0..nl)
+            .filter(|&l| rising[l] > 0.0)
+            .map(fill_at)
+            .fold(f64::INFINITY, f64::min);
         let full: Vec<usize> = (0..nl)
-            .filter(|&l| {
-                rising[l] > 0.0
-                    && (cap[l] - fixed[l] - frozen_load[l]).max(0.0) / rising[l]
-                        <= level * (1.0 + 1e-12)
+            .filter(|&l| rising[l] > 0.0 && fill_at(l) <= level * (1.0 + 1e-12))
+            .collect();
+        let freeze: BTreeSet<u32> = left
+            .iter()
+            .copied()
+            .filter(|t| {
+                p.tenants[t]
+                    .links
+                    .iter()
+                    .any(|x| full.contains(&(x.0 as usize)))
             })
             .collect();
-        let mut freeze: BTreeSet<u32> = BTreeSet::new();
-        for &l in &full {
-            for &t in &left {
-                if p.tenants[&t].links.iter().any(|x| x.0 as usize == l) {
-                    freeze.insert(t);
-                }
-            }
-        }
         for t in freeze {
             left.remove(&t);
             gain.insert(t, level);
@@ -173,17 +192,7 @@ pub fn fluid(
             }
         }
     }
-    let util_qshare = (0..nl)
-        .map(|l| (fixed[l] + frozen_load[l]) / cap[l])
-        .collect();
-    for (l, u) in util_static.iter_mut().enumerate() {
-        *u /= cap[l];
-    }
-    FluidResult {
-        gain,
-        util_qshare,
-        util_static,
-    }
+    gain
 }
 
 #[cfg(test)]

@@ -213,26 +213,18 @@ impl Placer {
             for rank in 0..self.dc.ranks_at(layer) {
                 let mut cands = Vec::new();
                 for (i, &r) in roots.iter().enumerate() {
+                    let base = &self.trees[&(layer, r)];
                     let c = if rank == 0 {
-                        let tree = self.trees.get(&(layer, r));
-                        match tree {
-                            Some(t) => self.allocate(t, r, 0, &req),
-                            None => self.allocate(&self.dc.tree_at(layer, r), r, 0, &req),
-                        }
+                        self.allocate(base, r, 0, &req)
                     } else {
                         // ranks change paths, not leaves: no use where the slots do not
                         // suffice, nor where the shortest-path tree has room on every link
                         let b = req.hose.min();
-                        if self
-                            .trees
-                            .get(&(layer, r))
-                            .is_some_and(|t| self.roomy(t, b) || !self.slots_fit(t, &req))
-                        {
+                        if self.roomy(base, b) || !self.slots_fit(base, &req) {
                             continue;
                         }
                         let tree = self.ranked_tree(layer, r, rank, b);
-                        let prev = last[i].as_ref().or_else(|| self.trees.get(&(layer, r)));
-                        if prev == Some(&tree) {
+                        if last[i].as_ref().unwrap_or(&self.trees[&(layer, r)]) == &tree {
                             continue;
                         }
                         let c = self.allocate(&tree, r, rank, &req);
@@ -247,13 +239,13 @@ impl Placer {
                     }
                 }
                 if let Some(best) = self.elect(cands) {
-                    // the elected option again (cached, or rebuilt from the same state)
-                    let tree = match self.trees.get(&(layer, best.root)) {
-                        Some(t) if rank == 0 => t.clone(),
-                        _ if rank == 0 => self.dc.tree_at(layer, best.root),
-                        _ => self.ranked_tree(layer, best.root, rank, req.hose.min()),
+                    // the elected option: cached at rank 0, else the one just built
+                    let i = roots.iter().position(|&r| r == best.root).expect("a root");
+                    let tree = match &last[i] {
+                        Some(t) if rank > 0 => t,
+                        _ => &self.trees[&(layer, best.root)],
                     };
-                    let paths = best.index.iter().map(|&i| tree[i].1.clone()).collect();
+                    let paths = best.index.iter().map(|&k| tree[k].1.clone()).collect();
                     return Some(self.commit(best, paths, req, layer));
                 }
             }

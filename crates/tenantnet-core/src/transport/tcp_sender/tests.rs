@@ -10,6 +10,15 @@ fn cfg() -> TcpConfig {
     }
 }
 
+/// A sender for `bytes` bytes (`u64::MAX`: unbounded) started at time 0, and what
+/// starting it sent.
+fn started(c: &TcpConfig, bytes: u64) -> (TcpSender, SenderOut) {
+    let mut s = TcpSender::new(c, bytes);
+    let mut out = SenderOut::default();
+    s.start(0, c, &mut out);
+    (s, out)
+}
+
 fn seqs(out: &SenderOut) -> Vec<(u64, bool)> {
     out.segments.iter().map(|s| (s.seq, s.retx)).collect()
 }
@@ -17,9 +26,7 @@ fn seqs(out: &SenderOut) -> Vec<(u64, bool)> {
 #[test]
 fn slow_start_doubles_per_round() {
     let c = cfg();
-    let mut s = TcpSender::new(&c, u64::MAX);
-    let mut out = SenderOut::default();
-    s.start(0, &c, &mut out);
+    let (mut s, mut out) = started(&c, u64::MAX);
     assert_eq!(seqs(&out), vec![(0, false), (1000, false)]);
     assert_eq!(out.rto_event, Some(1000));
     out.segments.clear();
@@ -35,9 +42,7 @@ fn congestion_avoidance_adds_one_mss_per_window() {
         init_ssthresh: Some(2),
         ..cfg()
     };
-    let mut s = TcpSender::new(&c, u64::MAX);
-    let mut out = SenderOut::default();
-    s.start(0, &c, &mut out);
+    let (mut s, mut out) = started(&c, u64::MAX);
     s.on_ack(10, 1000, false, 0, &c, &mut out);
     assert_eq!(s.cwnd, 2000);
     s.on_ack(10, 2000, false, 0, &c, &mut out);
@@ -50,9 +55,7 @@ fn three_dupacks_fast_retransmit_and_newreno_recovery() {
         init_cwnd: 10,
         ..cfg()
     };
-    let mut s = TcpSender::new(&c, u64::MAX);
-    let mut out = SenderOut::default();
-    s.start(0, &c, &mut out);
+    let (mut s, mut out) = started(&c, u64::MAX);
     assert_eq!(s.snd_max, 10_000);
     // segment 0 lost: the next three arrivals produce dupacks for 0
     out.segments.clear();
@@ -87,9 +90,7 @@ fn only_the_first_partial_ack_restarts_the_timer() {
         init_cwnd: 10,
         ..cfg()
     };
-    let mut s = TcpSender::new(&c, u64::MAX);
-    let mut out = SenderOut::default();
-    s.start(0, &c, &mut out);
+    let (mut s, mut out) = started(&c, u64::MAX);
     for _ in 0..3 {
         s.on_ack(10, 0, false, 0, &c, &mut out);
     }
@@ -123,9 +124,7 @@ fn timeout_goes_back_to_snd_una_with_one_segment() {
         init_cwnd: 4,
         ..cfg()
     };
-    let mut s = TcpSender::new(&c, u64::MAX);
-    let mut out = SenderOut::default();
-    s.start(0, &c, &mut out);
+    let (mut s, mut out) = started(&c, u64::MAX);
     let at = out.rto_event.unwrap();
     out = SenderOut::default();
     s.on_rto_event(at, &c, &mut out);
@@ -151,9 +150,7 @@ fn timeout_goes_back_to_snd_una_with_one_segment() {
 #[test]
 fn rto_rearm_later_schedules_no_event() {
     let c = cfg();
-    let mut s = TcpSender::new(&c, u64::MAX);
-    let mut out = SenderOut::default();
-    s.start(0, &c, &mut out);
+    let (mut s, mut out) = started(&c, u64::MAX);
     assert_eq!(out.rto_event.take(), Some(1000));
     // the first RTT sample shrinks the RTO to min_rto: an earlier event is needed
     s.on_ack(10, 1000, false, 0, &c, &mut out);
@@ -179,9 +176,7 @@ fn dctcp_cuts_once_per_window_by_alpha() {
         dctcp_alpha_init: 1.0,
         ..cfg()
     };
-    let mut s = TcpSender::new(&c, u64::MAX);
-    let mut out = SenderOut::default();
-    s.start(0, &c, &mut out);
+    let (mut s, mut out) = started(&c, u64::MAX);
     s.on_ack(10, 1000, true, 0, &c, &mut out);
     // alpha after the first (all-marked) window stays 1: cut to cwnd/2
     let after_first = s.cwnd;
@@ -194,9 +189,7 @@ fn dctcp_cuts_once_per_window_by_alpha() {
 #[test]
 fn finite_flow_stops_at_its_size() {
     let c = cfg();
-    let mut s = TcpSender::new(&c, 2500);
-    let mut out = SenderOut::default();
-    s.start(0, &c, &mut out);
+    let (mut s, mut out) = started(&c, 2500);
     s.on_ack(10, 2000, false, 0, &c, &mut out);
     assert_eq!(
         out.segments.last().unwrap(),
