@@ -31,7 +31,7 @@ def simulate(scenario: dict[str, Any] | tenantnet.Scenario,
         sim.run_until(t)
         counters.append(sim.counters())
     sim.run_until(sim.end_s)
-    r = Results.from_core(*sim.results())
+    r = sim.results()
     check_conservation(r)
     return r, counters
 

@@ -201,7 +201,8 @@ def test_a_random_graph_places_binds_and_runs_packets(tmp_path: Path) -> None:
     assert {r["path_rank"] for r in rows} <= {"0", "1", "2"}
     bad = cli("qshare", "place", "--topology", str(f), "--fill", "2", "--k-paths", "0",
               "--out", str(tmp_path / "bad"))
-    assert bad.returncode == 2 and "k_paths 0: expected 1 to 16" in bad.stderr
+    assert bad.returncode == 2 and "--k-paths: '0': expected a whole number from 1 to 16" \
+        in bad.stderr, bad.stderr
     assert not (tmp_path / "bad").exists()
     # the same fabric carries packets: shortest-path ECMP routing works on any graph
     from helpers import simulate

@@ -101,7 +101,7 @@ def test_weights_and_dscp_map_change_mid_run() -> None:
     sim.run_until(0.009)
     sim.set_dscp_map("switch", {0: 1, 1: 1})  # everything to queue 1
     sim.run_until(0.012)
-    r = Results.from_core(*sim.results())
+    r = sim.results()
     check_conservation(r)
     assert_weighted(queue_bytes(r, "switch->h2", (0.002, 0.006)), [1, 1])
     assert_weighted(queue_bytes(r, "switch->h2", (0.0065, 0.009)), [3, 1])

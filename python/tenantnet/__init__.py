@@ -10,7 +10,8 @@ from .api import run
 from .errors import ScenarioError
 from .results import Results
 from .scenario import Scenario, schema
+from .simulation import Simulation
 
 __version__ = _core.version()
 
-__all__ = ["Results", "Scenario", "ScenarioError", "__version__", "run", "schema"]
+__all__ = ["Results", "Scenario", "ScenarioError", "Simulation", "__version__", "run", "schema"]

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .progress import Progress
 from .results import Results
-from .scenario import Scenario
-
-Progress = Callable[[float, float, int], None]
-"""Called after each chunk with (simulated seconds done, seconds to run, events)."""
+from .scenario import MemoryBudget, Scenario
 
 
-def _as_scenario(scenario: Scenario | str | Path | dict[str, Any]) -> Scenario:
+def as_scenario(scenario: Scenario | str | Path | dict[str, Any]) -> Scenario:
+    """A :class:`Scenario` from itself, a file path or a dictionary."""
     if isinstance(scenario, Scenario):
         return scenario
     if isinstance(scenario, dict):
@@ -22,13 +20,22 @@ def _as_scenario(scenario: Scenario | str | Path | dict[str, Any]) -> Scenario:
 
 
 def run(scenario: Scenario | str | Path | dict[str, Any], progress: Progress | None = None,
-        chunks: int = 200) -> Results:
+        chunks: int = 200, seed: int | None = None,
+        memory_budget: MemoryBudget = None) -> Results:
     """Runs a scenario (a :class:`Scenario`, a file path or a dictionary) to its end.
 
-    The simulation advances in ``chunks`` steps of simulated time with the GIL
-    released; ``progress`` is called after each. Chunking does not change results.
+    The simulation advances in ``chunks`` (at least 1) steps of simulated time with the
+    GIL released; ``progress`` is called after each. Chunking does not change results.
+    ``seed`` replaces ``simulation.seed``; ``memory_budget`` (bytes or a size such as
+    ``"16GiB"``, default 8 GiB) refuses a scenario whose run would need more, and stops
+    a run that grows past it, with :class:`ScenarioError`.
     """
-    sim = _as_scenario(scenario).simulation()
+    if isinstance(chunks, bool) or not isinstance(chunks, int) or chunks < 1:
+        raise ValueError(f"chunks = {chunks!r}: expected a whole number of at least 1")
+    sim = as_scenario(scenario).simulation(seed=seed, memory_budget=memory_budget)
+    if progress is None:
+        from .progress import sim_progress
+        progress = sim_progress()
     end = sim.end_s
     k = 0
     while not sim.finished:
@@ -36,5 +43,4 @@ def run(scenario: Scenario | str | Path | dict[str, Any], progress: Progress | N
         sim.run_until(end * min(k, chunks) / chunks)
         if progress is not None:
             progress(sim.now_s, end, sim.events)
-    summary, tables = sim.results()
-    return Results.from_core(summary, tables)
+    return sim.results()

@@ -1,168 +1,28 @@
-"""The ``tenantnet`` command."""
+"""The ``tenantnet`` command.
+
+Every command either succeeds or prints one ``error:`` line (naming the file, key and
+value at fault and what was expected) and exits with code 2, having written nothing.
+A failure that is tenantnet's own fault prints one line too, exit code 1, and the
+traceback only with ``TENANTNET_DEBUG=1``.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import resource
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
 
-import typer
-
-from .api import Progress, run
+from . import _core, progress
+from .api import run
+from .clitools import CliError, check_out, count_arg, fail, publish, seed_arg, size_arg
 from .errors import ScenarioError
 from .results import Results
 from .scenario import Scenario
-
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    help="Simulate how a datacenter network is shared among tenants.",
-)
-
-
-def _add_qshare() -> None:
-    from .qshare_cli import app as qshare_app
-    app.add_typer(qshare_app, name="qshare")
-
-
-_add_qshare()
-
-
-def _fail(err: ScenarioError) -> typer.Exit:
-    typer.echo(f"error: {err}", err=True)
-    return typer.Exit(code=2)
-
-
-class _Bar:
-    """A progress bar of simulated time on a terminal (nothing when not a TTY)."""
-
-    def __init__(self, label: str, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.label = label
-        self.started = time.monotonic()
-
-    def __enter__(self) -> Progress | None:
-        if not self.enabled:
-            return None
-        from rich.progress import (
-            BarColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(bar_width=24),
-            TextColumn("{task.fields[sim]}"), TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(), TimeRemainingColumn(), transient=True,
-        )
-        self.progress.start()
-        self.task = self.progress.add_task(self.label, total=1.0, sim="", rate="")
-
-        def update(now: float, end: float, events: int) -> None:
-            wall = max(time.monotonic() - self.started, 1e-9)
-            self.progress.update(
-                self.task, completed=now / end if end else 1.0,
-                sim=f"{now * 1e3:.1f}/{end * 1e3:.1f} ms",
-                rate=f"{events / wall / 1e6:.1f} Mev/s")
-        return update
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            self.progress.stop()
-
-
-def _run(scenario: Scenario, label: str, quiet: bool) -> Results:
-    with _Bar(label, not quiet) as progress:
-        return run(scenario, progress=progress)
-
-
-@app.command("run")
-def run_cmd(
-    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the results.")],
-    seed: Annotated[int | None, typer.Option(help="Override simulation.seed.")] = None,
-    report: Annotated[bool, typer.Option(help="Also write report.html.")] = True,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-) -> None:
-    """Run SCENARIO and write flows/throughput/queues/links Parquet files and summary.json."""
-    try:
-        sc = Scenario.from_file(scenario)
-        if seed is not None:
-            sc = sc.with_overrides(simulation={"seed": seed})
-        res = _run(sc, scenario.name, quiet)
-    except ScenarioError as e:
-        raise _fail(e) from None
-    res.write(out)
-    if report:
-        from .report import write_report
-        write_report({res.summary["scenario"]: res}, out / "report.html",
-                     f"tenantnet: {res.summary['scenario']}")
-    s = res.summary
-    typer.echo(f"{s['scenario']}: {s['simulated_s'] * 1e3:.3f} ms simulated in {s['wall_s']:.2f} s "
-               f"({s['events'] / max(s['wall_s'], 1e-9) / 1e6:.1f} M events/s); results in {out}/")
-
-
-@app.command()
-def validate(scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")]) -> None:
-    """Check SCENARIO without running it."""
-    try:
-        Scenario.from_file(scenario).validate()
-    except ScenarioError as e:
-        raise _fail(e) from None
-    typer.echo(f"{scenario}: ok")
-
-
-@app.command()
-def schema() -> None:
-    """Print the JSON Schema of the scenario format."""
-    from .scenario import schema as get
-    typer.echo(json.dumps(get(), indent=2))
-
-
-@app.command()
-def demo(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
-        "tenantnet-out"),
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-) -> None:
-    """Run the built-in two-tenant demo and write an HTML report to OUT/report.html."""
-    from .demo import run_demo
-    path = run_demo(out, quiet=quiet, runner=_run)
-    typer.echo(f"report: {path}")
-
-
-@app.command()
-def report(
-    results: Annotated[Path, typer.Argument(help="A folder `tenantnet run` wrote.")],
-) -> None:
-    """(Re)write RESULTS/report.html from a results folder."""
-    from .report import write_report
-    res = Results.read(results)
-    path = write_report({res.summary["scenario"]: res}, results / "report.html",
-                        f"tenantnet: {res.summary['scenario']}")
-    typer.echo(f"report: {path}")
-
-
-@app.command()
-def reproduce(
-    name: Annotated[str, typer.Argument(help="Which result, e.g. barberq-fig2.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],
-) -> None:
-    """Reproduce a paper's result: write its plot (PNG) and data (CSV) into OUT."""
-    from .reproduce import REPRODUCTIONS
-    if name not in REPRODUCTIONS:
-        known = ", ".join(sorted(REPRODUCTIONS))
-        typer.echo(f"error: unknown reproduction {name!r}; expected one of {known}", err=True)
-        raise typer.Exit(code=2)
-    title, fn = REPRODUCTIONS[name]
-    typer.echo(f"{name}: {title}")
-    for path in fn(out):
-        typer.echo(f"wrote {path}")
-
 
 BENCHMARKS = {
     "permutation": "htsim's DCTCP permutation, fat-tree k=12, FIFO ports",
@@ -171,7 +31,93 @@ BENCHMARKS = {
 }
 
 
-def _bench_qshare(repeat: int) -> None:
+# -- commands -------------------------------------------------------------------------
+
+def human_time(s: float) -> str:
+    """Seconds as a person writes them: ``7 s``, ``30 ms``, ``250 us``."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if s >= scale or unit == "ns":
+            return f"{s / scale:.4g} {unit}"
+    return f"{s} s"
+
+
+def cmd_run(a: argparse.Namespace) -> None:
+    check_out(a.out)
+    sc = Scenario.from_file(a.scenario)
+    with progress.showing(not a.quiet):
+        progress.step(f"running {a.scenario.name}")
+        res = run(sc, seed=a.seed, memory_budget=a.memory_budget)
+
+        def write(d: Path) -> None:
+            res.write(d)
+            if a.report:
+                from .report import write_report
+                write_report({res.summary["scenario"]: res}, d / "report.html",
+                             f"tenantnet: {res.summary['scenario']}")
+        progress.step("writing results")
+        publish(a.out, write)
+    s = res.summary
+    rate = s["events"] / max(s["wall_s"], 1e-9) / 1e6
+    print(f"{s['scenario']}: {human_time(s['simulated_s'])} simulated in {s['wall_s']:.2f} s "
+          f"({rate:.1f} M events/s); results in {a.out}/")
+
+
+def cmd_validate(a: argparse.Namespace) -> None:
+    sc = Scenario.from_file(a.scenario)
+    parts = sc.validate(memory_budget=a.memory_budget)
+    from .simulation import describe_footprint
+    print(f"{a.scenario}: ok; {describe_footprint(parts)}")
+
+
+def cmd_schema(a: argparse.Namespace) -> None:
+    from .scenario import schema
+    print(json.dumps(schema(), indent=2))
+
+
+def cmd_demo(a: argparse.Namespace) -> None:
+    from .demo import run_demo
+    check_out(a.out)
+    with progress.showing(not a.quiet):
+        publish(a.out, run_demo)
+    print(f"report: {a.out / 'report.html'}")
+
+
+def read_results(folder: Path) -> Results:
+    """Results a ``tenantnet run`` wrote, or a clear error."""
+    if not folder.is_dir():
+        fail(f"{folder}: not a folder; expected one that `tenantnet run` wrote")
+    try:
+        return Results.read(folder)
+    except FileNotFoundError as e:
+        fail(f"{folder}: missing {Path(e.filename).name}; expected a folder that "
+             "`tenantnet run` wrote")
+    except (OSError, ValueError, KeyError) as e:
+        fail(f"{folder}: cannot read the results: {e}")
+
+
+def cmd_report(a: argparse.Namespace) -> None:
+    from .report import write_report
+    res = read_results(a.results)
+    label = str(res.summary.get("scenario", a.results.name))
+    with progress.showing(not a.quiet):
+        publish(a.results,
+                lambda d: write_report({label: res}, d / "report.html", f"tenantnet: {label}"))
+    print(f"report: {a.results / 'report.html'}")
+
+
+def cmd_reproduce(a: argparse.Namespace) -> None:
+    from .reproduce import REPRODUCTIONS
+    title, fn = REPRODUCTIONS[a.name]
+    check_out(a.out)
+    print(f"{a.name}: {title}")
+    written: list[Path] = []
+    with progress.showing(not a.quiet):
+        publish(a.out, lambda d: written.extend(fn(d)))
+    for path in written:
+        print(f"wrote {a.out / path.name}")
+
+
+def bench_qshare(repeat: int) -> None:
     import numpy as np
 
     from .reproduce.qshare import filled
@@ -180,38 +126,28 @@ def _bench_qshare(repeat: int) -> None:
             t0 = time.perf_counter()
             _, f = filled(r, seed=1 + i)
             ns = np.array(f["place_ns"], dtype=float)
-            typer.echo(json.dumps({
+            print(json.dumps({
                 "benchmark": "qshare-place", "oversubscription": f"{r}:1",
                 "tenants": f["admitted"], "rejected": f["rejected"],
                 "mean_ms": round(ns.mean() / 1e6, 4),
                 "p99_ms": round(np.quantile(ns, 0.99) / 1e6, 4),
                 "max_ms": round(ns.max() / 1e6, 4),
                 "fill_wall_s": round(time.perf_counter() - t0, 2),
-            }))
+            }), flush=True)
 
 
-@app.command()
-def bench(
-    name: Annotated[str, typer.Argument(
-        help="Benchmark: permutation, permutation-dwrr8 or qshare-place.")] = "permutation",
-    repeat: Annotated[int, typer.Option(help="Runs; one JSON line each.")] = 1,
-) -> None:
-    """Run a benchmark scenario and print one JSON line per run."""
-    if name not in BENCHMARKS:
-        typer.echo(f"error: unknown benchmark {name!r}; expected one of {', '.join(BENCHMARKS)}",
-                   err=True)
-        raise typer.Exit(code=2)
-    if name == "qshare-place":
-        _bench_qshare(repeat)
+def cmd_bench(a: argparse.Namespace) -> None:
+    if a.name == "qshare-place":
+        bench_qshare(a.repeat)
         return
-    sc = Scenario.builtin(name)
-    for _ in range(repeat):
+    sc = Scenario.builtin(a.name)
+    for _ in range(a.repeat):
         t0 = time.perf_counter()
         res = run(sc)
         wall = time.perf_counter() - t0
         s = res.summary
-        line = {
-            "benchmark": name,
+        print(json.dumps({
+            "benchmark": a.name,
             "wall_s": round(wall, 3),
             "events": s["events"],
             "events_per_s": round(s["events"] / wall),
@@ -222,13 +158,109 @@ def bench(
             "drops": s["packets_dropped"],
             "evictions": s["packets_evicted"],
             "version": s["tenantnet_version"],
-        }
-        typer.echo(json.dumps(line))
+        }), flush=True)
 
 
-def main() -> None:
+# -- the parser -----------------------------------------------------------------------
+
+def listing(items: dict[str, str]) -> str:
+    width = max(map(len, items))
+    return "\n".join(f"  {k:<{width}}  {v}" for k, v in items.items())
+
+
+def add_run_args(p: argparse.ArgumentParser, budget: bool = True) -> None:
+    p.add_argument("scenario", type=Path, metavar="SCENARIO",
+                   help="scenario file (.toml, or .json)")
+    p.add_argument("--seed", type=seed_arg, metavar="N",
+                   help="replace simulation.seed (0 to 2^64-1)")
+    if budget:
+        p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
+                       help="most memory the run may use, e.g. 16GiB (default 8GiB): "
+                            "a scenario that would need more is refused")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .reproduce import REPRODUCTIONS
+    fmt = argparse.RawDescriptionHelpFormatter
+    top = argparse.ArgumentParser(
+        prog="tenantnet", formatter_class=fmt,
+        description="Simulate how a datacenter network is shared among tenants.")
+    top.add_argument("--version", action="version", version=f"tenantnet {_core.version()}")
+    sub = top.add_subparsers(metavar="COMMAND", required=True)
+
+    def cmd(name: str, fn: Callable[[argparse.Namespace], None], help: str,
+            epilog: str | None = None) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help, epilog=epilog,
+                           formatter_class=fmt)
+        p.set_defaults(func=fn)
+        return p
+
+    p = cmd("run", cmd_run, "Run SCENARIO and write its results (Parquet tables, "
+            "summary.json, report.html) into a folder.")
+    add_run_args(p)
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
+                   help="folder for the results (created; files in it are replaced)")
+    p.add_argument("--no-report", dest="report", action="store_false",
+                   help="do not write report.html")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    p = cmd("validate", cmd_validate, "Check SCENARIO without running it; print the "
+            "memory its run would need.")
+    add_run_args(p)
+    cmd("schema", cmd_schema, "Print the JSON Schema of the scenario format.")
+    p = cmd("demo", cmd_demo, "Run the built-in two-tenant demo (three vswitch policies) and "
+            "write a report comparing them.")
+    p.add_argument("-o", "--out", type=Path, default=Path("tenantnet-out"), metavar="DIR",
+                   help="output folder (default: tenantnet-out)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    p = cmd("report", cmd_report, "(Re)write DIR/report.html from a folder `tenantnet run` "
+            "wrote.")
+    p.add_argument("results", type=Path, metavar="DIR", help="a results folder")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    p = cmd("reproduce", cmd_reproduce, "Reproduce a paper's result: write its plot (PNG) "
+            "and data (CSV) into a folder.",
+            epilog="reproductions:\n" + listing({k: v[0] for k, v in REPRODUCTIONS.items()}))
+    p.add_argument("name", choices=list(REPRODUCTIONS), metavar="NAME",
+                   help="which result (listed below)")
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
+                   help="output folder")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    p = cmd("bench", cmd_bench, "Run a benchmark and print one JSON line per run.",
+            epilog="benchmarks:\n" + listing(BENCHMARKS))
+    p.add_argument("name", nargs="?", default="permutation", choices=list(BENCHMARKS),
+                   metavar="NAME", help="which benchmark (listed below; default permutation)")
+    p.add_argument("--repeat", type=count_arg, default=1, metavar="N",
+                   help="runs (default 1)")
+    from .qshare_cli import add_commands
+    add_commands(sub.add_parser(
+        "qshare", help="QShare's controller: placement, queue binding, SONiC configuration.",
+        description="QShare's controller: placement (Algorithm 1), queue binding "
+                    "(Algorithm 2), SONiC configuration.", formatter_class=fmt))
+    return top
+
+
+def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``tenantnet`` script."""
-    app()
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (CliError, ScenarioError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except OSError as e:
+        print(f"error: {e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}",
+              file=sys.stderr)
+        sys.exit(2)
+    except Exception as e:
+        if os.environ.get("TENANTNET_DEBUG"):
+            raise
+        print(f"error: internal error ({type(e).__name__}: {e}); this is a bug in tenantnet, "
+              "please report it (TENANTNET_DEBUG=1 shows where it happened)", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

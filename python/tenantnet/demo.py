@@ -3,11 +3,12 @@ policies (no enforcement, static reservation, MBFQ), compared in one report."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
+from . import progress
+from .api import run
 from .report import write_report
 from .results import Results
 from .scenario import Scenario
@@ -65,14 +66,13 @@ def comparison(runs: dict[str, Results]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def run_demo(out: Path, quiet: bool,
-             runner: Callable[[Scenario, str, bool], Results]) -> Path:
+def run_demo(out: Path) -> Path:
     """Runs the demo scenario under each policy, writes each run's results into
     ``out/<policy>/`` and the comparison report into ``out/report.html``."""
     base = Scenario.builtin("demo")
     runs: dict[str, Results] = {}
-    for policy, label in POLICIES.items():
-        res = runner(base.with_overrides(vswitch={"policy": policy}), f"demo ({policy})", quiet)
+    for policy, label in progress.steps(list(POLICIES.items()), lambda x: f"demo: {x[1]}"):
+        res = run(base.with_overrides(vswitch={"policy": policy}))
         res.write(out / policy)
         runs[label] = res
     table = comparison(runs)

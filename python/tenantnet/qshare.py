@@ -9,6 +9,7 @@ rebuilds exactly the same datacenter.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,21 +41,42 @@ class Controller:
                 self.core = _core.QShare(json.dumps(self.topology), self.slots, self.queues,
                                          self.strategy, self.cq_weight, self.k_paths,
                                          self.source)
-            except (ValueError, OverflowError) as e:
+            except (ValueError, OverflowError, TypeError) as e:
                 raise ValueError(str(e)) from None
         replay, self.log = self.log, []
-        for op in replay:
+        for i, op in enumerate(replay):
             if op["op"] == "place":
                 self.place(op["guarantees_bps"], op.get("ha"))
-            else:
+            elif op["op"] == "depart":
                 self.depart(op["id"])
+            else:
+                raise ValueError(f"log[{i}].op = {op['op']!r}: expected \"place\" or \"depart\"")
+
+    @property
+    def capacity(self) -> int:
+        """VM slots of the whole datacenter."""
+        return self.slots * len(self.core.servers())
 
     def place(self, guarantees_bps: list[int], ha: float | None = None) -> int | None:
-        """Embeds a tenant (one guarantee per VM, bit/s); its id, or None if rejected."""
+        """Embeds a tenant (one guarantee per VM, whole bit/s of at least 1); its id, or
+        None if rejected."""
+        if any(isinstance(g, bool) or not isinstance(g, int) or g < 1 for g in guarantees_bps):
+            raise ValueError("guarantees_bps: expected whole numbers of bit/s, each at least 1")
+        if ha is not None and not (isinstance(ha, int | float) and 0 <= ha < 1):
+            raise ValueError(f"ha = {ha!r}: expected a number with 0 <= f < 1")
         tid: int | None = self.core.place(list(guarantees_bps), ha)
         self.log.append({"op": "place", "guarantees_bps": list(guarantees_bps), "ha": ha,
                          "id": tid})
         return tid
+
+    def place_homogeneous(self, vms: int, guarantee_bps: int,
+                          ha: float | None = None) -> int | None:
+        """Embeds a tenant of ``vms`` VMs guaranteed ``guarantee_bps`` each. A tenant
+        with more VMs than the datacenter has slots is rejected at once (nothing is
+        allocated for it, nothing logged: a rejection changes nothing)."""
+        if vms > self.capacity:
+            return None
+        return self.place([guarantee_bps] * vms, ha)
 
     def depart(self, tid: int) -> bool:
         """Removes tenant ``tid``."""
@@ -63,7 +85,14 @@ class Controller:
 
     def fill(self, seed: int, mean_vms: float = 49.0, ha: float | None = None,
              give_up: int = 100) -> dict[str, Any]:
-        """Random §7.3 tenants until ``give_up`` consecutive rejections."""
+        """Random §7.3 tenants until ``give_up`` consecutive rejections. A drawn tenant
+        with more VMs than the free slots is rejected without being built."""
+        if not (isinstance(mean_vms, int | float) and math.isfinite(mean_vms) and mean_vms > 0):
+            raise ValueError(f"mean_vms = {mean_vms!r}: expected a positive number")
+        if not (isinstance(give_up, int) and give_up >= 1):
+            raise ValueError(f"give_up = {give_up!r}: expected a whole number >= 1")
+        if ha is not None and not (isinstance(ha, int | float) and 0 <= ha < 1):
+            raise ValueError(f"ha = {ha!r}: expected a number with 0 <= f < 1")
         before = set(self.tenants())
         out: dict[str, Any] = self.core.fill(seed, mean_vms, None, ha, give_up)
         # rejected requests change nothing, so replaying the admitted ones suffices
@@ -112,6 +141,49 @@ class Controller:
     @classmethod
     def load(cls, path: Path) -> Controller:
         """Rebuilds a saved datacenter by replaying its requests."""
-        d = json.loads(path.read_text(encoding="utf-8"))
+        return cls.from_state(json.loads(path.read_text(encoding="utf-8")), str(path))
+
+    @classmethod
+    def from_state(cls, d: Any, source: str = "<state>") -> Controller:
+        """Rebuilds a datacenter from what :meth:`state` returned; raises ValueError
+        naming the first key of the wrong shape."""
+        _check_state(d)
         return cls(d["topology"], d["slots"], d["queues"], d["strategy"], d["cq_weight"],
-                   d.get("k_paths", 3), d["log"], source=str(path))
+                   d.get("k_paths", 3), d["log"], source=source)
+
+
+def _is_int(v: Any, lo: int, hi: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _check_state(d: Any) -> None:
+    """Raises ValueError at the first key of a saved state that has the wrong shape."""
+    if not isinstance(d, dict):
+        raise ValueError("expected a JSON object with topology, slots, queues, strategy, "
+                         "cq_weight and log")
+    checks: list[tuple[str, bool, str]] = [
+        ("topology", isinstance(d.get("topology"), dict), "a table with a kind"),
+        ("slots", _is_int(d.get("slots"), 1, 2**32 - 1), "a whole number >= 1"),
+        ("queues", _is_int(d.get("queues"), 1, 64), "a whole number from 1 to 64"),
+        ("strategy", d.get("strategy") in ("balanced", "greedy"), '"balanced" or "greedy"'),
+        ("cq_weight", isinstance(d.get("cq_weight"), int | float)
+         and not isinstance(d.get("cq_weight"), bool) and 0 <= d["cq_weight"] <= 1,
+         "a number from 0 to 1"),
+        ("k_paths", _is_int(d.get("k_paths", 3), 1, 16), "a whole number from 1 to 16"),
+        ("log", isinstance(d.get("log"), list), "a list of place and depart operations"),
+    ]
+    for key, ok, what in checks:
+        if not ok:
+            raise ValueError(f"{key} = {json.dumps(d.get(key))[:80]}: expected {what}")
+    for i, op in enumerate(d["log"]):
+        good = isinstance(op, dict) and (
+            (op.get("op") == "place" and isinstance(op.get("guarantees_bps"), list)
+             and len(op["guarantees_bps"]) > 0
+             and all(_is_int(g, 1, 2**63) for g in op["guarantees_bps"])
+             and (op.get("ha") is None or (isinstance(op["ha"], int | float)
+                                           and 0 <= op["ha"] < 1)))
+            or (op.get("op") == "depart" and _is_int(op.get("id"), 0, 2**32 - 1)))
+        if not good:
+            raise ValueError(f"log[{i}] = {json.dumps(op)[:80]}: expected "
+                             '{"op": "place", "guarantees_bps": [bit/s, ...], "ha": null or '
+                             '0 <= f < 1} or {"op": "depart", "id": a tenant id}')

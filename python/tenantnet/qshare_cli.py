@@ -3,72 +3,99 @@
 A placement folder holds ``state.json`` (the topology and the ordered requests,
 which replay to exactly the same datacenter), ``tenants.csv`` and ``links.csv``;
 ``bind`` adds ``binding.json``; ``emit-sonic`` turns that into one config_db JSON
-per switch.
+per switch. Every input is checked before anything is written.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
+import io
 import json
+import math
 from pathlib import Path
-from typing import Annotated
+from typing import Any
 
-import typer
-
+from . import progress
+from .clitools import count_arg, fail, int_arg, number_arg, publish, read_text, seed_arg
 from .qshare import FAT_TREE_16, Controller
 from .sonic import config_db, validate
 
-app = typer.Typer(no_args_is_help=True, help="QShare's controller: placement, queue binding, "
-                  "switch configuration.")
 
-
-def _die(msg: str) -> typer.Exit:
-    typer.echo(f"error: {msg}", err=True)
-    return typer.Exit(code=2)
-
-
-def _read_tenants(path: Path) -> list[tuple[int, int, float | None]]:
-    """(vms, guarantee bit/s, ha) rows of a tenants CSV: vms, guarantee_mbps[, ha]."""
-    try:
-        rows = list(csv.DictReader(path.open(encoding="utf-8")))
-    except OSError as e:
-        raise _die(f"{path}: cannot read: {e.strerror}") from None
+def csv_rows(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]]:
+    """(line, row) of a CSV whose header has ``columns``; rows must be complete."""
+    rows = list(csv.DictReader(io.StringIO(read_text(path))))
     out = []
     for i, r in enumerate(rows, start=2):
+        missing = [c for c in columns if r.get(c) in (None, "")]
+        if missing:
+            fail(f"{path}: line {i}: no value for {', '.join(missing)}; expected columns "
+                 f"{', '.join(columns)}")
+        out.append((i, r))
+    return out
+
+
+def read_tenants(path: Path) -> list[tuple[int, int, float | None]]:
+    """(vms, guarantee bit/s, ha) rows of a tenants CSV: vms, guarantee_mbps[, ha]."""
+    expect = ("expected columns vms (a whole number, vms >= 1), guarantee_mbps (Mb/s, "
+              "1e-6 <= guarantee_mbps <= 1e9) and optionally ha (0 <= ha < 1)")
+    out = []
+    for i, r in csv_rows(path, ["vms", "guarantee_mbps"]):
         try:
             n = int(r["vms"])
             b = float(r["guarantee_mbps"])
             ha = float(r["ha"]) if r.get("ha") not in (None, "") else None
-        except (KeyError, ValueError, TypeError):
-            raise _die(f"{path}: line {i}: {r}: expected columns vms (an integer), "
-                       "guarantee_mbps (a number) and optionally ha (0 <= f < 1)") from None
-        if n < 1 or b <= 0 or (ha is not None and not 0 <= ha < 1):
-            raise _die(f"{path}: line {i}: vms = {n}, guarantee_mbps = {b}, ha = {ha}: "
-                       "expected vms >= 1, guarantee_mbps > 0, 0 <= ha < 1")
-        out.append((n, round(b * 1e6), ha))
+        except ValueError:
+            fail(f"{path}: line {i}: {dict(r)}: {expect}")
+        bps = round(b * 1e6) if math.isfinite(b) else 0
+        if n < 1 or not 1 <= bps <= 10**15 or (ha is not None and not 0 <= ha < 1):
+            fail(f"{path}: line {i}: vms = {n}, guarantee_mbps = {b}, ha = {ha}: {expect}")
+        out.append((n, bps, ha))
     return out
 
 
-def _load(folder: Path) -> Controller:
+def load(folder: Path) -> Controller:
+    """The controller a placement folder holds."""
     path = folder / "state.json"
     if not path.is_file():
-        raise _die(f"{path}: not found; expected a folder written by `tenantnet qshare place`")
+        fail(f"{path}: not found; expected a folder written by `tenantnet qshare place`")
     try:
-        return Controller.load(path)
-    except (ValueError, KeyError) as e:
-        raise _die(f"{path}: {e}") from None
+        state = json.loads(read_text(path))
+    except ValueError as e:
+        fail(f"{path}: not valid JSON: {e}")
+    try:
+        return Controller.from_state(state, source=str(path))
+    except ValueError as e:
+        fail(f"{path}: {e}")
 
 
-def _write_tables(c: Controller, out: Path) -> None:
+def read_binding(folder: Path) -> dict[str, Any] | None:
+    """``binding.json`` of the last control interval, if there is one."""
+    path = folder / "binding.json"
+    if not path.exists():
+        return None
+    try:
+        b = json.loads(read_text(path))
+    except ValueError as e:
+        fail(f"{path}: not valid JSON: {e}")
+    ok = (isinstance(b, dict) and isinstance(b.get("dedicated"), list)
+          and all(isinstance(t, int) and not isinstance(t, bool) for t in b["dedicated"])
+          and isinstance(b.get("ports"), list) and isinstance(b.get("dscp"), dict))
+    if not ok:
+        fail(f"{path}: expected what `tenantnet qshare bind` writes: an object with "
+             "dedicated (a list of tenant ids), dscp and ports")
+    return dict(b)
+
+
+def write_tables(c: Controller, out: Path) -> None:
     with (out / "tenants.csv").open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["id", "vms", "guarantee_mbps", "layer", "path_rank", "root", "servers",
-                    "reserved_mbps",
-                    "cq"])
+                    "reserved_mbps", "cq"])
         for tid, t in sorted(c.tenants().items()):
             w.writerow([tid, t["vms"], max(t["guarantee_bps"]) / 1e6, t["layer"], t["rank"],
-                        t["root"],
-                        " ".join(f"{s}:{k}" for s, k in t["servers"]), t["cb"] / 1e6, t["cq"]])
+                        t["root"], " ".join(f"{s}:{k}" for s, k in t["servers"]),
+                        t["cb"] / 1e6, t["cq"]])
     with (out / "links.csv").open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["link", "upper", "lower", "capacity_gbps", "reserved_gbps", "tenants"])
@@ -76,117 +103,180 @@ def _write_tables(c: Controller, out: Path) -> None:
             w.writerow([i, u, lo, cap / 1e9, res / 1e9, n])
 
 
-@app.command()
-def place(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the placement.")],
-    k: Annotated[int, typer.Option(help="Fat-tree radix.")] = 16,
-    oversubscription: Annotated[int, typer.Option(help="Core oversubscription r:1.")] = 1,
-    slots: Annotated[int, typer.Option(help="VM slots per server.")] = 100,
-    link_rate: Annotated[str, typer.Option(help="Server link rate.")] = "10Gbps",
-    fabric_rate: Annotated[str, typer.Option(help="Switch link rate.")] = "40Gbps",
-    strategy: Annotated[str, typer.Option(help="balanced (Algorithm 1) or greedy.")] = "balanced",
-    cq_weight: Annotated[float, typer.Option(help="Weight of c_q in the election.")] = 0.5,
-    k_paths: Annotated[int, typer.Option(
-        help="Random topologies: path ranks (k shortest paths) explored per level.")] = 3,
-    tenants: Annotated[Path | None, typer.Option(
-        help="CSV of requests: vms, guarantee_mbps[, ha].")] = None,
-    fill: Annotated[int | None, typer.Option(
-        help="Instead: fill with §7.3's random tenants from this seed.")] = None,
-    ha: Annotated[float | None, typer.Option(help="HA survival ratio f for --fill.")] = None,
-    topology: Annotated[Path | None, typer.Option(
-        help="A TOML file whose [topology] table (any kind, e.g. jellyfish or graph) replaces the "
-             "fat-tree options.")] = None,
-) -> None:
+def topology_of(a: argparse.Namespace) -> dict[str, Any]:
+    if a.topology is None:
+        return FAT_TREE_16 | {"k": a.k, "oversubscription": a.oversubscription,
+                              "link_rate": a.link_rate, "fabric_rate": a.fabric_rate}
+    import tomllib
+    try:
+        doc = tomllib.loads(read_text(a.topology))
+    except tomllib.TOMLDecodeError as e:
+        fail(f"{a.topology}: not valid TOML: {e}")
+    topo = doc.get("topology")
+    if not isinstance(topo, dict):
+        fail(f"{a.topology}: expected a [topology] table")
+    try:
+        json.dumps(topo)
+    except TypeError as e:
+        fail(f"{a.topology}: topology holds a value that is not a string, number, boolean, "
+             f"list or table ({e})")
+    return topo
+
+
+def cmd_place(a: argparse.Namespace) -> None:
     """Embed tenants (Algorithm 1) and write the placement."""
-    if (tenants is None) == (fill is None):
-        raise _die("give either --tenants FILE or --fill SEED")
-    topo = FAT_TREE_16 | {"k": k, "oversubscription": oversubscription, "link_rate": link_rate,
-                          "fabric_rate": fabric_rate}
-    if topology is not None:
-        import tomllib
-        try:
-            topo = tomllib.loads(topology.read_text(encoding="utf-8"))["topology"]
-        except (OSError, tomllib.TOMLDecodeError, KeyError) as e:
-            raise _die(f"{topology}: expected a TOML file with a [topology] table ({e})") from None
+    if (a.tenants is None) == (a.fill is None):
+        fail("give either --tenants FILE or --fill SEED")
+    reqs = read_tenants(a.tenants) if a.tenants is not None else []
     try:
-        c = Controller(topo, slots=slots, strategy=strategy, cq_weight=cq_weight,
-                       k_paths=k_paths,
-                       source=str(topology) if topology else "options")
+        c = Controller(topology_of(a), slots=a.slots, strategy=a.strategy,
+                       cq_weight=a.cq_weight, k_paths=a.k_paths,
+                       source=str(a.topology) if a.topology else "options")
     except ValueError as e:
-        raise _die(str(e)) from None
+        fail(str(e))
     rejected = 0
-    if tenants is not None:
-        reqs = _read_tenants(tenants)
-        for n, b, f in reqs:
-            rejected += c.place([b] * n, f) is None
-    else:
-        rejected = c.fill(fill or 0, ha=ha)["rejected"]
-    out.mkdir(parents=True, exist_ok=True)
-    c.save(out / "state.json")
-    _write_tables(c, out)
-    typer.echo(f"{len(c.tenants())} tenants placed, {rejected} rejected; {out}/state.json, "
-               "tenants.csv, links.csv")
+    with progress.showing(not a.quiet):
+        if a.tenants is not None:
+            for i, (n, b, f) in enumerate(reqs, start=1):
+                progress.step(f"placing tenant {i}/{len(reqs)}")
+                rejected += c.place_homogeneous(n, b, f) is None
+        else:
+            progress.step(f"filling {c.core.topology} with random tenants (seed {a.fill})")
+            rejected = c.fill(a.fill, ha=a.ha)["rejected"]
+
+        def write(d: Path) -> None:
+            c.save(d / "state.json")
+            write_tables(c, d)
+        publish(a.out, write)
+    print(f"{len(c.tenants())} tenants placed, {rejected} rejected; {a.out}/state.json, "
+          "tenants.csv, links.csv")
 
 
-@app.command()
-def bind(
-    folder: Annotated[Path, typer.Argument(help="A folder `qshare place` wrote.")],
-    usage: Annotated[Path | None, typer.Option(
-        help="CSV: tenant, server, inbound_bps, outbound_bps (absent: every tenant at U = 1).")
-    ] = None,
-    k_price: Annotated[float, typer.Option("--k", help="Pricing constant k of Eq. 2.")] = 1.0,
-    max_weight: Annotated[int, typer.Option(help="Weight range: 15 (paper), 100 (SONiC).")] = 100,
-    seed: Annotated[int, typer.Option(help="Seed of tie-breaking.")] = 1,
-) -> None:
-    """Bind tenants to queues for one control interval (Algorithm 2)."""
-    c = _load(folder)
-    ts = c.tenants()
+def read_usage(path: Path, c: Controller) -> dict[int, list[tuple[str, float, float]]]:
+    """Per tenant: (server, inbound bit/s, outbound bit/s) rows of a usage CSV."""
+    known = c.tenants()
     per: dict[int, list[tuple[str, float, float]]] = {}
-    if usage is not None:
+    cols = ["tenant", "server", "inbound_bps", "outbound_bps"]
+    for i, r in csv_rows(path, cols):
         try:
-            for r in csv.DictReader(usage.open(encoding="utf-8")):
-                per.setdefault(int(r["tenant"]), []).append(
-                    (r["server"], float(r["inbound_bps"]), float(r["outbound_bps"])))
-        except (OSError, KeyError, ValueError):
-            raise _die(f"{usage}: expected a CSV with columns tenant, server, inbound_bps, "
-                       "outbound_bps") from None
+            tid, inb, outb = int(r["tenant"]), float(r["inbound_bps"]), float(r["outbound_bps"])
+        except ValueError:
+            fail(f"{path}: line {i}: {dict(r)}: expected a tenant id and two rates in bit/s")
+        if tid not in known:
+            fail(f"{path}: line {i}: tenant {tid} is not placed; expected one of "
+                 f"{sorted(known)[:10]}{' …' if len(known) > 10 else ''}")
+        if not (math.isfinite(inb) and math.isfinite(outb) and inb >= 0 and outb >= 0):
+            fail(f"{path}: line {i}: inbound_bps = {inb}, outbound_bps = {outb}: expected "
+                 "finite rates >= 0")
+        per.setdefault(tid, []).append((r["server"], inb, outb))
+    return per
+
+
+def cmd_bind(a: argparse.Namespace) -> None:
+    """Bind tenants to queues for one control interval (Algorithm 2)."""
+    c = load(a.folder)
+    ts = c.tenants()
+    per = read_usage(a.usage, c) if a.usage is not None else None
     try:
-        scores = {tid: c.score(tid, per.get(tid, []) if usage is not None else None, k_price)
+        scores = {tid: c.score(tid, per.get(tid, []) if per is not None else None, a.k)
                   for tid in ts}
     except ValueError as e:
-        raise _die(f"{usage}: {e}") from None
-    prev = folder / "binding.json"
-    held = json.loads(prev.read_text())["dedicated"] if prev.is_file() else []
-    b = c.bind(scores, held, seed, max_weight)
-    b["max_weight"] = max_weight
+        fail(f"{a.usage}: {e}")
+    prev = read_binding(a.folder)
+    held = [t for t in (prev["dedicated"] if prev else []) if t in ts]
+    b = c.bind(scores, held, a.seed, a.max_weight)
+    b["max_weight"] = a.max_weight
     b["scores"] = scores
-    prev.write_text(json.dumps(b, indent=1) + "\n", encoding="utf-8")
-    typer.echo(f"{len(b['dedicated'])} of {len(ts)} tenants hold dedicated queues; "
-               f"DSCP values up to {max(b['dscp'].values(), default=0)}; {prev}")
+    publish(a.folder, lambda d: (d / "binding.json").write_text(
+        json.dumps(b, indent=1) + "\n", encoding="utf-8"))
+    print(f"{len(b['dedicated'])} of {len(ts)} tenants hold dedicated queues; "
+          f"DSCP values up to {max(b['dscp'].values(), default=0)}; {a.folder}/binding.json")
 
 
-@app.command("emit-sonic")
-def emit_sonic(
-    folder: Annotated[Path, typer.Argument(help="A folder with state.json and binding.json.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for <switch>.json files.")],
-) -> None:
+def cmd_emit_sonic(a: argparse.Namespace) -> None:
     """Write each switch's SONiC config_db QoS tables for the binding."""
-    c = _load(folder)
-    path = folder / "binding.json"
-    if not path.is_file():
-        raise _die(f"{path}: not found; run `tenantnet qshare bind {folder}` first")
-    b = json.loads(path.read_text())
-    if b.get("max_weight", 100) > 100:
-        raise _die(f"{path}: max_weight = {b['max_weight']}: SONiC DWRR weights are 1-100")
+    c = load(a.folder)
+    b = read_binding(a.folder)
+    if b is None:
+        fail(f"{a.folder / 'binding.json'}: not found; run `tenantnet qshare bind "
+             f"{a.folder}` first")
+    mw = b.get("max_weight", 100)
+    if not isinstance(mw, int) or not 1 <= mw <= 100:
+        fail(f"{a.folder / 'binding.json'}: max_weight = {mw}: SONiC DWRR weights are 1-100")
     servers = set(c.core.servers())
-    dbs = config_db(b, c.links(), servers)
-    problems = {sw: validate(db) for sw, db in dbs.items()}
-    bad = {sw: e for sw, e in problems.items() if e}
+    try:
+        dbs = config_db(b, c.links(), servers)
+    except (KeyError, IndexError, TypeError, ValueError) as e:
+        fail(f"{a.folder / 'binding.json'}: does not match state.json ({e!r}); bind again")
+    bad = {sw: errs for sw, db in dbs.items() if (errs := validate(db))}
     if bad:
         sw, errs = next(iter(bad.items()))
-        raise _die(f"{sw}: {len(errs)} SONiC rule violations, first: {errs[0]}")
-    out.mkdir(parents=True, exist_ok=True)
-    for sw, db in sorted(dbs.items()):
-        (out / f"{sw}.json").write_text(json.dumps(db, indent=1, sort_keys=True) + "\n",
-                                        encoding="utf-8")
-    typer.echo(f"{len(dbs)} switch configs in {out}/ (validated against the SONiC YANG rules)")
+        fail(f"{sw}: {len(errs)} SONiC rule violations, first: {errs[0]}")
+
+    def write(d: Path) -> None:
+        for sw, db in sorted(dbs.items()):
+            (d / f"{sw}.json").write_text(json.dumps(db, indent=1, sort_keys=True) + "\n",
+                                          encoding="utf-8")
+    publish(a.out, write)
+    switches = len({n for link in c.links() for n in link[:2] if n not in servers})
+    print(f"{len(dbs)} switch configs in {a.out}/ (validated against the SONiC YANG rules); "
+          f"the other {switches - len(dbs)} switches carry no tenant and need no QoS change")
+
+
+def add_commands(qs: argparse.ArgumentParser) -> None:
+    """Adds place, bind and emit-sonic under ``tenantnet qshare``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    sub = qs.add_subparsers(metavar="COMMAND", required=True)
+    p = sub.add_parser("place", help="Embed tenants (Algorithm 1) and write the placement.",
+                       description="Embed tenants (Algorithm 1) and write the placement: "
+                       "state.json, tenants.csv, links.csv.", formatter_class=fmt)
+    p.set_defaults(func=cmd_place)
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
+                   help="folder for the placement")
+    p.add_argument("--k", type=count_arg, default=16, help="fat-tree radix (default 16)")
+    p.add_argument("--oversubscription", type=count_arg, default=1, metavar="R",
+                   help="core oversubscription R:1 (default 1)")
+    p.add_argument("--slots", type=count_arg, default=100, metavar="N",
+                   help="VM slots per server (default 100)")
+    p.add_argument("--link-rate", default="10Gbps", metavar="RATE",
+                   help="server link rate (default 10Gbps)")
+    p.add_argument("--fabric-rate", default="40Gbps", metavar="RATE",
+                   help="switch link rate (default 40Gbps)")
+    p.add_argument("--strategy", choices=["balanced", "greedy"], default="balanced",
+                   help="balanced (Algorithm 1, default) or greedy")
+    p.add_argument("--cq-weight", type=number_arg(0, 1), default=0.5, metavar="W",
+                   help="weight of c_q in the election, 0 to 1 (default 0.5)")
+    p.add_argument("--k-paths", type=int_arg(1, 16), default=3, metavar="K",
+                   help="random topologies: path ranks (k shortest paths) explored per "
+                        "level, 1 to 16 (default 3)")
+    p.add_argument("--tenants", type=Path, metavar="CSV",
+                   help="requests: columns vms, guarantee_mbps[, ha]")
+    p.add_argument("--fill", type=seed_arg, metavar="SEED",
+                   help="instead: fill with §7.3's random tenants from this seed")
+    p.add_argument("--ha", type=number_arg(0, 1, hi_open=True), metavar="F",
+                   help="HA survival ratio f for --fill, 0 <= f < 1")
+    p.add_argument("--topology", type=Path, metavar="FILE",
+                   help="a TOML file whose [topology] table (any kind, e.g. jellyfish or "
+                        "graph) replaces the fat-tree options")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    p = sub.add_parser("bind", help="Bind tenants to queues for one control interval "
+                       "(Algorithm 2).", description="Bind tenants to queues for one control "
+                       "interval (Algorithm 2); writes DIR/binding.json.", formatter_class=fmt)
+    p.set_defaults(func=cmd_bind)
+    p.add_argument("folder", type=Path, metavar="DIR", help="a folder `qshare place` wrote")
+    p.add_argument("--usage", type=Path, metavar="CSV",
+                   help="columns tenant, server, inbound_bps, outbound_bps (absent: every "
+                        "tenant at U = 1)")
+    p.add_argument("--k", type=number_arg(0, 1e18, lo_open=True), default=1.0,
+                   help="pricing constant k of Eq. 2, > 0 (default 1)")
+    p.add_argument("--max-weight", type=count_arg, default=100, metavar="W",
+                   help="weight range 1-W: 15 (paper), 100 (SONiC, default)")
+    p.add_argument("--seed", type=seed_arg, default=1, help="seed of tie-breaking (default 1)")
+    p = sub.add_parser("emit-sonic", help="Write each switch's SONiC config_db QoS tables.",
+                       description="Write each switch's SONiC config_db QoS tables for the "
+                       "binding, checked against the SONiC YANG rules.", formatter_class=fmt)
+    p.set_defaults(func=cmd_emit_sonic)
+    p.add_argument("folder", type=Path, metavar="DIR",
+                   help="a folder with state.json and binding.json")
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
+                   help="folder for <switch>.json files")

@@ -7,15 +7,64 @@ came from, so errors name the right file.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import tomllib
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .errors import ScenarioError
+
+if TYPE_CHECKING:
+    from .simulation import FootprintPart, Simulation
+
+MemoryBudget = int | str | None
+"""Bytes (an int), a size such as ``"16GiB"``, or None for the default (8 GiB)."""
+
+
+def memory_budget_bytes(budget: MemoryBudget, source: str = "memory_budget") -> int | None:
+    """``budget`` in bytes (None stays None); raises :class:`ScenarioError` naming
+    ``source`` if it is not a positive size."""
+    if budget is None:
+        return None
+    if isinstance(budget, bool) or not isinstance(budget, int | str):
+        raise ScenarioError(f"{source} = {budget!r}: expected a size such as \"16GiB\"")
+    if isinstance(budget, str):
+        try:
+            budget = _core.parse_size(budget)
+        except ValueError as e:
+            raise ScenarioError(f"{source} = {e}") from None
+    if budget <= 0 or budget >= 2**64:
+        raise ScenarioError(f"{source} = {budget}: expected a positive size such as \"16GiB\"")
+    return budget
+
+
+def _key(path: str, k: object) -> str:
+    s = str(k)
+    bare = s != "" and all(c.isascii() and (c.isalnum() or c in "_-") for c in s)
+    name = s if bare else json.dumps(s)
+    return f"{path}.{name}" if path else name
+
+
+def _check_plain(v: object, path: str, source: str) -> None:
+    """Raises :class:`ScenarioError` at the first value a scenario cannot hold: a
+    non-finite number, or anything but tables, lists, strings, numbers and booleans."""
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ScenarioError(f"{source}: {path} = {v}: expected a finite number", source, path,
+                            str(v))
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise ScenarioError(f"{source}: {_key(path, k)}: keys must be strings, "
+                                    f"not {type(k).__name__}", source, _key(path, k))
+            _check_plain(x, _key(path, k), source)
+    elif isinstance(v, list | tuple):
+        for i, x in enumerate(v):
+            _check_plain(x, f"{path}[{i}]", source)
+    elif not isinstance(v, str | int | float | bool):
+        raise ScenarioError(f"{source}: {path} = {v!r}: expected a table, list, string, "
+                            f"number or boolean, not {type(v).__name__}", source, path)
 
 
 @dataclass(frozen=True)
@@ -33,6 +82,9 @@ class Scenario:
         p = Path(path)
         try:
             text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise ScenarioError(f"{p}: not a text file in UTF-8 (byte {e.start} is "
+                                f"0x{e.object[e.start]:02x})", str(p)) from None
         except OSError as e:
             raise ScenarioError(f"{p}: cannot read the scenario: {e.strerror}", str(p)) from None
         fmt = "json" if p.suffix == ".json" else "toml"
@@ -47,6 +99,10 @@ class Scenario:
     def from_dict(cls, data: dict[str, Any], source: str = "<dict>",
                   base_dir: str | Path = ".") -> Scenario:
         """A scenario from a dictionary shaped like the TOML file."""
+        if not isinstance(data, dict):
+            raise ScenarioError(f"{source}: expected a dictionary of scenario keys, not "
+                                f"{type(data).__name__}", source)
+        _check_plain(data, "", source)
         return cls(json.dumps(data), source, Path(base_dir), "json")
 
     @classmethod
@@ -59,37 +115,61 @@ class Scenario:
 
     def data(self) -> dict[str, Any]:
         """The scenario as a dictionary."""
-        if self.fmt == "json":
-            return dict(json.loads(self.text))
-        return tomllib.loads(self.text)
+        import tomllib
+        try:
+            d = json.loads(self.text) if self.fmt == "json" else tomllib.loads(self.text)
+        except (ValueError, tomllib.TOMLDecodeError) as e:
+            raise ScenarioError(f"{self.source}: not valid {self.fmt.upper()}: {e}",
+                                self.source) from None
+        if not isinstance(d, dict):
+            raise ScenarioError(f"{self.source}: expected a table of scenario keys", self.source)
+        return d
 
     def with_overrides(self, **sections: dict[str, Any]) -> Scenario:
         """A copy with keys replaced, e.g. ``with_overrides(simulation={"seed": 2})``."""
         d = self.data()
         for sec, kv in sections.items():
-            d.setdefault(sec, {}).update(kv)
+            cur = d.setdefault(sec, {})
+            if not isinstance(cur, dict):
+                raise ScenarioError(f"{self.source}: {sec} = {cur!r}: expected a table",
+                                    self.source, sec)
+            cur.update(kv)
+        _check_plain(d, "", self.source)
         return Scenario(json.dumps(d), self.source, self.base_dir, "json")
 
-    def validate(self) -> None:
-        """Raises :class:`ScenarioError` if the scenario cannot run."""
+    def validate(self, memory_budget: MemoryBudget = None) -> list[FootprintPart]:
+        """Raises :class:`ScenarioError` if the scenario cannot run, or if its run would
+        need more than ``memory_budget`` (default 8 GiB); returns the memory estimate."""
+        from .simulation import FootprintPart
+        budget = memory_budget_bytes(memory_budget)
         try:
-            _core.validate(self.text, self.source, str(self.base_dir), self.fmt)
+            parts = _core.validate(self.text, self.source, str(self.base_dir), self.fmt, None,
+                                   budget)
         except _core.ScenarioError as e:
             raise ScenarioError(*e.args) from None
+        return [FootprintPart(*p) for p in parts]
 
     def flows(self) -> Any:
         """The flows the scenario generates (a DataFrame like ``flows.parquet``), without
         running it."""
-        from .results import Results
+        return self.simulation().results().flows
 
-        return Results.from_core(*self.simulation().results()).flows
-
-    def simulation(self) -> _core.Simulation:
-        """A fresh simulation of this scenario at time 0."""
+    def simulation(self, seed: int | None = None,
+                   memory_budget: MemoryBudget = None) -> Simulation:
+        """A fresh simulation of this scenario at time 0; ``seed`` replaces
+        ``simulation.seed`` (0 to 2^64 - 1), ``memory_budget`` bounds its memory."""
+        from .simulation import Simulation
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                                 or not 0 <= seed < 2**64):
+            raise ScenarioError(f"seed = {seed!r}: expected a whole number from 0 to "
+                                f"{2**64 - 1}")
+        budget = memory_budget_bytes(memory_budget)
         try:
-            return _core.Simulation(self.text, self.source, str(self.base_dir), self.fmt)
+            core = _core.Simulation(self.text, self.source, str(self.base_dir), self.fmt, seed,
+                                    budget)
         except _core.ScenarioError as e:
             raise ScenarioError(*e.args) from None
+        return Simulation(core)
 
 
 def schema() -> dict[str, Any]:

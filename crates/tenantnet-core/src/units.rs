@@ -15,6 +15,21 @@ use serde::{Deserialize, Serialize, Serializer};
 /// Picoseconds in one second.
 pub const PS_PER_SEC: u64 = 1_000_000_000_000;
 
+/// The longest duration a scenario may write: 10^18 ps = 1 000 000 s (11.6 days).
+/// Every time the simulator computes is a sum of a few such spans (a start, a
+/// serialization time, a delay, a timeout), so integer time in `u64` (up to 1.8·10^19
+/// ps) never wraps.
+pub const MAX_DURATION: u64 = 1_000_000 * PS_PER_SEC;
+
+/// The fastest link rate a scenario may write: 100 Tb/s (today's fastest Ethernet is
+/// 1.6 Tb/s). Together with [`MAX_PACKET`] it keeps `bytes · 8 · 10^12` and the
+/// serialization times derived from it within `u64`.
+pub const MAX_RATE_BPS: u64 = 100_000_000_000_000;
+
+/// The largest packet on the wire, headers included: 65 535 bytes (IPv4's total-length
+/// limit). Data segments (MSS + header), ACKs and UDP packets are all checked against it.
+pub const MAX_PACKET: u64 = 65_535;
+
 /// Splits `"12.5 Gbps"` into the digits without the point (`125`), the number of
 /// fraction digits (`1`) and the unit (`"Gbps"`).
 fn split_number(s: &str) -> Result<(u128, u32, &str), String> {
@@ -56,6 +71,15 @@ fn scale(digits: u128, frac: u32, mult: u128, what: &str) -> Result<u64, String>
     u64::try_from(num / den).map_err(|_| "value too large".to_string())
 }
 
+/// `limit` in place of `scale`'s overflow message.
+fn too_large(e: String, limit: &str) -> String {
+    if e == "value too large" || e == "number too large" {
+        limit.to_string()
+    } else {
+        e
+    }
+}
+
 /// Parses a data rate into bit/s. Units: `bps`, `Kbps`, `Mbps`, `Gbps`, `Tbps`
 /// (decimal prefixes; `k` and `K` both mean 1000; `b/s` spellings accepted).
 pub fn parse_rate(s: &str) -> Result<u64, String> {
@@ -70,9 +94,13 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         "" => return Err("missing unit".into()),
         other => return Err(format!("unknown unit {other:?}")),
     };
-    let v = scale(d, f, mult, "bit/s")?;
+    const FAST: &str = "faster than the fastest link tenantnet simulates, 100Tbps";
+    let v = scale(d, f, mult, "bit/s").map_err(|e| too_large(e, FAST))?;
     if v == 0 {
         return Err("a rate must be positive".into());
+    }
+    if v > MAX_RATE_BPS {
+        return Err(FAST.into());
     }
     Ok(v)
 }
@@ -89,7 +117,12 @@ pub fn parse_duration(s: &str) -> Result<u64, String> {
         "" => return Err("missing unit".into()),
         other => return Err(format!("unknown unit {other:?}")),
     };
-    scale(d, f, mult, "picoseconds")
+    const LONG: &str = "longer than the longest duration tenantnet simulates, 1000000s (11.6 days)";
+    let v = scale(d, f, mult, "picoseconds").map_err(|e| too_large(e, LONG))?;
+    if v > MAX_DURATION {
+        return Err(LONG.into());
+    }
+    Ok(v)
 }
 
 /// A buffer or threshold size: bytes, or a number of full-size packets that the
@@ -265,6 +298,10 @@ mod tests {
         assert!(parse_rate("1.5bps").is_err());
         assert!(parse_rate("Gbps").is_err());
         assert!(parse_rate("1..5Gbps").is_err());
+        assert_eq!(parse_rate("100Tbps"), Ok(MAX_RATE_BPS));
+        assert!(parse_rate("18446744073709551615bps")
+            .unwrap_err()
+            .contains("fastest link"));
         assert!(parse_rate("1.Gbps").is_err());
     }
 
@@ -280,6 +317,11 @@ mod tests {
             .unwrap_err()
             .contains("whole number"));
         assert!(parse_duration("3 min").is_err());
+        assert_eq!(parse_duration("1000000s"), Ok(MAX_DURATION));
+        assert!(parse_duration("1000000.000000000001s")
+            .unwrap_err()
+            .contains("longest duration"));
+        assert!(parse_duration("18446744s").is_err());
     }
 
     #[test]

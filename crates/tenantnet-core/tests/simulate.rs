@@ -2,12 +2,19 @@
 
 use std::path::Path;
 
-use tenantnet_core::scenario::{load, Format};
+use tenantnet_core::scenario::{load, Format, LoadOptions};
 use tenantnet_core::sim::results::{Column, Results};
 
 /// Runs a scenario to its end and checks packet conservation.
 fn run(text: &str) -> Results {
-    let mut sim = load(text, "test.toml", Path::new("."), Format::Toml).expect("valid scenario");
+    let mut sim = load(
+        text,
+        "test.toml",
+        Path::new("."),
+        Format::Toml,
+        &LoadOptions::default(),
+    )
+    .expect("valid scenario");
     sim.run();
     let r = sim.results();
     let s = &r.summary;
@@ -107,4 +114,66 @@ packet_size = "1000B"
         delivered[0]
     );
     assert_eq!(r.summary.packets_dropped, 0);
+}
+
+fn opt_f64<'a>(r: &'a Results, table: &str, name: &str) -> &'a [Option<f64>] {
+    match column(r, table, name) {
+        Column::OptF64(v) => v,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+/// A lone flow within its initial window completes in exactly its ideal time, on
+/// a path whose slowest hop is in the middle (a 1 Gb/s bottleneck between 10 Gb/s
+/// hops, different delays): slowdown 1. A flow that must grow its window takes
+/// longer (slow start), and flows that share the bottleneck longer still.
+#[test]
+fn a_lone_flow_within_its_window_has_slowdown_one() {
+    let text = |flows: &str| {
+        format!(
+            r#"
+[simulation]
+duration = "20ms"
+[topology]
+kind = "dumbbell"
+hosts_per_side = 2
+link_rate = "10Gbps"
+bottleneck_rate = "1Gbps"
+link_delay = "3us"
+bottleneck_delay = "7us"
+[transport]
+init_cwnd = 10
+{flows}
+"#
+        )
+    };
+    let one =
+        "[[workloads]]\nkind = \"fixed\"\nsrc = \"left0\"\ndst = \"right0\"\nsize = \"10000B\"\n";
+    let r = run(&text(one));
+    let s = opt_f64(&r, "flows", "slowdown")[0].unwrap();
+    let ideal = opt_f64(&r, "flows", "ideal_fct_s")[0].unwrap();
+    // 10 000 B in 7 segments: 10 280 wire bytes at 1 Gb/s plus one 1500-B packet at
+    // 10 Gb/s before and one 1280-B packet after; 3 + 7 + 3 us each way; ACKs of 64 B
+    let expect = 10_280.0 * 8.0 / 1e9
+        + 1500.0 * 8.0 / 1e10
+        + 1280.0 * 8.0 / 1e10
+        + 26e-6
+        + 64.0 * 8.0 * (2.0 / 1e10 + 1.0 / 1e9);
+    assert!((ideal - expect).abs() < 1e-12, "{ideal} vs {expect}");
+    assert!((s - 1.0).abs() < 1e-6, "slowdown {s}");
+    // a 1 MB flow is never window-bound at 1 Gb/s (the initial window exceeds the
+    // bandwidth-delay product): still exactly ideal; two such flows share it
+    let big = one.replace("10000B", "1MB");
+    let s = opt_f64(&run(&text(&big)), "flows", "slowdown")[0].unwrap();
+    assert!((s - 1.0).abs() < 1e-6, "slowdown {s}");
+    let two = big.clone() + &big.replace("left0", "left1").replace("right0", "right1");
+    let r = run(&text(&two));
+    let both = opt_f64(&r, "flows", "slowdown");
+    assert!(both.iter().all(|x| x.unwrap() > 1.4), "{both:?}");
+    // at 10 Gb/s over 600 us the window must grow: slow start costs round trips
+    let fast = text(&big)
+        .replace("\"1Gbps\"", "\"10Gbps\"")
+        .replace("\"7us\"", "\"100us\"");
+    let s = opt_f64(&run(&fast), "flows", "slowdown")[0].unwrap();
+    assert!(s > 1.3, "slow start: {s}");
 }

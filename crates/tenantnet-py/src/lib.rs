@@ -14,7 +14,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tenantnet_core::engine::{from_secs, to_secs};
 use tenantnet_core::net::{NodeKind, PortId, SwitchId};
-use tenantnet_core::scenario::{self, Format, ScenarioError as CoreError};
+use tenantnet_core::scenario::{self, Format, LoadOptions, ScenarioError as CoreError};
+use tenantnet_core::sim::footprint::{Footprint, PartKind};
 use tenantnet_core::sim::results::Column;
 use tenantnet_core::sim::Sim;
 use tenantnet_core::switch::DscpMap;
@@ -95,6 +96,31 @@ fn column<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyTuple>> {
 #[pyclass(module = "tenantnet._core")]
 struct Simulation {
     sim: Sim,
+    source: String,
+}
+
+fn footprint_rows(f: &Footprint) -> Vec<(&'static str, String, String, f64)> {
+    f.parts
+        .iter()
+        .map(|p| {
+            let kind = match p.kind {
+                PartKind::Fixed => "fixed",
+                PartKind::Recording => "recording",
+                PartKind::Packets => "packets",
+            };
+            (kind, p.what.clone(), p.key.clone(), p.bytes)
+        })
+        .collect()
+}
+
+/// A Python int as a weight (1 to 2^32 − 1), naming the argument.
+fn weight(i: usize, w: i64) -> PyResult<u32> {
+    u32::try_from(w).ok().filter(|w| *w >= 1).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "weights[{i}] = {w}: expected a whole number from 1 to {}",
+            u32::MAX
+        ))
+    })
 }
 
 impl Simulation {
@@ -132,29 +158,73 @@ impl Simulation {
 #[pymethods]
 impl Simulation {
     /// Builds the simulation of scenario `text` (TOML, or JSON when `fmt == "json"`);
-    /// `source` names it in errors, relative paths are taken from `base_dir`.
+    /// `source` names it in errors, relative paths are taken from `base_dir`. `seed`
+    /// replaces `simulation.seed`; `memory_budget` (bytes, default 8 GiB) bounds the
+    /// memory the run may use.
     #[new]
-    #[pyo3(signature = (text, source, base_dir, fmt = "toml"))]
-    fn new(text: &str, source: &str, base_dir: &str, fmt: &str) -> PyResult<Self> {
+    #[pyo3(signature = (text, source, base_dir, fmt = "toml", seed = None, memory_budget = None))]
+    fn new(
+        text: &str,
+        source: &str,
+        base_dir: &str,
+        fmt: &str,
+        seed: Option<u64>,
+        memory_budget: Option<u64>,
+    ) -> PyResult<Self> {
         let format = match fmt {
             "toml" => Format::Toml,
             "json" => Format::Json,
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "unknown scenario format {other:?}"
+                    "unknown scenario format {other:?}; expected \"toml\" or \"json\""
                 )))
             }
         };
-        let sim =
-            scenario::load(text, source, Path::new(base_dir), format).map_err(scenario_err)?;
-        Ok(Simulation { sim })
+        let opts = LoadOptions {
+            seed,
+            memory_budget: memory_budget.unwrap_or(LoadOptions::default().memory_budget),
+        };
+        let sim = scenario::load(text, source, Path::new(base_dir), format, &opts)
+            .map_err(scenario_err)?;
+        Ok(Simulation {
+            sim,
+            source: source.to_string(),
+        })
     }
 
-    /// Runs every event up to simulated time `t_s` seconds, without the GIL.
-    fn run_until(&mut self, py: Python<'_>, t_s: f64) {
-        let t = from_secs(t_s);
+    /// Runs every event up to simulated time `t_s` seconds (capped at the end), without
+    /// the GIL. Raises `ScenarioError` if the run outgrew its memory budget.
+    fn run_until(&mut self, py: Python<'_>, t_s: f64) -> PyResult<()> {
+        if t_s.is_nan() || t_s < 0.0 {
+            return Err(PyValueError::new_err(format!(
+                "run_until({t_s}): expected a simulated time in seconds, at least 0 (inf runs to the end)"
+            )));
+        }
+        let t = from_secs(t_s.min(to_secs(self.sim.end())));
         let sim = &mut self.sim;
         py.detach(move || sim.run_until(t));
+        match self.sim.failure() {
+            None => Ok(()),
+            Some(f) => Err(ScenarioError::new_err((
+                format!("{}: {}: {}", self.source, f.key, f.message),
+                self.source.clone(),
+                f.key.clone(),
+                None::<String>,
+            ))),
+        }
+    }
+
+    /// The memory the run was estimated to need: `[(kind, what, key, bytes)]`, kind
+    /// one of `fixed`, `recording`, `packets`.
+    #[getter]
+    fn footprint(&self) -> Vec<(&'static str, String, String, f64)> {
+        footprint_rows(self.sim.footprint())
+    }
+
+    /// The memory the run uses now, bytes (estimated at the footprint's costs).
+    #[getter]
+    fn memory_in_use(&self) -> f64 {
+        self.sim.memory_in_use()
     }
 
     /// Current simulated time, seconds.
@@ -187,13 +257,18 @@ impl Simulation {
     fn set_queue_weights(
         &mut self,
         switch: &str,
-        weights: Vec<u32>,
+        weights: Vec<i64>,
         peer: Option<&str>,
     ) -> PyResult<()> {
         let (s, port) = self.switch_and_port(switch, peer)?;
+        let w = weights
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| weight(i, w))
+            .collect::<PyResult<Vec<u32>>>()?;
         self.sim
-            .set_queue_weights(s, port, &weights)
-            .map_err(PyValueError::new_err)
+            .set_queue_weights(s, port, &w)
+            .map_err(|e| PyValueError::new_err(format!("set_queue_weights({switch:?}): {e}")))
     }
 
     /// Replaces switch `switch`'s DSCP -> queue map from now on; unlisted DSCPs go
@@ -201,7 +276,7 @@ impl Simulation {
     fn set_dscp_map(
         &mut self,
         switch: &str,
-        mapping: std::collections::BTreeMap<u8, u8>,
+        mapping: std::collections::BTreeMap<i64, i64>,
     ) -> PyResult<()> {
         let (s, _) = self.switch_and_port(switch, None)?;
         let queues = self.sim.net.nodes[self.sim.net.switches[s.idx()].node.idx()]
@@ -212,13 +287,17 @@ impl Simulation {
             .unwrap_or(1);
         if let Some((d, q)) = mapping
             .iter()
-            .find(|(d, q)| **d > 63 || **q as usize >= queues)
+            .find(|(d, q)| !(0..64).contains(*d) || !(0..queues as i64).contains(*q))
         {
             return Err(PyValueError::new_err(format!(
-                "DSCP {d} -> queue {q}: expected DSCP 0-63 and a queue below {queues}"
+                "set_dscp_map({switch:?}): DSCP {d} -> queue {q}: expected DSCP 0 to 63 and a queue from 0 to {}",
+                queues - 1
             )));
         }
-        let pairs: Vec<(u8, u8)> = mapping.into_iter().collect();
+        let pairs: Vec<(u8, u8)> = mapping
+            .into_iter()
+            .map(|(d, q)| (d as u8, q as u8))
+            .collect();
         self.sim.set_dscp_map(s, DscpMap::from_pairs(&pairs));
         Ok(())
     }
@@ -259,11 +338,40 @@ fn schema() -> String {
     scenario::parse::json_schema()
 }
 
-/// Checks a scenario without running it; raises `ScenarioError`.
+/// Checks a scenario without running it; raises `ScenarioError`. Returns the
+/// memory estimate, as `Simulation.footprint`.
 #[pyfunction]
-#[pyo3(signature = (text, source, base_dir, fmt = "toml"))]
-fn validate(text: &str, source: &str, base_dir: &str, fmt: &str) -> PyResult<()> {
-    Simulation::new(text, source, base_dir, fmt).map(|_| ())
+#[pyo3(signature = (text, source, base_dir, fmt = "toml", seed = None, memory_budget = None))]
+fn validate(
+    text: &str,
+    source: &str,
+    base_dir: &str,
+    fmt: &str,
+    seed: Option<u64>,
+    memory_budget: Option<u64>,
+) -> PyResult<Vec<(&'static str, String, String, f64)>> {
+    Simulation::new(text, source, base_dir, fmt, seed, memory_budget)
+        .map(|s| footprint_rows(s.sim.footprint()))
+}
+
+/// Parses a size such as `"8GiB"` into bytes; raises ValueError saying what is expected.
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    match tenantnet_core::units::parse_bytes(text) {
+        Ok(tenantnet_core::units::ByteSize::Bytes(b)) => Ok(b),
+        Ok(_) => Err(PyValueError::new_err(format!(
+            "{text:?}: expected a size in bytes such as \"8GiB\" or \"500MB\", not packets"
+        ))),
+        Err(e) => Err(PyValueError::new_err(format!(
+            "{text:?}: {e}; expected a size such as \"8GiB\" or \"500MB\""
+        ))),
+    }
+}
+
+/// The default memory budget of a run, bytes.
+#[pyfunction]
+fn default_memory_budget() -> u64 {
+    tenantnet_core::sim::footprint::DEFAULT_BUDGET
 }
 
 /// Names of the built-in flow-size distributions.
@@ -304,6 +412,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(default_memory_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(cdf_names, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_cdf, m)?)?;
     m.add_function(wrap_pyfunction!(parse_cdf, m)?)?;

@@ -46,6 +46,11 @@ impl QShare {
         k_paths: u8,
         source: &str,
     ) -> PyResult<Self> {
+        if slots == 0 || !(1..=64).contains(&queues) {
+            return Err(PyValueError::new_err(format!(
+                "slots = {slots}, queues = {queues}: expected at least 1 slot and 1 to 64 queues"
+            )));
+        }
         let (b, desc) = parse::topology(topology_json, source)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let mut dc = Datacenter::from_builder(&b, slots, queues).map_err(PyValueError::new_err)?;
@@ -109,6 +114,11 @@ impl QShare {
         ha: Option<f64>,
         give_up: u32,
     ) -> PyResult<Bound<'py, PyDict>> {
+        if !(mean_vms.is_finite() && mean_vms > 0.0) || give_up == 0 {
+            return Err(PyValueError::new_err(
+                "expected a positive mean_vms and give_up of at least 1",
+            ));
+        }
         let mut gen = TenantGen {
             mean_vms,
             ha,

@@ -23,8 +23,10 @@ pub fn from_secs(s: f64) -> Time {
     (s * PS_PER_SEC as f64).round().max(0.0) as Time
 }
 
-/// Serialization time of `bytes` at `rate_bps`, rounded up to a whole picosecond.
+/// Serialization time of `bytes` at `rate_bps`, rounded up to a whole picosecond
+/// (saturating at `u64::MAX` for spans no scenario can ask for).
 #[inline]
 pub fn tx_time(bytes: u64, rate_bps: u64) -> Time {
-    (bytes * 8 * PS_PER_SEC).div_ceil(rate_bps)
+    let t = (bytes as u128 * 8 * PS_PER_SEC as u128).div_ceil(rate_bps.max(1) as u128);
+    t.min(u64::MAX as u128) as Time
 }

@@ -71,6 +71,8 @@ pub struct Network {
     pub switches: Vec<Switch>,
     /// Output ports, indexed by `PortId`.
     pub ports: Vec<Port>,
+    /// The port at the other end of each port's link, by `PortId`.
+    pub reverse: Vec<PortId>,
     /// ECMP forwarding tables.
     pub routing: Routing,
     /// Shared buffer pools (switches whose ports use dynamic thresholds).
@@ -110,6 +112,20 @@ impl Network {
     /// The NIC rate of host `h`, in bit/s.
     pub fn host_rate(&self, h: HostId) -> u64 {
         self.ports[self.hosts[h.idx()].nic.idx()].rate_bps()
+    }
+
+    /// The ports a packet from host `src` to host `dst` with ECMP hash `hash` leaves
+    /// through, in order: `src`'s NIC, then one port per switch on the way.
+    pub fn path(&self, src: HostId, dst: HostId, hash: u32) -> Vec<PortId> {
+        let mut out = vec![self.hosts[src.idx()].nic];
+        while out.len() <= self.switches.len() {
+            let at = self.ports[out[out.len() - 1].idx()].peer();
+            match self.nodes[at.idx()].kind {
+                NodeKind::Host(_) => break,
+                NodeKind::Switch(s) => out.push(self.routing.next_port(s, dst, hash)),
+            }
+        }
+        out
     }
 }
 
@@ -190,15 +206,18 @@ impl NetworkBuilder {
             });
         }
         let mut ports = Vec::with_capacity(self.links.len() * 2);
+        let mut reverse = Vec::with_capacity(self.links.len() * 2);
         for l in &self.links {
-            for (from, to) in [(l.a, l.b), (l.b, l.a)] {
+            let (ab, ba) = (PortId(ports.len() as u32), PortId(ports.len() as u32 + 1));
+            for (from, to, id) in [(l.a, l.b, ab), (l.b, l.a, ba)] {
                 let pc = match nodes[from.idx()].kind {
                     NodeKind::Host(_) => &cfg.host_port,
                     NodeKind::Switch(_) => &cfg.switch_port,
                 };
-                nodes[from.idx()].ports.push(PortId(ports.len() as u32));
+                nodes[from.idx()].ports.push(id);
                 ports.push(Port::new(from, to, l.rate_bps, l.delay, pc));
             }
+            reverse.extend([ba, ab]);
         }
         let mut hosts = Vec::new();
         let mut switches = Vec::new();
@@ -244,12 +263,13 @@ impl NetworkBuilder {
                 });
             }
         }
-        let routing = Routing::build(&nodes, &hosts, &switches, &ports, ecmp_seed)?;
+        let routing = Routing::build(&nodes, &hosts, &switches, &ports, &reverse, ecmp_seed)?;
         Ok(Network {
             nodes,
             hosts,
             switches,
             ports,
+            reverse,
             routing,
             pools,
             by_name,

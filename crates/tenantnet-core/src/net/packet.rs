@@ -51,18 +51,50 @@ impl Packet {
     }
 }
 
-/// The arena of packets.
-#[derive(Default)]
+/// The arena of packets. It grows to the most packets alive at once; past `cap`
+/// slots it still grows but raises [`over_cap`](Self::over_cap), which the
+/// simulation checks after every event to stop a run that outgrows its memory
+/// budget.
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<u32>,
     live: u64,
+    cap: usize,
+    over_cap: bool,
 }
 
 /// Largest number of packets alive at once (event codes carry 27-bit ids).
 pub const MAX_LIVE_PACKETS: usize = 1 << 27;
 
+impl Default for PacketPool {
+    fn default() -> Self {
+        PacketPool::with_cap(MAX_LIVE_PACKETS)
+    }
+}
+
 impl PacketPool {
+    /// An empty pool that raises [`over_cap`](Self::over_cap) past `cap` slots.
+    pub fn with_cap(cap: usize) -> Self {
+        PacketPool {
+            slots: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+            cap: cap.min(MAX_LIVE_PACKETS),
+            over_cap: false,
+        }
+    }
+
+    /// Whether the pool has grown past its cap.
+    #[inline]
+    pub fn over_cap(&self) -> bool {
+        self.over_cap
+    }
+
+    /// Slots allocated (the most packets alive at once so far).
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Stores `p` and returns its id.
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
@@ -71,13 +103,23 @@ impl PacketPool {
             self.slots[i as usize] = p;
             PktId(i)
         } else {
-            assert!(
-                self.slots.len() < MAX_LIVE_PACKETS,
-                "more than {MAX_LIVE_PACKETS} packets in flight"
-            );
-            self.slots.push(p);
-            PktId(self.slots.len() as u32 - 1)
+            self.grow(p)
         }
+    }
+
+    #[cold]
+    fn grow(&mut self, p: Packet) -> PktId {
+        if self.slots.len() >= self.cap {
+            self.over_cap = true;
+        }
+        // the simulation stops at `cap`, which is below this limit by far more than
+        // one event can allocate
+        assert!(
+            self.slots.len() < MAX_LIVE_PACKETS,
+            "more than {MAX_LIVE_PACKETS} packets in flight"
+        );
+        self.slots.push(p);
+        PktId(self.slots.len() as u32 - 1)
     }
 
     /// Releases a packet's slot.

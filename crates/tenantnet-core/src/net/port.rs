@@ -248,6 +248,16 @@ impl Port {
         self.core.rate_bps
     }
 
+    /// Propagation delay of the link.
+    pub fn delay(&self) -> Time {
+        self.core.delay
+    }
+
+    /// The port buffer B, bytes.
+    pub fn buffer(&self) -> u64 {
+        self.core.buffer
+    }
+
     /// Index of the switch-wide pool this port draws on, if any.
     #[inline]
     pub fn pool(&self) -> Option<u32> {
@@ -315,12 +325,28 @@ impl Port {
     }
 
     /// Sets new queue weights: the scheduler's, and the buffer and marking shares
-    /// that derive from them. Fails if the count differs or a weight is 0.
-    pub fn set_weights(&mut self, weights: &[u32]) -> Result<(), String> {
+    /// that derive from them. Fails if the port has a single queue, if the count
+    /// differs or a weight is 0, or if under static partitioning a queue's share of
+    /// the buffer would be smaller than `packet` bytes (the rule a scenario's
+    /// `network.weights` obey).
+    pub fn set_weights(&mut self, weights: &[u32], packet: u64) -> Result<(), String> {
+        if self.queue_count() == 1 {
+            return Err(
+                "the port has a single queue (network.queues = 1); weights apply to ports with 2 or more queues".into(),
+            );
+        }
         if weights.len() != self.queue_count() || weights.contains(&0) {
             return Err(format!(
-                "expected {} positive weights, got {weights:?}",
+                "expected {} weights, each at least 1, got {weights:?}",
                 self.queue_count()
+            ));
+        }
+        if self.core.policy == BufferPolicy::StaticPartition
+            && !static_partition::shares_fit(weights, self.core.buffer, packet)
+        {
+            return Err(format!(
+                "weights {weights:?} leave a queue a static share of the {}-byte buffer smaller than one full-size packet ({packet} bytes)",
+                self.core.buffer
             ));
         }
         self.core.sched.set_weights(weights);
@@ -358,9 +384,13 @@ impl Port {
         with_store!(self, core, q => core.tx_done(q, now, pkts, pool))
     }
 
-    /// Closes the occupancy integrals at the end of the run.
-    pub fn finish(&mut self, now: Time) {
-        with_store!(self, _core, q => q.finish(now))
+    /// Brings the occupancy integrals up to `now`, for results; the run may go on.
+    /// A port on a shared pool returns its released bytes to `pool`.
+    pub fn finish(&mut self, now: Time, pool: Option<&mut SharedPool>) {
+        let released = with_store!(self, _core, q => q.finish(now));
+        if let Some(p) = pool {
+            p.used -= released;
+        }
     }
 
     /// Packets waiting in the port (for the conservation check). The packet being
@@ -377,9 +407,14 @@ impl PortCore {
         self.pool.is_some()
     }
 
-    /// Serializes `size` bytes from `now`: sets when the wire is free again.
+    /// Serializes `size` bytes from `now`: sets when the wire is free again. Exact in
+    /// `u64`: scenarios keep packets within `MAX_PACKET` bytes and rates within
+    /// `MAX_RATE_BPS`, so `size · 8 · 10^12 + carry` < 6·10^17.
     #[inline(always)]
     fn serialize(&mut self, now: Time, size: u64) {
+        debug_assert!(
+            size <= crate::units::MAX_PACKET && self.rate_bps <= crate::units::MAX_RATE_BPS
+        );
         let carry = if now == self.busy_until {
             self.remainder
         } else {

@@ -39,12 +39,14 @@ pub fn mix32(mut x: u32) -> u32 {
 }
 
 impl Routing {
-    /// Computes the tables; fails if some leaf cannot reach another.
+    /// Computes the tables; fails if some leaf cannot reach another. `reverse` gives
+    /// the port at the other end of each port's link.
     pub fn build(
         nodes: &[Node],
         hosts: &[Host],
         switches: &[Switch],
         ports: &[Port],
+        reverse: &[PortId],
         ecmp_seed: u64,
     ) -> Result<Self, String> {
         let switch_of = |n: NodeId| match nodes[n.idx()].kind {
@@ -63,13 +65,7 @@ impl Routing {
                 leaf_switch.push(sw);
             }
             host_leaf.push(leaf_index[sw.idx()]);
-            let back = nodes[sw_node.idx()]
-                .ports
-                .iter()
-                .copied()
-                .find(|p| ports[p.idx()].peer() == h.node)
-                .expect("switch has a port back to its host");
-            host_port.push(back);
+            host_port.push(reverse[h.nic.idx()]);
         }
         let n_leaves = leaf_switch.len();
         let mut table = vec![(0u32, 0u32); switches.len() * n_leaves];

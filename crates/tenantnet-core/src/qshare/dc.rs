@@ -97,6 +97,11 @@ pub struct Datacenter {
 }
 
 impl Datacenter {
+    /// Free VM slots over all servers.
+    pub fn free_slots(&self) -> u64 {
+        self.free.iter().map(|&f| f as u64).sum()
+    }
+
     /// The datacenter of a topology: its hosts are servers with `slots` VM slots
     /// each, every port has `queues` queues. Fails if a node is unreachable from the
     /// servers or two linked nodes share a layer (not a multi-rooted tree).

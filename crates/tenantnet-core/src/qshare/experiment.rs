@@ -45,14 +45,16 @@ impl Default for TenantGen {
 }
 
 impl TenantGen {
-    /// The next request.
-    pub fn draw(&self, rng: &mut Rng) -> Request {
+    /// The next request, or `None` if it has more VMs than `free` slots (it could
+    /// not be placed, and is not built: an exponential draw with a huge mean would
+    /// otherwise allocate one guarantee per VM).
+    pub fn draw(&self, rng: &mut Rng, free: u64) -> Option<Request> {
         let n = (rng.exponential(self.mean_vms).round() as u32).max(1);
         let b = self.guarantees[rng.below(self.guarantees.len() as u64) as usize];
-        Request {
+        (n as u64 <= free).then(|| Request {
             hose: Hose::homogeneous(n, b),
             ha: self.ha,
-        }
+        })
     }
 }
 
@@ -73,9 +75,9 @@ pub fn fill(p: &mut Placer, gen: &TenantGen, seed: u64, give_up: u32) -> Fill {
     let mut f = Fill::default();
     let mut streak = 0;
     while streak < give_up {
-        let req = gen.draw(&mut rng);
+        let req = gen.draw(&mut rng, p.dc.free_slots());
         let t0 = Instant::now();
-        let ok = p.place(req).is_some();
+        let ok = req.is_some_and(|r| p.place(r).is_some());
         let ns = t0.elapsed().as_nanos() as u64;
         if ok {
             f.admitted += 1;
@@ -137,7 +139,10 @@ pub fn churn(
             let (_, id) = departures.pop_front().unwrap();
             p.depart(id);
         }
-        match p.place(gen.draw(&mut rng)) {
+        match gen
+            .draw(&mut rng, p.dc.free_slots())
+            .and_then(|r| p.place(r))
+        {
             Some(id) => departures.push_back((t + lifetime, id)),
             None => rejected += 1,
         }

@@ -8,17 +8,19 @@ use std::path::Path;
 
 use toml::Value;
 
+use super::estimate::{Estimator, RunShape};
 use super::fabric;
 use super::flows::{self, WorkloadCtx};
 use super::parse::{join, lookup, Scenario, ScenarioError};
-use super::spec::{Protocol, TransportSpec};
+use super::transport;
 use super::vswitch;
 use super::workloads::Hosts;
-use crate::net::{HostId, Network};
+use crate::engine::Time;
+use crate::net::{FabricConfig, HostId, Network};
 use crate::sim::recorder::OutputParams;
-use crate::sim::results::RunMeta;
+use crate::sim::results::{RunMeta, WorkloadInfo};
 use crate::sim::{Sim, SimParams};
-use crate::transport::{CongestionControl, TcpConfig};
+use crate::transport::TcpConfig;
 use crate::units::{ByteSize, Size};
 use crate::workload::FlowSpec;
 
@@ -36,6 +38,11 @@ impl Ctx<'_> {
     /// An error at `key`, quoting its value.
     pub fn err(&self, key: &str, message: impl Into<String>) -> ScenarioError {
         ScenarioError::at(self.file, key, lookup(self.root, key), message)
+    }
+
+    /// Whether the scenario writes `key` (rather than leaving it to its default).
+    pub fn written(&self, key: &str) -> bool {
+        lookup(self.root, key).is_some()
     }
 }
 
@@ -115,101 +122,67 @@ pub(super) fn bytes_only(
     }
 }
 
-/// Resolves transport settings (`key` is where they were written) into a config.
-fn resolve_transport(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, ScenarioError> {
-    let d = TcpConfig::default();
-    let k = |f: &str| join(key, f);
-    let cfg = TcpConfig {
-        cc: match t.protocol.unwrap_or(Protocol::Tcp) {
-            Protocol::Tcp => CongestionControl::NewReno,
-            Protocol::Dctcp => CongestionControl::Dctcp,
-        },
-        mss: bytes_only(ctx, t.mss, &k("mss"), d.mss as u64)? as u32,
-        header: match t.header {
-            Some(Size(ByteSize::Bytes(b))) => b as u32,
-            None => d.header,
-            Some(_) => {
-                return Err(ctx.err(&k("header"), "expected a size in bytes, such as \"40B\""))
-            }
-        },
-        ack_size: bytes_only(ctx, t.ack_size, &k("ack_size"), d.ack_size as u64)? as u32,
-        init_cwnd: t.init_cwnd.unwrap_or(d.init_cwnd),
-        init_ssthresh: t.init_ssthresh.or(d.init_ssthresh),
-        min_rto: t.min_rto.map_or(d.min_rto, |x| x.0),
-        max_rto: t.max_rto.map_or(d.max_rto, |x| x.0),
-        initial_rto: t.initial_rto.map_or(d.initial_rto, |x| x.0),
-        dupack_threshold: t.dupack_threshold.unwrap_or(d.dupack_threshold),
-        ecn: t.ecn.unwrap_or(d.ecn),
-        delayed_ack: t.delayed_ack.unwrap_or(d.delayed_ack),
-        delayed_ack_timeout: t.delayed_ack_timeout.map_or(d.delayed_ack_timeout, |x| x.0),
-        dctcp_g: t.dctcp_g.unwrap_or(d.dctcp_g),
-        dctcp_alpha_init: t.dctcp_alpha_init.unwrap_or(d.dctcp_alpha_init),
-    };
-    if cfg.mss > 65_000 {
-        return Err(ctx.err(&k("mss"), "expected at most 65000 bytes"));
-    }
-    for (f, v) in [
-        ("init_cwnd", cfg.init_cwnd),
-        ("dupack_threshold", cfg.dupack_threshold),
-    ] {
-        if v == 0 {
-            return Err(ctx.err(&k(f), "expected at least 1"));
-        }
-    }
-    if cfg.init_ssthresh == Some(0) {
-        return Err(ctx.err(&k("init_ssthresh"), "expected at least 1 segment"));
-    }
-    if cfg.min_rto == 0 || cfg.max_rto < cfg.min_rto {
-        return Err(ctx.err(&k("max_rto"), "expected 0 < min_rto <= max_rto"));
-    }
-    if cfg.delayed_ack && cfg.delayed_ack_timeout == 0 {
-        return Err(ctx.err(&k("delayed_ack_timeout"), "expected a positive duration"));
-    }
-    for (f, v) in [
-        ("dctcp_g", cfg.dctcp_g),
-        ("dctcp_alpha_init", cfg.dctcp_alpha_init),
-    ] {
-        if !(0.0..=1.0).contains(&v) || (f == "dctcp_g" && v == 0.0) {
-            return Err(ctx.err(&k(f), "expected a number in (0, 1]"));
-        }
-    }
-    Ok(cfg)
+/// The scenario's flows, the transport configurations they index, its tenants and
+/// per-workload facts.
+struct Traffic {
+    flows: Vec<FlowSpec>,
+    tcp: Vec<TcpConfig>,
+    tenants: Vec<String>,
+    infos: Vec<WorkloadInfo>,
 }
 
-/// Builds the simulation a scenario describes.
-pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
-    if sc.simulation.duration.0 == 0 {
-        return Err(ctx.err("simulation.duration", "expected a positive duration"));
+/// What every workload shares while its flows are drawn.
+struct Shared<'a> {
+    net: &'a Network,
+    base_tcp: &'a TcpConfig,
+    fabric: &'a FabricConfig,
+    declared: &'a vswitch::BuiltTenants,
+}
+
+/// Checks that a transport's packets fit every port buffer.
+fn fits_ports(
+    ctx: &Ctx,
+    fabric: &FabricConfig,
+    cfg: &TcpConfig,
+    key: &str,
+) -> Result<(), ScenarioError> {
+    for (b, bk) in [
+        (fabric.switch_port.buffer, "network.buffer"),
+        (fabric.host_port.buffer, "network.host_buffer"),
+    ] {
+        let bk = if ctx.written(bk) {
+            bk
+        } else {
+            "network.buffer"
+        };
+        transport::fits(ctx, cfg, key, b, bk)?;
     }
-    let duration = sc.simulation.duration.0;
-    let seed = sc.simulation.seed;
-    let base_tcp = resolve_transport(ctx, &sc.transport, "transport")?;
-    let pkt = base_tcp.packet_size();
+    Ok(())
+}
 
-    let fabric = fabric::fabric(ctx, &sc.network, pkt)?;
-    let max_packet = fabric.host_port.buffer.min(fabric.switch_port.buffer);
-
-    let (builder, topo_desc) = sc
-        .topology
-        .build()
-        .map_err(|(param, msg)| ctx.err(&join("topology", &param), msg))?;
-    let net = builder
-        .build(&fabric, seed)
-        .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
-
-    let declared = vswitch::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
-    let mut tenants: Vec<String> = declared.names.clone();
-    let mut tcp: Vec<TcpConfig> = vec![base_tcp.clone()];
-    let mut flows: Vec<FlowSpec> = Vec::new();
-    let mut infos = Vec::new();
+/// Draws every workload's flows, in workload order.
+fn traffic(
+    sc: &Scenario,
+    ctx: &Ctx,
+    sh: &Shared,
+    est: &mut Estimator,
+) -> Result<Traffic, ScenarioError> {
+    let pkt = sh.base_tcp.packet_size();
+    let max_packet = sh.fabric.host_port.buffer.min(sh.fabric.switch_port.buffer);
+    let mut t = Traffic {
+        flows: Vec::new(),
+        tcp: vec![sh.base_tcp.clone()],
+        tenants: sh.declared.names.clone(),
+        infos: Vec::new(),
+    };
     for (wi, w) in sc.workloads.iter().enumerate() {
         let key = format!("workloads[{wi}]");
         let k = |f: &str| join(&key, f);
-        let tenant = match tenants.iter().position(|t| *t == w.common.tenant) {
+        let tenant = match t.tenants.iter().position(|n| *n == w.common.tenant) {
             Some(i) => i as u32,
             None => {
-                tenants.push(w.common.tenant.clone());
-                tenants.len() as u32 - 1
+                t.tenants.push(w.common.tenant.clone());
+                t.tenants.len() as u32 - 1
             }
         };
         let pias = match &w.common.pias {
@@ -219,29 +192,32 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
             }
             Some(p) => Some((p.threshold.0.bytes(pkt), p.dscp)),
         };
-        let wcfg = match &w.common.transport {
-            None => base_tcp.clone(),
-            Some(t) => resolve_transport(ctx, &sc.transport.overlaid(t), &k("transport"))?,
+        let (wcfg, tkey) = match &w.common.transport {
+            None => (sh.base_tcp.clone(), "transport".to_string()),
+            Some(o) => {
+                let cfg = transport::resolve(ctx, &sc.transport.overlaid(o), &k("transport"))?;
+                fits_ports(ctx, sh.fabric, &cfg, &k("transport"))?;
+                (cfg, k("transport"))
+            }
         };
-        if wcfg.packet_size() > max_packet {
-            return Err(ctx.err(
-                &k("transport.mss"),
-                format!(
-                    "a full packet ({} bytes) does not fit the port buffers",
-                    wcfg.packet_size()
-                ),
-            ));
+        let mine = sh
+            .declared
+            .vms_of
+            .get(tenant as usize)
+            .map_or(&[][..], |v| v.as_slice());
+        if !mine.is_empty() {
+            transport::fits(ctx, &wcfg, &tkey, sh.declared.vm_queue, "vswitch.queue")?;
         }
-        let transport = match tcp.iter().position(|c| *c == wcfg) {
+        let transport = match t.tcp.iter().position(|c| *c == wcfg) {
             Some(i) => i as u32,
             None => {
-                tcp.push(wcfg.clone());
-                tcp.len() as u32 - 1
+                t.tcp.push(wcfg.clone());
+                t.tcp.len() as u32 - 1
             }
         };
         let wc = WorkloadCtx {
             ctx,
-            net: &net,
+            net: sh.net,
             index: wi,
             tenant,
             tenant_name: &w.common.tenant,
@@ -249,50 +225,109 @@ pub fn build(sc: &Scenario, ctx: &Ctx) -> Result<Sim, ScenarioError> {
             pias,
             tcp: &wcfg,
             transport,
-            seed,
+            seed: sc.simulation.seed,
             max_packet,
-            flows_so_far: flows.len(),
-            vms: &declared.params.vms,
-            mine: declared
-                .vms_of
-                .get(tenant as usize)
-                .map_or(&[][..], |v| v.as_slice()),
+            flows_so_far: t.flows.len(),
+            vms: &sh.declared.params.vms,
+            mine,
+            vm_queue: sh.declared.vm_queue,
         };
-        let (made, info) = flows::generate(&w.kind, &wc)?;
-        infos.push(info);
-        flows.extend(made);
+        let (made, info) = flows::generate(&w.kind, &wc, est)?;
+        t.infos.push(info);
+        t.flows.extend(made);
     }
+    Ok(t)
+}
 
+/// What the run records.
+fn output(sc: &Scenario, ctx: &Ctx) -> Result<OutputParams, ScenarioError> {
+    let duration = sc.simulation.duration.0;
     let interval = sc
         .output
         .sample_interval
         .map_or((duration / 100).max(1), |s| s.0);
-    if interval == 0 {
-        return Err(ctx.err("output.sample_interval", "expected a positive duration"));
+    if interval < MIN_SAMPLE_INTERVAL {
+        return Err(ctx.err(
+            "output.sample_interval",
+            "expected at least 1ns (the shortest sampling interval)",
+        ));
     }
     let mut scopes = sc.output.throughput.clone();
     scopes.sort();
     scopes.dedup();
+    Ok(OutputParams {
+        interval,
+        scopes,
+        queues: sc.output.queues,
+        host_queues: sc.output.host_queues,
+    })
+}
+
+/// The shortest sampling interval: 1 ns.
+pub const MIN_SAMPLE_INTERVAL: Time = 1000;
+
+/// Builds the simulation a scenario describes, refusing it if its run would need
+/// more than `budget` bytes of memory.
+pub fn build(sc: &Scenario, ctx: &Ctx, budget: u64) -> Result<Sim, ScenarioError> {
+    if sc.simulation.duration.0 == 0 {
+        return Err(ctx.err("simulation.duration", "expected a positive duration"));
+    }
+    let duration = sc.simulation.duration.0;
+    let seed = sc.simulation.seed;
+    let mut est = Estimator::new(budget);
+    let base_tcp = transport::resolve(ctx, &sc.transport, "transport")?;
+    let pkt = base_tcp.packet_size();
+    let fabric = fabric::fabric(ctx, &sc.network, pkt)?;
+    fits_ports(ctx, &fabric, &base_tcp, "transport")?;
+    let output = output(sc, ctx)?;
+
+    let (builder, topo_desc) = sc
+        .topology
+        .build()
+        .map_err(|(param, msg)| ctx.err(&join("topology", &param), msg))?;
+    est.network(ctx, &builder)?;
+    let net = builder
+        .build(&fabric, seed)
+        .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
+
+    let declared = vswitch::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
+    let shared = Shared {
+        net: &net,
+        base_tcp: &base_tcp,
+        fabric: &fabric,
+        declared: &declared,
+    };
+    let t = traffic(sc, ctx, &shared, &mut est)?;
+    est.run(
+        ctx,
+        &RunShape {
+            net: &net,
+            flows: &t.flows,
+            tcp: &t.tcp,
+            end: duration,
+            tenants: t.tenants.len(),
+            output: &output,
+            vswitch: &declared.params,
+            vm_queue: declared.vm_queue,
+        },
+    )?;
     let params = SimParams {
         net,
-        flows,
-        tcp,
+        flows: t.flows,
+        tcp: t.tcp,
         duration,
         seed,
         stop_when_done: sc.simulation.stop_when_done,
-        output: OutputParams {
-            interval,
-            scopes,
-            queues: sc.output.queues,
-            host_queues: sc.output.host_queues,
-        },
+        output,
         meta: RunMeta {
             name: sc.name.clone().unwrap_or_else(|| ctx.file.to_string()),
             topology: topo_desc,
-            tenants,
-            workloads: infos,
+            tenants: t.tenants,
+            workloads: t.infos,
         },
         vswitch: declared.params,
+        footprint: est.fp,
+        budget,
     };
     Ok(Sim::new(params))
 }

@@ -9,7 +9,7 @@ use super::spec::{
 };
 use crate::net::port::{EcnConfig, EcnMarkPoint, PortConfig, QueueConfig};
 use crate::net::FabricConfig;
-use crate::switch::buffer::BufferPolicy;
+use crate::switch::buffer::{static_partition, BufferPolicy};
 use crate::switch::ecn::EcnScope;
 use crate::switch::sched::SchedulerKind;
 use crate::switch::DscpMap;
@@ -18,22 +18,12 @@ use crate::units::ByteSize;
 /// Most queues a switch port may have.
 pub const MAX_QUEUES: u32 = 32;
 
-/// Resolves `[network]` for full-size packets of `pkt` bytes.
+/// Resolves `[network]` for full-size packets of `pkt` bytes. Whether packets fit
+/// the buffers is checked by the caller against every transport
+/// (`super::transport::fits`), which knows which key to blame.
 pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, ScenarioError> {
     let buffer = nw.buffer.0.bytes(pkt);
-    if buffer < pkt {
-        return Err(ctx.err(
-            "network.buffer",
-            format!("smaller than one full-size packet ({pkt} bytes)"),
-        ));
-    }
     let host_buffer = nw.host_buffer.map_or(buffer, |b| b.0.bytes(pkt));
-    if host_buffer < pkt {
-        return Err(ctx.err(
-            "network.host_buffer",
-            format!("smaller than one full-size packet ({pkt} bytes)"),
-        ));
-    }
     let n = nw.queues;
     if !(1..=MAX_QUEUES).contains(&n) {
         return Err(ctx.err(
@@ -81,14 +71,13 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
             BufferPolicy::DynamicThreshold { alpha: nw.dt_alpha }
         }
     };
-    if policy == BufferPolicy::StaticPartition {
-        let wsum: u64 = weights.iter().map(|&w| w as u64).sum();
-        if weights.iter().any(|&w| buffer * w as u64 / wsum < pkt) {
-            return Err(ctx.err(
-                "network.buffer",
-                "a queue's static share is smaller than one full-size packet",
-            ));
-        }
+    if policy == BufferPolicy::StaticPartition
+        && !static_partition::shares_fit(&weights, buffer, pkt)
+    {
+        return Err(ctx.err(
+            "network.buffer",
+            "a queue's static share is smaller than one full-size packet",
+        ));
     }
     let pool_size = nw.pool.map(|p| p.0.bytes(pkt));
     if pool_size.is_some_and(|p| p < pkt) {
@@ -124,6 +113,9 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
         EcnScopeSpec::Pmsb => EcnScope::Pmsb,
     };
     let threshold = nw.ecn_threshold.map(|k| k.0.bytes(pkt));
+    if let Some(k) = threshold {
+        ecn_reachable(ctx, nw, k, (buffer, host_buffer, pool_size))?;
+    }
     let switch_port = PortConfig {
         buffer,
         ecn: EcnConfig {
@@ -150,4 +142,38 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
         dscp_map,
         pool_size,
     })
+}
+
+/// A threshold K that no occupancy can exceed marks nothing: refuse it rather than
+/// run a scenario whose ECN is silently off. A port holds at most its buffer (a
+/// shared pool's port at most the pool).
+fn ecn_reachable(
+    ctx: &Ctx,
+    nw: &NetworkSpec,
+    k: u64,
+    (buffer, host_buffer, pool): (u64, u64, Option<u64>),
+) -> Result<(), ScenarioError> {
+    let (cap, what) = match (nw.buffer_policy, pool) {
+        (BufferPolicySpec::DynamicThreshold, Some(p)) => (p, "network.pool"),
+        // a default pool is the buffer times the switch's ports: any K may be reachable
+        (BufferPolicySpec::DynamicThreshold, None) => (u64::MAX, ""),
+        _ => (buffer, "network.buffer"),
+    };
+    if k >= cap {
+        return Err(ctx.err(
+            "network.ecn_threshold",
+            format!(
+                "K = {k} bytes is not below {what} ({cap} bytes): no switch port could ever exceed it, so nothing would be marked; expected a threshold below the buffer"
+            ),
+        ));
+    }
+    if nw.host_ecn && k >= host_buffer {
+        return Err(ctx.err(
+            "network.ecn_threshold",
+            format!(
+                "K = {k} bytes is not below network.host_buffer ({host_buffer} bytes): host NICs would never mark; expected a threshold below it, or host_ecn = false"
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -1,11 +1,16 @@
 //! From a workload table to its flows: every generator of `crate::workload`
 //! applied to hosts resolved against the topology, with the checks that need both.
+//! Each kind counts its flows and adds them to the memory estimate before it makes
+//! them, so a workload too large to hold is refused before it is allocated.
 
 use super::build::{bytes_only, Ctx};
+use super::estimate::Estimator;
 use super::parse::{join, ScenarioError};
+use super::transport::MIN_TIMER;
 use super::vswitch::resolve_ends;
 use super::workloads::{
-    Hosts, PeriodDistribution, Poisson as PoissonSpec, SizeSampling, WorkloadKind,
+    Cbr, Fixed, Hosts, Incast, LongLived, OnOff as OnOffSpec, PeriodDistribution, Permutation,
+    Poisson as PoissonSpec, SizeSampling, WorkloadKind,
 };
 use crate::engine::rng::Rng;
 use crate::engine::Time;
@@ -14,7 +19,7 @@ use crate::sim::event;
 use crate::sim::results::WorkloadInfo;
 use crate::transport::udp::OnOff;
 use crate::transport::TcpConfig;
-use crate::units::Size;
+use crate::units::{Size, MAX_DURATION, MAX_PACKET};
 use crate::vswitch::Vm;
 use crate::workload::generate::{all_pairs, permutation, Poisson, Window};
 use crate::workload::{Cdf, FlowKind, FlowSpec, OnHost, TrafficEnd};
@@ -49,6 +54,8 @@ pub struct WorkloadCtx<'a> {
     pub vms: &'a [Vm],
     /// The VMs of this workload's tenant (empty: it sends between hosts).
     pub mine: &'a [VmId],
+    /// Each VM's egress queue, bytes.
+    pub vm_queue: u64,
 }
 
 fn load_cdf(ctx: &Ctx, p: &PoissonSpec, key: &str) -> Result<Cdf, ScenarioError> {
@@ -87,30 +94,59 @@ fn load_cdf(ctx: &Ctx, p: &PoissonSpec, key: &str) -> Result<Cdf, ScenarioError>
     }
 }
 
-/// The flows of workload `kind` and facts about them for the summary.
-pub fn generate(
-    kind: &WorkloadKind,
-    c: &WorkloadCtx,
-) -> Result<(Vec<FlowSpec>, WorkloadInfo), ScenarioError> {
-    let (ctx, net, wi, seed, wcfg, transport, tenant) =
-        (c.ctx, c.net, c.index, c.seed, c.tcp, c.transport, c.tenant);
-    let key = format!("workloads[{wi}]");
-    let k = |f: &str| join(&key, f);
-    let mut made: Vec<FlowSpec> = Vec::new();
-    let mut info = WorkloadInfo {
-        kind: String::new(),
-        tenant: c.tenant_name.to_string(),
-        flows: 0,
-        offered_load: None,
-        window_s: None,
-    };
-    let mut push = |src: TrafficEnd,
-                    dst: TrafficEnd,
-                    size: Option<u64>,
-                    start: Time,
-                    stop: Option<Time>,
-                    kind: FlowKind| {
-        made.push(FlowSpec {
+/// The start of the `n`-th (last) of `n` flows `interval` apart from `start`, if it
+/// is within [`MAX_DURATION`].
+fn nth_start(start: Time, interval: Time, n: u64) -> Option<Time> {
+    let t = interval
+        .checked_mul(n.saturating_sub(1))?
+        .checked_add(start)?;
+    (t <= MAX_DURATION).then_some(t)
+}
+
+/// Pairs of `srcs` × `dsts` on different hosts, counted without making them.
+fn count_pairs(srcs: &[TrafficEnd], dsts: &[TrafficEnd], hosts: usize) -> u64 {
+    let mut per_host = vec![0u64; hosts];
+    for d in dsts {
+        per_host[d.host.idx()] += 1;
+    }
+    let same: u64 = srcs.iter().map(|s| per_host[s.host.idx()]).sum();
+    srcs.len() as u64 * dsts.len() as u64 - same
+}
+
+/// One workload's flows being made.
+struct Gen<'a, 'e> {
+    c: &'a WorkloadCtx<'a>,
+    est: &'e mut Estimator,
+    key: String,
+    made: Vec<FlowSpec>,
+    info: WorkloadInfo,
+}
+
+impl Gen<'_, '_> {
+    fn k(&self, f: &str) -> String {
+        join(&self.key, f)
+    }
+
+    fn err(&self, f: &str, message: impl Into<String>) -> ScenarioError {
+        self.c.ctx.err(&self.k(f), message)
+    }
+
+    fn tcp(&self) -> FlowKind {
+        FlowKind::Tcp {
+            transport: self.c.transport,
+        }
+    }
+
+    fn push(
+        &mut self,
+        (src, dst): (TrafficEnd, TrafficEnd),
+        size: Option<u64>,
+        start: Time,
+        stop: Option<Time>,
+        kind: FlowKind,
+    ) {
+        let c = self.c;
+        self.made.push(FlowSpec {
             src: src.host,
             dst: dst.host,
             src_vm: src.vm,
@@ -118,247 +154,348 @@ pub fn generate(
             size,
             start,
             stop,
-            tenant,
-            workload: wi as u32,
-            dscp: c.dscp[made.len() % c.dscp.len()],
+            tenant: c.tenant,
+            workload: c.index as u32,
+            dscp: c.dscp[self.made.len() % c.dscp.len()],
             pias: c.pias,
             kind,
         });
-    };
-    let tcp_kind = FlowKind::Tcp { transport };
-    let size_of = |s: Size, f: &str| -> Result<u64, ScenarioError> {
-        let b = s.0.bytes(wcfg.mss as u64);
-        if b == 0 {
-            return Err(ctx.err(&k(f), "expected a positive size"));
-        }
-        Ok(b)
-    };
-    let check_stop = |start: Time, stop: Option<Time>| -> Result<(), ScenarioError> {
-        match stop {
-            Some(s) if s <= start => Err(ctx.err(&k("stop"), "expected a stop time after start")),
-            _ => Ok(()),
-        }
-    };
-    let too_many = |n: u64, f: &str| -> Result<(), ScenarioError> {
-        if n + c.flows_so_far as u64 > event::MAX_ID as u64 {
-            return Err(ctx.err(
-                &k(f),
+    }
+
+    /// `n` flows about to be made, counted at key `f`: within the id space and the
+    /// memory budget.
+    fn count(&mut self, n: u64, f: &str) -> Result<(), ScenarioError> {
+        if n.saturating_add(self.c.flows_so_far as u64) > event::MAX_ID as u64 {
+            return Err(self.err(
+                f,
                 format!("{n} flows; expected at most {} in all", event::MAX_ID),
             ));
         }
-        Ok(())
-    };
-    let udp_size = |s: Option<Size>, rate: u64| -> Result<u32, ScenarioError> {
-        let size = bytes_only(ctx, s, &k("packet_size"), wcfg.packet_size())?;
-        if size > c.max_packet || size > u32::MAX as u64 {
-            return Err(ctx.err(&k("packet_size"), "a packet does not fit the port buffers"));
+        let key = self.k(f);
+        self.est.flows(self.c.ctx, n, &self.key, &key)
+    }
+
+    fn size_of(&self, s: Size, f: &str) -> Result<u64, ScenarioError> {
+        let b = s.0.bytes(self.c.tcp.mss as u64);
+        if b == 0 {
+            return Err(self.err(f, "expected a positive size"));
+        }
+        Ok(b)
+    }
+
+    fn check_stop(&self, start: Time, stop: Option<Time>) -> Result<(), ScenarioError> {
+        match stop {
+            Some(s) if s <= start => Err(self.err("stop", "expected a stop time after start")),
+            _ => Ok(()),
+        }
+    }
+
+    fn beyond(&self, f: &str, what: &str) -> ScenarioError {
+        self.err(
+            f,
+            format!("{what} would start after 1000000s, the longest time tenantnet simulates"),
+        )
+    }
+
+    fn ends(&self, sel: &Hosts, f: &str) -> Result<Vec<TrafficEnd>, ScenarioError> {
+        let c = self.c;
+        resolve_ends(c.ctx, c.net, c.vms, c.mine, sel, &self.k(f))
+    }
+
+    /// Every (src, dst) pair on different hosts, `per_pair` flows each, counted at
+    /// `f` before they are made.
+    fn pairs(
+        &mut self,
+        src: &Hosts,
+        dst: &Hosts,
+        per_pair: u64,
+        f: &str,
+    ) -> Result<Vec<(TrafficEnd, TrafficEnd)>, ScenarioError> {
+        let (s, d) = (self.ends(src, "src")?, self.ends(dst, "dst")?);
+        let n = count_pairs(&s, &d, self.c.net.hosts.len());
+        if n == 0 {
+            return Err(self.err(
+                "dst",
+                "no (src, dst) pair with src and dst on different hosts",
+            ));
+        }
+        self.count(n.saturating_mul(per_pair), f)?;
+        Ok(all_pairs(&s, &d))
+    }
+
+    fn udp_size(&self, s: Option<Size>, rate: u64) -> Result<u32, ScenarioError> {
+        let c = self.c;
+        let size = bytes_only(c.ctx, s, &self.k("packet_size"), c.tcp.packet_size())?;
+        let fits = |limit: u64, what: &str| {
+            if size > limit {
+                return Err(self.err(
+                    "packet_size",
+                    format!("{size} bytes do not fit {what} ({limit} bytes), so every packet would be dropped"),
+                ));
+            }
+            Ok(())
+        };
+        if size > MAX_PACKET {
+            return Err(self.err(
+                "packet_size",
+                format!("expected at most {MAX_PACKET} bytes (the largest packet on the wire)"),
+            ));
+        }
+        fits(c.max_packet, "the smallest port buffer")?;
+        if !c.mine.is_empty() {
+            fits(c.vm_queue, "the VMs' egress queue vswitch.queue")?;
         }
         if (size as u128) * 8 * crate::engine::PS_PER_SEC as u128 / (rate as u128) < 1000 {
-            return Err(ctx.err(
-                &k("rate"),
+            return Err(self.err(
+                "rate",
                 "packets would be less than 1 ns apart; expected a lower rate",
             ));
         }
         Ok(size as u32)
-    };
-    let ends = |sel: &Hosts, f: &str| resolve_ends(ctx, net, c.vms, c.mine, sel, &k(f));
-    let pairs_of =
-        |src: &Hosts, dst: &Hosts| -> Result<Vec<(TrafficEnd, TrafficEnd)>, ScenarioError> {
-            let p = all_pairs(&ends(src, "src")?, &ends(dst, "dst")?);
-            if p.is_empty() {
-                return Err(ctx.err(
-                    &k("dst"),
-                    "no (src, dst) pair with src and dst on different hosts",
-                ));
-            }
-            Ok(p)
-        };
-    match kind {
-        WorkloadKind::LongLived(l) => {
-            info.kind = "long_lived".into();
-            check_stop(l.start.0, l.stop.map(|s| s.0))?;
-            let pairs = pairs_of(&l.src, &l.dst)?;
-            too_many(
-                pairs.len() as u64 * l.flows_per_pair as u64,
-                "flows_per_pair",
-            )?;
-            for (s, d) in pairs {
-                for _ in 0..l.flows_per_pair {
-                    push(s, d, None, l.start.0, l.stop.map(|x| x.0), tcp_kind.clone());
-                }
+    }
+
+    fn long_lived(&mut self, l: &LongLived) -> Result<(), ScenarioError> {
+        self.check_stop(l.start.0, l.stop.map(|s| s.0))?;
+        let pairs = self.pairs(&l.src, &l.dst, l.flows_per_pair as u64, "flows_per_pair")?;
+        for p in pairs {
+            for _ in 0..l.flows_per_pair {
+                self.push(p, None, l.start.0, l.stop.map(|x| x.0), self.tcp());
             }
         }
-        WorkloadKind::Fixed(f) => {
-            info.kind = "fixed".into();
-            let size = size_of(f.size, "size")?;
-            let pairs = pairs_of(&f.src, &f.dst)?;
-            too_many(
-                pairs.len() as u64 * f.flows_per_pair as u64,
-                "flows_per_pair",
-            )?;
-            for (s, d) in pairs {
-                for i in 0..f.flows_per_pair as u64 {
-                    push(
-                        s,
-                        d,
-                        Some(size),
-                        f.start.0 + i * f.interval.0,
-                        None,
-                        tcp_kind.clone(),
-                    );
-                }
+        Ok(())
+    }
+
+    fn fixed(&mut self, f: &Fixed) -> Result<(), ScenarioError> {
+        let size = self.size_of(f.size, "size")?;
+        let per_pair = f.flows_per_pair as u64;
+        let pairs = self.pairs(&f.src, &f.dst, per_pair, "flows_per_pair")?;
+        nth_start(f.start.0, f.interval.0, per_pair)
+            .ok_or_else(|| self.beyond("interval", "the last flow of each pair"))?;
+        for p in pairs {
+            for i in 0..per_pair {
+                let start = f.start.0 + i * f.interval.0;
+                self.push(p, Some(size), start, None, self.tcp());
             }
         }
-        WorkloadKind::Permutation(p) => {
-            info.kind = "permutation".into();
-            let hosts = ends(&p.hosts, "hosts")?;
-            if hosts.len() < 2 {
-                return Err(ctx.err(&k("hosts"), "a permutation needs at least 2 hosts"));
-            }
-            let mut on: Vec<_> = hosts.iter().map(|e| e.host).collect();
-            on.sort();
-            on.dedup();
-            if on.len() != hosts.len() {
-                return Err(ctx.err(
-                    &k("hosts"),
-                    "a permutation needs its endpoints on distinct hosts",
-                ));
-            }
-            let size = p.size.map(|s| size_of(s, "size")).transpose()?;
-            check_stop(p.start.0, p.stop.map(|s| s.0))?;
-            let mut rng = Rng::stream(seed, &format!("workload{wi}/permutation"));
-            for (s, d) in permutation(&hosts, &mut rng) {
-                push(s, d, size, p.start.0, p.stop.map(|x| x.0), tcp_kind.clone());
+        Ok(())
+    }
+
+    fn permutation(&mut self, p: &Permutation) -> Result<(), ScenarioError> {
+        let hosts = self.ends(&p.hosts, "hosts")?;
+        if hosts.len() < 2 {
+            return Err(self.err("hosts", "a permutation needs at least 2 hosts"));
+        }
+        let mut on: Vec<_> = hosts.iter().map(|e| e.host).collect();
+        on.sort();
+        on.dedup();
+        if on.len() != hosts.len() {
+            return Err(self.err(
+                "hosts",
+                "a permutation needs its endpoints on distinct hosts",
+            ));
+        }
+        let size = p.size.map(|s| self.size_of(s, "size")).transpose()?;
+        self.check_stop(p.start.0, p.stop.map(|s| s.0))?;
+        self.count(hosts.len() as u64, "hosts")?;
+        let stream = format!("workload{}/permutation", self.c.index);
+        let mut rng = Rng::stream(self.c.seed, &stream);
+        for pair in permutation(&hosts, &mut rng) {
+            self.push(pair, size, p.start.0, p.stop.map(|x| x.0), self.tcp());
+        }
+        Ok(())
+    }
+
+    fn incast(&mut self, ic: &Incast) -> Result<(), ScenarioError> {
+        let rx = self.ends(&Hosts(vec![ic.receiver.clone()]), "receiver")?;
+        if rx.len() != 1 {
+            return Err(self.err("receiver", "expected exactly one host or VM"));
+        }
+        let senders: Vec<TrafficEnd> = self
+            .ends(&ic.senders, "senders")?
+            .into_iter()
+            .filter(|h| h.host != rx[0].host)
+            .collect();
+        if senders.is_empty() {
+            return Err(self.err("senders", "no sender other than the receiver"));
+        }
+        if ic.rounds == 0 {
+            return Err(self.err("rounds", "expected at least 1"));
+        }
+        let size = self.size_of(ic.size, "size")?;
+        self.count(senders.len() as u64 * ic.rounds as u64, "rounds")?;
+        nth_start(ic.start.0, ic.interval.0, ic.rounds as u64)
+            .ok_or_else(|| self.beyond("interval", "the last round"))?;
+        for r in 0..ic.rounds as u64 {
+            for &s in &senders {
+                let start = ic.start.0 + r * ic.interval.0;
+                self.push((s, rx[0]), Some(size), start, None, self.tcp());
             }
         }
-        WorkloadKind::Incast(ic) => {
-            info.kind = "incast".into();
-            let rx = ends(&Hosts(vec![ic.receiver.clone()]), "receiver")?;
-            if rx.len() != 1 {
-                return Err(ctx.err(&k("receiver"), "expected exactly one host or VM"));
-            }
-            let senders: Vec<TrafficEnd> = ends(&ic.senders, "senders")?
-                .into_iter()
-                .filter(|h| h.host != rx[0].host)
-                .collect();
-            if senders.is_empty() {
-                return Err(ctx.err(&k("senders"), "no sender other than the receiver"));
-            }
-            if ic.rounds == 0 {
-                return Err(ctx.err(&k("rounds"), "expected at least 1"));
-            }
-            let size = size_of(ic.size, "size")?;
-            too_many(senders.len() as u64 * ic.rounds as u64, "rounds")?;
-            for r in 0..ic.rounds as u64 {
-                for &s in &senders {
-                    push(
-                        s,
-                        rx[0],
-                        Some(size),
-                        ic.start.0 + r * ic.interval.0,
-                        None,
-                        tcp_kind.clone(),
-                    );
+        Ok(())
+    }
+
+    /// The arrival window of a Poisson workload, its flows counted.
+    fn poisson_window(
+        &mut self,
+        p: &PoissonSpec,
+        cdf: &Cdf,
+        capacity: f64,
+    ) -> Result<Window, ScenarioError> {
+        let rate = p.load * capacity / (8.0 * cdf.mean());
+        match (p.flows, p.stop) {
+            (Some(_), Some(_)) => Err(self.err("stop", "give either flows or stop, not both")),
+            (None, None) => Err(self.err(
+                "flows",
+                "required key is missing; give flows (a count) or stop (a time)",
+            )),
+            (Some(0), None) => Err(self.err("flows", "expected at least 1")),
+            (Some(n), None) => {
+                self.count(n, "flows")?;
+                let span_s = n as f64 / rate;
+                if p.start.0 as f64 + span_s * 1e12 > MAX_DURATION as f64 {
+                    return Err(self.err(
+                        "load",
+                        format!(
+                            "{n} flows at this load arrive over {span_s:.3e} s, beyond 1000000s, the longest time tenantnet simulates; expected a higher load or fewer flows"
+                        ),
+                    ));
                 }
+                Ok(Window::Flows(n as usize))
             }
-        }
-        WorkloadKind::Poisson(p) => {
-            info.kind = "poisson".into();
-            if !(p.load.is_finite() && p.load > 0.0) {
-                return Err(ctx.err(
-                    &k("load"),
-                    "expected a positive fraction of source capacity, such as 0.5",
-                ));
-            }
-            let cdf = load_cdf(ctx, p, &key)?;
-            let srcs = ends(&p.src, "src")?;
-            let dsts = ends(&p.dst, "dst")?;
-            if dsts.iter().all(|d| d.host == dsts[0].host)
-                && srcs.iter().any(|s| s.host == dsts[0].host)
-            {
-                return Err(ctx.err(&k("dst"), "a source has no destination on another host"));
-            }
-            let window = match (p.flows, p.stop) {
-                (Some(_), Some(_)) => {
-                    return Err(ctx.err(&k("stop"), "give either flows or stop, not both"))
-                }
-                (None, None) => {
-                    return Err(ctx.err(
-                        &k("flows"),
-                        "required key is missing; give flows (a count) or stop (a time)",
-                    ))
-                }
-                (Some(0), None) => return Err(ctx.err(&k("flows"), "expected at least 1")),
-                (Some(n), None) => Window::Flows(n as usize),
-                (None, Some(s)) => {
-                    check_stop(p.start.0, Some(s.0))?;
-                    Window::Until(s.0)
-                }
-            };
-            let mut src_hosts: Vec<_> = srcs.iter().map(|e| e.host()).collect();
-            src_hosts.sort();
-            src_hosts.dedup();
-            let capacity: f64 = src_hosts.iter().map(|&h| net.host_rate(h) as f64).sum();
-            if let Window::Until(stop) = window {
-                let expect =
-                    p.load * capacity / (8.0 * cdf.mean()) * (stop - p.start.0) as f64 / 1e12;
-                too_many(expect.ceil() as u64, "stop")?;
-            } else if let Window::Flows(n) = window {
-                too_many(n as u64, "flows")?;
-            }
-            let gen = Poisson {
-                load: p.load,
-                capacity_bps: capacity,
-                start: p.start.0,
-                window,
-                cdf: &cdf,
-                stratified: p.sizes == SizeSampling::Stratified,
-            };
-            let (arrivals, window_s) = gen.generate(&srcs, &dsts, seed, &format!("workload{wi}"));
-            let bytes: u64 = arrivals.iter().map(|a| a.3).sum();
-            info.offered_load = Some(bytes as f64 * 8.0 / (window_s * capacity));
-            info.window_s = Some(window_s);
-            for (t, s, d, size) in arrivals {
-                push(s, d, Some(size), t, None, tcp_kind.clone());
-            }
-        }
-        WorkloadKind::Cbr(c) => {
-            info.kind = "cbr".into();
-            check_stop(c.start.0, c.stop.map(|s| s.0))?;
-            let size = udp_size(c.packet_size, c.rate.0)?;
-            for (s, d) in pairs_of(&c.src, &c.dst)? {
-                let kind = FlowKind::Udp {
-                    rate_bps: c.rate.0,
-                    packet_size: size,
-                    onoff: None,
-                };
-                push(s, d, None, c.start.0, c.stop.map(|x| x.0), kind);
-            }
-        }
-        WorkloadKind::OnOff(o) => {
-            info.kind = "on_off".into();
-            check_stop(o.start.0, o.stop.map(|s| s.0))?;
-            for (f, v) in [("on", o.on.0), ("off", o.off.0)] {
-                if v == 0 {
-                    return Err(ctx.err(&k(f), "expected a positive duration"));
-                }
-            }
-            let size = udp_size(o.packet_size, o.rate.0)?;
-            let onoff = OnOff {
-                on: o.on.0,
-                off: o.off.0,
-                exponential: o.distribution == PeriodDistribution::Exponential,
-            };
-            for (s, d) in pairs_of(&o.src, &o.dst)? {
-                let kind = FlowKind::Udp {
-                    rate_bps: o.rate.0,
-                    packet_size: size,
-                    onoff: Some(onoff.clone()),
-                };
-                push(s, d, None, o.start.0, o.stop.map(|x| x.0), kind);
+            (None, Some(s)) => {
+                self.check_stop(p.start.0, Some(s.0))?;
+                let expect = rate * (s.0 - p.start.0) as f64 / 1e12;
+                self.count(expect.ceil() as u64, "stop")?;
+                Ok(Window::Until(s.0))
             }
         }
     }
-    info.flows = made.len() as u64;
-    Ok((made, info))
+
+    fn poisson(&mut self, p: &PoissonSpec) -> Result<(), ScenarioError> {
+        if !(p.load.is_finite() && p.load > 0.0) {
+            return Err(self.err(
+                "load",
+                "expected a positive fraction of source capacity, such as 0.5",
+            ));
+        }
+        let cdf = load_cdf(self.c.ctx, p, &self.key)?;
+        let srcs = self.ends(&p.src, "src")?;
+        let dsts = self.ends(&p.dst, "dst")?;
+        if dsts.iter().all(|d| d.host == dsts[0].host)
+            && srcs.iter().any(|s| s.host == dsts[0].host)
+        {
+            return Err(self.err("dst", "a source has no destination on another host"));
+        }
+        let mut src_hosts: Vec<_> = srcs.iter().map(|e| e.host()).collect();
+        src_hosts.sort();
+        src_hosts.dedup();
+        let net = self.c.net;
+        let capacity: f64 = src_hosts.iter().map(|&h| net.host_rate(h) as f64).sum();
+        let window = self.poisson_window(p, &cdf, capacity)?;
+        let gen = Poisson {
+            load: p.load,
+            capacity_bps: capacity,
+            start: p.start.0,
+            window,
+            cdf: &cdf,
+            stratified: p.sizes == SizeSampling::Stratified,
+        };
+        let stream = format!("workload{}", self.c.index);
+        let (arrivals, window_s) = gen.generate(&srcs, &dsts, self.c.seed, &stream);
+        let bytes: u64 = arrivals.iter().map(|a| a.3).sum();
+        self.info.offered_load = Some(bytes as f64 * 8.0 / (window_s * capacity));
+        self.info.window_s = Some(window_s);
+        for (t, s, d, size) in arrivals {
+            self.push((s, d), Some(size), t, None, self.tcp());
+        }
+        Ok(())
+    }
+
+    /// UDP sources at `rate` from every src to every dst.
+    #[allow(clippy::too_many_arguments)]
+    fn udp(
+        &mut self,
+        (src, dst): (&Hosts, &Hosts),
+        rate: u64,
+        packet_size: Option<Size>,
+        (start, stop): (Time, Option<Time>),
+        onoff: Option<OnOff>,
+    ) -> Result<(), ScenarioError> {
+        self.check_stop(start, stop)?;
+        let size = self.udp_size(packet_size, rate)?;
+        for p in self.pairs(src, dst, 1, "src")? {
+            let kind = FlowKind::Udp {
+                rate_bps: rate,
+                packet_size: size,
+                onoff: onoff.clone(),
+            };
+            self.push(p, None, start, stop, kind);
+        }
+        Ok(())
+    }
+
+    fn cbr(&mut self, c: &Cbr) -> Result<(), ScenarioError> {
+        let when = (c.start.0, c.stop.map(|s| s.0));
+        self.udp((&c.src, &c.dst), c.rate.0, c.packet_size, when, None)
+    }
+
+    fn on_off(&mut self, o: &OnOffSpec) -> Result<(), ScenarioError> {
+        self.check_stop(o.start.0, o.stop.map(|s| s.0))?;
+        for (f, v) in [("on", o.on.0), ("off", o.off.0)] {
+            if v < MIN_TIMER {
+                return Err(self.err(
+                    f,
+                    "expected at least 1us (the shortest timer tenantnet runs)",
+                ));
+            }
+        }
+        let onoff = OnOff {
+            on: o.on.0,
+            off: o.off.0,
+            exponential: o.distribution == PeriodDistribution::Exponential,
+        };
+        let when = (o.start.0, o.stop.map(|s| s.0));
+        self.udp((&o.src, &o.dst), o.rate.0, o.packet_size, when, Some(onoff))
+    }
+}
+
+/// The flows of workload `kind` and facts about them for the summary.
+pub fn generate(
+    kind: &WorkloadKind,
+    c: &WorkloadCtx,
+    est: &mut Estimator,
+) -> Result<(Vec<FlowSpec>, WorkloadInfo), ScenarioError> {
+    let name = match kind {
+        WorkloadKind::LongLived(_) => "long_lived",
+        WorkloadKind::Fixed(_) => "fixed",
+        WorkloadKind::Permutation(_) => "permutation",
+        WorkloadKind::Incast(_) => "incast",
+        WorkloadKind::Poisson(_) => "poisson",
+        WorkloadKind::Cbr(_) => "cbr",
+        WorkloadKind::OnOff(_) => "on_off",
+    };
+    let mut g = Gen {
+        c,
+        est,
+        key: format!("workloads[{}]", c.index),
+        made: Vec::new(),
+        info: WorkloadInfo {
+            kind: name.into(),
+            tenant: c.tenant_name.to_string(),
+            flows: 0,
+            offered_load: None,
+            window_s: None,
+        },
+    };
+    match kind {
+        WorkloadKind::LongLived(l) => g.long_lived(l)?,
+        WorkloadKind::Fixed(f) => g.fixed(f)?,
+        WorkloadKind::Permutation(p) => g.permutation(p)?,
+        WorkloadKind::Incast(ic) => g.incast(ic)?,
+        WorkloadKind::Poisson(p) => g.poisson(p)?,
+        WorkloadKind::Cbr(cb) => g.cbr(cb)?,
+        WorkloadKind::OnOff(o) => g.on_off(o)?,
+    }
+    g.info.flows = g.made.len() as u64;
+    Ok((g.made, g.info))
 }

@@ -3,11 +3,14 @@
 //! [`vswitch`] for tenants' VMs).
 
 pub mod build;
+pub mod estimate;
 pub mod fabric;
 pub mod flows;
+pub mod keys;
 pub mod parse;
 pub mod spec;
 pub mod tenants;
+pub mod transport;
 pub mod vswitch;
 pub mod workloads;
 
@@ -15,21 +18,50 @@ use std::path::Path;
 
 pub use parse::{Format, Scenario, ScenarioError};
 
+use crate::sim::footprint::DEFAULT_BUDGET;
 use crate::sim::Sim;
+
+/// How to load a scenario: what is not part of the scenario itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Replaces `simulation.seed` (any `u64`; TOML integers stop at 2^63 − 1).
+    pub seed: Option<u64>,
+    /// The most memory the run may use, bytes: a scenario whose estimate exceeds it is
+    /// refused, a run that grows past it stops with an error.
+    pub memory_budget: u64,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            seed: None,
+            memory_budget: DEFAULT_BUDGET,
+        }
+    }
+}
 
 /// Parses and builds a scenario. `file` names it in errors; relative paths inside
 /// it (CDF files) are taken from `base_dir`.
-pub fn load(text: &str, file: &str, base_dir: &Path, format: Format) -> Result<Sim, ScenarioError> {
-    let (scenario, root) = parse::parse_with_root(text, file, format)?;
+pub fn load(
+    text: &str,
+    file: &str,
+    base_dir: &Path,
+    format: Format,
+    opts: &LoadOptions,
+) -> Result<Sim, ScenarioError> {
+    let (mut scenario, root) = parse::parse_with_root(text, file, format)?;
+    if let Some(seed) = opts.seed {
+        scenario.simulation.seed = seed;
+    }
     let ctx = build::Ctx {
         file,
         root: &root,
         base_dir,
     };
-    build::build(&scenario, &ctx)
+    build::build(&scenario, &ctx, opts.memory_budget)
 }
 
-/// Reads, parses and builds the scenario file at `path`.
+/// Reads, parses and builds the scenario file at `path` with default options.
 pub fn load_file(path: &Path) -> Result<Sim, ScenarioError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| {
@@ -45,5 +77,6 @@ pub fn load_file(path: &Path) -> Result<Sim, ScenarioError> {
         &file,
         path.parent().unwrap_or(Path::new(".")),
         format,
+        &LoadOptions::default(),
     )
 }

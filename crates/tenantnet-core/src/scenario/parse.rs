@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_path_to_error::Segment;
 use toml::{Table, Value};
 
+use super::keys::{self, quote};
 use super::spec::{ScenarioSpec, TopologySpec, TOPOLOGY_KINDS};
 use super::workloads::{WorkloadCommon, WorkloadKind, WorkloadSpec, COMMON_KEYS, WORKLOAD_KINDS};
 
@@ -73,48 +74,20 @@ pub enum Format {
 /// The parsed scenario, before it is built into a simulation.
 pub type Scenario = ScenarioSpec<TopologySpec, WorkloadSpec>;
 
-/// Joins key paths: `join("a", "b")` is `a.b`, `join("a", "[0]")` is `a[0]`.
-pub fn join(prefix: &str, rest: &str) -> String {
-    match (prefix.is_empty(), rest.is_empty()) {
-        (true, _) => rest.to_string(),
-        (_, true) => prefix.to_string(),
-        _ if rest.starts_with('[') => format!("{prefix}{rest}"),
-        _ => format!("{prefix}.{rest}"),
-    }
-}
+pub use super::keys::{join, lookup};
 
-/// The value at a dotted key path in `root`, rendered as TOML.
-pub fn lookup(root: &Value, key: &str) -> Option<String> {
-    let mut v = root;
-    for part in key.split('.') {
-        let (name, idx) = match part.find('[') {
-            Some(i) => (&part[..i], Some(&part[i..])),
-            None => (part, None),
-        };
-        if !name.is_empty() {
-            v = v.as_table()?.get(name)?;
-        }
-        if let Some(idx) = idx {
-            for n in idx.split(['[', ']']).filter(|s| !s.is_empty()) {
-                v = v.as_array()?.get(n.parse::<usize>().ok()?)?;
-            }
+/// A serde path as a key path.
+fn path_of(segs: &[&Segment]) -> String {
+    let mut path = String::new();
+    for seg in segs {
+        match seg {
+            Segment::Seq { index } => path.push_str(&format!("[{index}]")),
+            Segment::Map { key } => path = join(&path, &quote(key)),
+            Segment::Enum { variant } => path = join(&path, &quote(variant)),
+            Segment::Unknown => path = join(&path, "?"),
         }
     }
-    Some(render(v))
-}
-
-fn render(v: &Value) -> String {
-    match v {
-        Value::Table(t) => {
-            let inner: Vec<String> = t
-                .iter()
-                .map(|(k, v)| format!("{k} = {}", render(v)))
-                .collect();
-            format!("{{ {} }}", inner.join(", "))
-        }
-        Value::Array(a) => format!("[{}]", a.iter().map(render).collect::<Vec<_>>().join(", ")),
-        other => other.to_string(),
-    }
+    path
 }
 
 /// Turns serde's wording into ours: which key, and what was expected.
@@ -124,50 +97,60 @@ fn explain(
     err: serde_path_to_error::Error<toml::de::Error>,
     root: &Value,
 ) -> ScenarioError {
-    let mut path = String::new();
-    for seg in err.path().iter() {
-        match seg {
-            Segment::Seq { index } => path.push_str(&format!("[{index}]")),
-            Segment::Map { key } => path = join(&path, key),
-            Segment::Enum { variant } => path = join(&path, variant),
-            Segment::Unknown => path = join(&path, "?"),
-        }
-    }
-    let key = join(prefix, &path);
+    let segs: Vec<&Segment> = err.path().iter().collect();
+    let key = join(prefix, &path_of(&segs));
     let raw = err.inner().message().trim().to_string();
     if let Some(rest) = raw.strip_prefix("unknown field `") {
-        let name = rest.split('`').next().unwrap_or("");
-        let expected = rest
-            .split_once(", expected ")
-            .map(|x| x.1)
-            .unwrap_or("no keys");
-        // the path already ends with the unknown key
-        let last = err.path().iter().next_back();
-        let full = match last {
-            Some(Segment::Map { key: k }) if k == name => key.clone(),
-            _ => join(&key, name),
+        // "unknown field `x`, expected one of …" or "…`, there are no fields"
+        let name = rest
+            .split_once("`, ")
+            .map_or(rest.trim_end_matches('`'), |(n, _)| n);
+        // the path may already end with the unknown key
+        let parent = match segs.last() {
+            Some(Segment::Map { key: k }) if k == name => {
+                join(prefix, &path_of(&segs[..segs.len() - 1]))
+            }
+            _ => key.clone(),
         };
-        let value = lookup(root, &full);
+        let full = join(&parent, &quote(name));
+        let expected = keys::expected(root, &parent)
+            .map(|e| e.replacen("a table of ", "one of ", 1))
+            .unwrap_or_else(|| "no keys here".into());
         return ScenarioError::at(
             file,
-            full,
-            value,
-            format!("unknown key; expected {}", expected.replace('`', "")),
+            full.clone(),
+            lookup(root, &full),
+            format!("unknown key; expected {expected}"),
         );
     }
     if let Some(rest) = raw.strip_prefix("missing field `") {
         let name = rest.split('`').next().unwrap_or("");
-        return ScenarioError::at(file, join(&key, name), None, "required key is missing");
+        return ScenarioError::at(
+            file,
+            join(&key, &quote(name)),
+            None,
+            "required key is missing",
+        );
     }
+    let wrong_shape = [
+        "invalid type:",
+        "invalid value:",
+        "invalid length",
+        "wanted exactly",
+    ]
+    .iter()
+    .any(|p| raw.starts_with(p));
     let message = if let Some(rest) = raw.strip_prefix("unknown variant `") {
         let got = rest.split('`').next().unwrap_or("");
-        let expected = rest.split_once(", expected ").map(|x| x.1).unwrap_or("");
-        format!(
-            "unknown value {got:?}; expected {}",
-            expected.replace('`', "\"")
-        )
+        let expected = keys::expected(root, &key).unwrap_or_else(|| {
+            let e = rest.split_once(", expected ").map(|x| x.1).unwrap_or("");
+            e.replace('`', "\"")
+        });
+        format!("unknown value {got:?}; expected {expected}")
+    } else if let (true, Some(expected)) = (wrong_shape, keys::expected(root, &key)) {
+        format!("expected {expected}")
     } else {
-        // serde's "invalid type: integer `5`, expected a string" and our unit messages
+        // our own messages (units, hosts, DSCP values)
         raw.replace('`', "")
     };
     ScenarioError::at(file, key.clone(), lookup(root, &key), message)

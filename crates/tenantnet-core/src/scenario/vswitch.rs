@@ -19,6 +19,8 @@ pub struct BuiltTenants {
     pub vms_of: Vec<Vec<VmId>>,
     /// What the simulation gets.
     pub params: VswitchParams,
+    /// Each VM's egress queue, bytes (`vswitch.queue`).
+    pub vm_queue: u64,
 }
 
 fn policy(p: PolicySpec) -> Policy {
@@ -44,8 +46,11 @@ fn mbfq_params(ctx: &Ctx, m: &MbfqSpec) -> Result<MbfqParams, ScenarioError> {
         floor_bps: m.floor.map_or(d.floor_bps, |x| x.0 as f64),
         activate_above: m.activate_above.unwrap_or(d.activate_above),
     };
-    if p.interval == 0 {
-        return Err(ctx.err(&k("interval"), "expected a positive duration"));
+    if p.interval < super::transport::MIN_TIMER {
+        return Err(ctx.err(
+            &k("interval"),
+            "expected at least 1us (the shortest timer tenantnet runs)",
+        ));
     }
     for (f, v) in [
         ("reclaim_below", p.reclaim_below),
@@ -111,13 +116,8 @@ pub fn build(
     packet: u64,
 ) -> Result<BuiltTenants, ScenarioError> {
     let mbfq = mbfq_params(ctx, &vs.mbfq)?;
+    // whether packets fit is checked against each workload's transport by the caller
     let limit = vs.queue.0.bytes(packet);
-    if limit < packet {
-        return Err(ctx.err(
-            "vswitch.queue",
-            format!("expected room for at least one full packet ({packet} bytes)"),
-        ));
-    }
     let burst = vs.burst.0.bytes(packet);
     for name in vs.hosts.keys() {
         one_host(ctx, net, name, &join("vswitch.hosts", name))?;
@@ -209,8 +209,9 @@ pub fn build(
 
     // one vswitch per host with VMs
     let mut hosts: Vec<HostVswitch> = Vec::new();
+    let mut vswitch_of: Vec<Option<usize>> = vec![None; net.hosts.len()];
     for (i, vm) in vms.iter().enumerate() {
-        let k = match hosts.iter().position(|h| h.host == vm.host) {
+        let k = match vswitch_of[vm.host.idx()] {
             Some(k) => k,
             None => {
                 let name = net.host_name(vm.host);
@@ -232,6 +233,7 @@ pub fn build(
                     vms: Vec::new(),
                     nic_at_tick: 0,
                 });
+                vswitch_of[vm.host.idx()] = Some(hosts.len() - 1);
                 hosts.len() - 1
             }
         };
@@ -291,6 +293,7 @@ pub fn build(
             changes: changes.into_iter().map(|c| c.0).collect(),
             mbfq,
         },
+        vm_queue: limit,
     })
 }
 

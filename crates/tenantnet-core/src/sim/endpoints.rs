@@ -139,7 +139,7 @@ impl Sim {
                 flow.delivered += p.len as u64;
                 self.rec.tenant_bytes[tenant] += p.len as u64;
             }
-            Endpoint::Tcp { snd, rcv } => {
+            Endpoint::Tcp { rcv, .. } => {
                 let cfg = &self.tcp[transport_of(&flow.spec.kind)];
                 let delack = cfg.delayed_ack.then_some(cfg.delayed_ack_timeout);
                 let before = rcv.rcv_nxt;
@@ -154,15 +154,6 @@ impl Sim {
                 let gained = rcv.rcv_nxt - before;
                 flow.delivered += gained;
                 self.rec.tenant_bytes[tenant] += gained;
-                if gained > 0 && rcv.rcv_nxt >= snd.limit && flow.end.is_none() {
-                    flow.end = Some(now);
-                    if flow.spec.size.is_some() {
-                        self.completed += 1;
-                        if self.stop_when_done && self.completed == self.finite_flows {
-                            self.done = true;
-                        }
-                    }
-                }
                 self.emit_acks(f, &mut out);
                 self.rout = out;
             }
@@ -176,10 +167,22 @@ impl Sim {
         if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
             let cfg = &self.tcp[transport_of(&flow.spec.kind)];
             snd.on_ack(self.now, p.seq, p.has(flags::ECE), p.ts, cfg, &mut out);
+            if snd.done() && flow.spec.size.is_some() && flow.end.is_none() {
+                self.complete(f);
+            }
             self.emit_segments(f, &mut out);
             self.note_blocked(f, &out);
         }
         self.sout = out;
+    }
+
+    /// A sized flow has every byte acknowledged: it completes now.
+    fn complete(&mut self, f: FlowId) {
+        self.flows[f.idx()].end = Some(self.now);
+        self.completed += 1;
+        if self.stop_when_done && self.completed == self.finite_flows {
+            self.done = true;
+        }
     }
 
     pub(super) fn on_rto(&mut self, f: FlowId) {
@@ -203,15 +206,11 @@ impl Sim {
         }
     }
 
-    /// A long-lived TCP flow stops offering data; it ends once what it sent is delivered.
+    /// A long-lived TCP flow stops offering data. It has no completion time (it is
+    /// not sized); it stops being sampled once what it sent is acknowledged.
     pub(super) fn on_stop(&mut self, f: FlowId) {
-        let now = self.now;
-        let flow = &mut self.flows[f.idx()];
-        if let Endpoint::Tcp { snd, rcv } = &mut flow.ep {
+        if let Endpoint::Tcp { snd, .. } = &mut self.flows[f.idx()].ep {
             snd.stop();
-            if rcv.rcv_nxt >= snd.limit && flow.end.is_none() {
-                flow.end = Some(now);
-            }
         }
     }
 

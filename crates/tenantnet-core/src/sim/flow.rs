@@ -39,7 +39,7 @@ pub struct Flow {
     pub hash: u32,
     /// ECMP hash of the reverse (ACK) direction.
     pub hash_rev: u32,
-    /// When the receiver had every byte (finite flows).
+    /// When the sender had every byte acknowledged (sized TCP flows only).
     pub end: Option<Time>,
     /// Bytes delivered to the receiving application (in order, for TCP).
     pub delivered: u64,
@@ -87,5 +87,15 @@ impl Flow {
     /// Whether the flow is a TCP flow with a size (and so has a completion time).
     pub fn finite(&self) -> bool {
         self.spec.size.is_some() && matches!(self.ep, Endpoint::Tcp { .. })
+    }
+
+    /// Whether the flow has nothing more to carry: a TCP flow whose sender has every
+    /// byte it will send acknowledged (a sized flow that completed, a long-lived one
+    /// stopped and drained). UDP sources are never over before the run ends.
+    pub fn over(&self) -> bool {
+        match &self.ep {
+            Endpoint::Tcp { snd, .. } => snd.done(),
+            Endpoint::Udp { .. } => false,
+        }
     }
 }

@@ -10,6 +10,8 @@
 pub mod endpoints;
 pub mod event;
 pub mod flow;
+pub mod footprint;
+pub mod ideal;
 pub mod recorder;
 pub mod results;
 pub mod vm_tables;
@@ -30,6 +32,7 @@ use crate::vswitch::{HostVswitch, MbfqParams, Vm, VmChange, VswitchParams};
 use crate::workload::FlowSpec;
 pub use event::Event;
 pub use flow::Flow;
+use footprint::{Footprint, PartKind};
 use recorder::{OutputParams, Recorder};
 use results::RunMeta;
 
@@ -68,6 +71,21 @@ pub struct SimParams {
     pub meta: RunMeta,
     /// Tenants' VMs and the hosts' vswitch policies.
     pub vswitch: VswitchParams,
+    /// The memory the run was estimated to need.
+    pub footprint: Footprint,
+    /// The memory it may use, bytes.
+    pub budget: u64,
+}
+
+/// Why a run stopped before its end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunFailure {
+    /// Simulated time it stopped at.
+    pub at: Time,
+    /// The scenario key behind it.
+    pub key: String,
+    /// What happened and what to change.
+    pub message: String,
 }
 
 /// A running simulation.
@@ -100,10 +118,15 @@ pub struct Sim {
     /// The VMs, indexed by `VmId`.
     pub vms: Vec<Vm>,
     vhosts: Vec<HostVswitch>,
+    /// Index into `vhosts` of each host's vswitch (`u32::MAX`: the host has no VMs).
+    vhost_of: Vec<u32>,
     vm_changes: Vec<VmChange>,
     next_change: usize,
     mbfq: MbfqParams,
     vm_rates: vms::VmRateCols,
+    footprint: Footprint,
+    budget: u64,
+    failure: Option<RunFailure>,
 }
 
 impl Sim {
@@ -119,6 +142,10 @@ impl Sim {
         let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
         start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
         let finite_flows = flows.iter().filter(|f| f.finite()).count() as u64;
+        let mut vhost_of = vec![u32::MAX; p.net.hosts.len()];
+        for (k, h) in p.vswitch.hosts.iter().enumerate() {
+            vhost_of[h.host.idx()] = k as u32;
+        }
         let rec = Recorder::new(
             p.output,
             &p.net,
@@ -151,11 +178,17 @@ impl Sim {
             wall: 0.0,
             vms: p.vswitch.vms,
             vhosts: p.vswitch.hosts,
+            vhost_of,
             vm_changes: p.vswitch.changes,
             next_change: 0,
             mbfq: p.vswitch.mbfq,
             vm_rates: vms::VmRateCols::default(),
+            footprint: p.footprint,
+            budget: p.budget,
+            failure: None,
         };
+        let room = sim.budget as f64 - sim.footprint.of(PartKind::Fixed);
+        sim.pkts = PacketPool::with_cap((room / footprint::PER_PACKET).max(1024.0) as usize);
         sim.start_vswitches();
         if let Some(&first) = sim.start_order.first() {
             let t = sim.flows[first as usize].spec.start;
@@ -197,6 +230,60 @@ impl Sim {
         self.events.processed()
     }
 
+    /// The memory the run was estimated to need before it started.
+    pub fn footprint(&self) -> &Footprint {
+        &self.footprint
+    }
+
+    /// Why the run stopped early, if it did (it outgrew its memory budget).
+    pub fn failure(&self) -> Option<&RunFailure> {
+        self.failure.as_ref()
+    }
+
+    /// Memory in use now, estimated as the footprint's fixed part plus the rows
+    /// recorded and packet slots allocated so far, at the footprint's costs.
+    pub fn memory_in_use(&self) -> f64 {
+        use footprint::{PER_PACKET, PER_QUEUE_ROW, PER_SAMPLE_ROW, PER_VM_RATE_ROW};
+        self.footprint.of(PartKind::Fixed)
+            + self.rec.tp.time.len() as f64 * PER_SAMPLE_ROW
+            + self.rec.q.time.len() as f64 * PER_QUEUE_ROW
+            + self.vm_rates.time.len() as f64 * PER_VM_RATE_ROW
+            + self.pkts.slots() as f64 * PER_PACKET
+    }
+
+    /// Stops the run if it now uses more memory than its budget; `key` is the
+    /// scenario key behind what just grew.
+    pub(super) fn check_memory(&mut self, key: &str) {
+        if self.memory_in_use() > self.budget as f64 {
+            self.out_of_memory(key);
+        }
+    }
+
+    #[cold]
+    fn out_of_memory(&mut self, key: &str) {
+        use footprint::human_bytes;
+        let what = if key == "network.buffer" {
+            format!(
+                "{} packets were alive at once: buffers, windows or links' bandwidth-delay products hold more than the budget allows",
+                self.pkts.slots()
+            )
+        } else {
+            let rows = self.rec.tp.time.len() + self.rec.q.time.len() + self.vm_rates.time.len();
+            format!("it had recorded {rows} rows: record less (a longer output.sample_interval, fewer output.throughput scopes, output.queues = false)")
+        };
+        self.failure = Some(RunFailure {
+            at: self.now,
+            key: key.to_string(),
+            message: format!(
+                "the run stopped at {} simulated: it used about {} of memory, more than the memory budget of {} (raise it with --memory-budget); {what}",
+                crate::units::format_duration(self.now),
+                human_bytes(self.memory_in_use()),
+                human_bytes(self.budget as f64)
+            ),
+        });
+        self.done = true;
+    }
+
     #[inline]
     fn schedule(&mut self, at: Time, e: Event) {
         self.events.push(at, e.encode());
@@ -212,6 +299,9 @@ impl Sim {
             };
             self.now = at;
             self.dispatch(Event::decode(code));
+            if self.pkts.over_cap() {
+                self.out_of_memory("network.buffer");
+            }
         }
         if !self.done {
             self.now = self.now.max(t);
@@ -240,6 +330,7 @@ impl Sim {
             Event::Sample => {
                 let now = self.now;
                 self.rec.sample(now, &self.net, &self.flows, &self.vms);
+                self.check_memory("output.sample_interval");
                 let next = now + self.rec.interval();
                 if next <= self.end {
                     self.schedule(next, Event::Sample);
@@ -321,8 +412,9 @@ impl Sim {
             Some(_) => return Err("the port does not belong to that switch".into()),
             None => self.net.nodes[node.idx()].ports.clone(),
         };
+        let packet = self.tcp[0].packet_size();
         for p in ports {
-            self.net.ports[p.idx()].set_weights(weights)?;
+            self.net.ports[p.idx()].set_weights(weights, packet)?;
         }
         Ok(())
     }

@@ -153,7 +153,7 @@ impl Recorder {
                 let d = fl.delivered - self.last_flow[f.idx()];
                 self.last_flow[f.idx()] = fl.delivered;
                 self.push(t, 0, f.0, fl.spec.tenant, to_gbps(d));
-                if fl.end.is_none() {
+                if !fl.over() {
                     keep.push(f);
                 }
             }

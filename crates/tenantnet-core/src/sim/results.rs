@@ -159,11 +159,13 @@ fn labels_of<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
 }
 
 impl Sim {
-    /// Closes the run at the current time and returns its results.
+    /// The results of the run up to now. The run may go on afterwards, and later
+    /// results cover all of it.
     pub fn results(&mut self) -> Results {
         let now = self.now;
         for p in &mut self.net.ports {
-            p.finish(now);
+            let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
+            p.finish(now, pool);
         }
         let (live, counted) = self.in_flight_check();
         let c = self.counters;
@@ -231,6 +233,18 @@ impl Sim {
             Endpoint::Tcp { snd, .. } => snd.stats.retransmits,
             Endpoint::Udp { .. } => 0,
         };
+        let ideal: Vec<Option<f64>> = fl
+            .iter()
+            .map(|f| match (&f.spec.kind, f.spec.size) {
+                (FlowKind::Tcp { transport }, Some(size)) => {
+                    let fwd = self.net.path(f.spec.src, f.spec.dst, f.hash);
+                    let rev = self.net.path(f.spec.dst, f.spec.src, f.hash_rev);
+                    let cfg = &self.tcp[*transport as usize];
+                    Some(super::ideal::ideal_fct(&self.net, &fwd, &rev, size, cfg))
+                }
+                _ => None,
+            })
+            .collect();
         let timeouts = |e: &Endpoint| match e {
             Endpoint::Tcp { snd, .. } => snd.stats.timeouts,
             Endpoint::Udp { .. } => 0,
@@ -275,6 +289,16 @@ impl Sim {
                 Column::OptF64(
                     fl.iter()
                         .map(|f| f.end.map(|e| secs(e - f.spec.start)))
+                        .collect(),
+                ),
+            ),
+            ("ideal_fct_s", Column::OptF64(ideal.clone())),
+            (
+                "slowdown",
+                Column::OptF64(
+                    fl.iter()
+                        .zip(&ideal)
+                        .map(|(f, i)| Some(secs(f.end? - f.spec.start) / (*i)?))
                         .collect(),
                 ),
             ),

@@ -164,10 +164,10 @@ impl Sim {
 
     /// The enforcement policy of host `h`'s vswitch (`None` for a host without VMs).
     pub(super) fn vhost_policy(&self, h: HostId) -> Policy {
-        self.vhosts
-            .iter()
-            .find(|x| x.host == h)
-            .map_or(Policy::None, |x| x.policy)
+        match self.vhost_of.get(h.idx()) {
+            Some(&k) if k != u32::MAX => self.vhosts[k as usize].policy,
+            _ => Policy::None,
+        }
     }
 
     /// The start of the run: static reservation caps every VM from time 0.
@@ -244,6 +244,7 @@ impl Sim {
                 r.nic_util.push(util);
             }
         }
+        self.check_memory("vswitch.mbfq.interval");
         let next: Time = now + t;
         if next <= self.end {
             self.schedule(next, Event::VmTick);

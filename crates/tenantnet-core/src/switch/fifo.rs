@@ -127,9 +127,10 @@ impl QueueStore for OneQueue {
         self.stats.marks += 1;
     }
 
-    fn finish(&mut self, now: Time) {
-        self.settle(now);
+    fn finish(&mut self, now: Time) -> u64 {
+        let released = self.settle(now);
         self.integrate(now);
+        released
     }
 
     fn stats(&self, _: usize) -> QueueStats {

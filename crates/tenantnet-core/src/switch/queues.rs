@@ -87,8 +87,9 @@ pub trait QueueStore {
     fn count_drop(&mut self, i: usize);
     /// Counts a CE mark in queue `i`.
     fn count_mark(&mut self, i: usize);
-    /// Closes every integral at `now`.
-    fn finish(&mut self, now: Time);
+    /// Brings every integral up to `now` (the run may go on); returns the bytes of a
+    /// transmission that ended, as [`settle`](Self::settle) does.
+    fn finish(&mut self, now: Time) -> u64;
     /// Counters of queue `i`, its integral included.
     fn stats(&self, i: usize) -> QueueStats;
     /// Bytes sent by queue `i`.
@@ -315,11 +316,12 @@ impl QueueStore for QueueSet {
         self.queues[i].stats.marks += 1;
     }
 
-    fn finish(&mut self, now: Time) {
-        self.settle(now);
+    fn finish(&mut self, now: Time) -> u64 {
+        let released = self.settle(now);
         for i in 0..self.queues.len() {
             self.integrate(i, now);
         }
+        released
     }
 
     fn stats(&self, i: usize) -> QueueStats {

@@ -4,6 +4,7 @@
 
 use crate::engine::rng::Rng;
 use crate::engine::{Time, PS_PER_SEC};
+use crate::units::MAX_DURATION;
 
 /// On/off modulation of a UDP source.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,13 +52,16 @@ impl UdpSource {
         }
     }
 
+    /// A period length: `mean`, or an exponential draw with that mean (at least 1 ps,
+    /// at most [`MAX_DURATION`], so that `now + period` never wraps).
     fn draw(&mut self, mean: Time) -> Time {
         let exp = self.onoff.as_ref().is_some_and(|o| o.exponential);
-        if exp {
-            (self.rng.exponential(mean as f64).round() as Time).max(1)
+        let t = if exp {
+            self.rng.exponential(mean as f64).round() as Time
         } else {
-            mean.max(1)
-        }
+            mean
+        };
+        t.clamp(1, MAX_DURATION)
     }
 
     fn interval(&mut self) -> Time {

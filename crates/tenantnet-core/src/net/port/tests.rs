@@ -84,7 +84,7 @@ fn idle_port_transmits_at_once_and_queues_behind() {
     );
     assert_eq!(p.occupancy(3_000_000), 1500);
     assert_eq!(p.occupancy(3_600_000), 0);
-    p.finish(4_000_000);
+    p.finish(4_000_000, None);
     let expect = 1500u128 * 100
         + 3000 * 100
         + 4500 * (1_200_000 - 200)
@@ -261,10 +261,10 @@ fn strict_priority_starves_lower_queues() {
 #[test]
 fn weights_can_change_mid_run() {
     let mut p = multi(SchedulerKind::Dwrr, &[1, 1], 0, BufferPolicy::TailDrop);
-    p.set_weights(&[3, 1]).unwrap();
+    p.set_weights(&[3, 1], 1500).unwrap();
     assert_shares(&shares(&mut p, 2, 2000, |_| 1500, 2000), &[3, 1], 0.01);
-    assert!(p.set_weights(&[1, 0]).is_err());
-    assert!(p.set_weights(&[1]).is_err());
+    assert!(p.set_weights(&[1, 0], 1500).is_err());
+    assert!(p.set_weights(&[1], 1500).is_err());
 }
 
 #[test]

@@ -6,6 +6,14 @@
 use crate::engine::Time;
 use crate::switch::queues::QueueStore;
 
+/// Whether every queue's share τ_i of a `buffer`-byte port under `weights` holds
+/// at least one `packet`-byte packet (else that queue could never admit one).
+pub fn shares_fit(weights: &[u32], buffer: u64, packet: u64) -> bool {
+    super::weighted_shares(weights, buffer)
+        .iter()
+        .all(|&tau| tau >= packet)
+}
+
 /// Whether a packet of `size` bytes fits queue `i` under its share `tau`.
 #[inline]
 pub fn admit<Q: QueueStore>(qs: &Q, now: Time, i: usize, size: u32, tau: u64) -> bool {

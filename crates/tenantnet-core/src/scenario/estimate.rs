@@ -1,0 +1,302 @@
+//! The memory a scenario's run would need ([`Footprint`]), estimated while the
+//! scenario is built, before anything large is allocated: the topology from its
+//! builder, each workload's flows from their count, then the recording, packets and
+//! initial windows from the flows drawn. The first part that takes the total over
+//! the budget fails the build with the estimate, naming the key behind the largest
+//! part.
+//!
+//! Flows' lifetimes (for the `flow` rows of `throughput` and for how many flows are
+//! alive at once): a long-lived or UDP flow runs from its start to its stop (or the
+//! end); a sized flow for its ideal completion time, its size at its sender's NIC
+//! rate. Packets alive at once are the smaller of what every buffer, VM queue and
+//! link can hold and what the flows alive at once can have in flight (each up to one
+//! port buffer plus a 4-hop path's bandwidth-delay product, both ways, ACKs included).
+
+use super::build::Ctx;
+use super::parse::ScenarioError;
+use crate::engine::{to_secs, Time};
+use crate::net::{Network, NetworkBuilder, NodeKind};
+use crate::scenario::spec::Scope;
+use crate::sim::footprint::{self as fp, human_count, Footprint, PartKind};
+use crate::sim::recorder::OutputParams;
+use crate::transport::TcpConfig;
+use crate::vswitch::VswitchParams;
+use crate::workload::{FlowKind, FlowSpec};
+
+/// The estimate so far and the budget it must stay within.
+pub struct Estimator {
+    /// Bytes the run may use.
+    pub budget: u64,
+    /// The parts estimated so far.
+    pub fp: Footprint,
+}
+
+impl Estimator {
+    /// An empty estimate under `budget` bytes.
+    pub fn new(budget: u64) -> Self {
+        Estimator {
+            budget,
+            fp: Footprint::default(),
+        }
+    }
+
+    /// Adds a part and fails if the total is now over the budget.
+    pub fn add(
+        &mut self,
+        ctx: &Ctx,
+        kind: PartKind,
+        what: impl Into<String>,
+        key: &str,
+        bytes: f64,
+    ) -> Result<(), ScenarioError> {
+        self.fp.add(kind, what, key, bytes);
+        self.fp
+            .check(self.budget)
+            .map_err(|(key, msg)| ctx.err(&key, msg))
+    }
+
+    /// The network: every port and the forwarding tables (switches × leaves).
+    pub fn network(&mut self, ctx: &Ctx, b: &NetworkBuilder) -> Result<(), ScenarioError> {
+        let is_host: Vec<bool> = b.nodes().map(|(_, h)| h).collect();
+        let switches = is_host.iter().filter(|h| !**h).count() as f64;
+        let mut leaf = vec![false; is_host.len()];
+        let mut links = 0.0;
+        for (a, c, _) in b.links() {
+            links += 1.0;
+            if is_host[a.idx()] {
+                leaf[c.idx()] = true;
+            }
+            if is_host[c.idx()] {
+                leaf[a.idx()] = true;
+            }
+        }
+        let leaves = leaf.iter().filter(|l| **l).count() as f64;
+        let bytes = 2.0 * links * fp::PER_PORT + switches * leaves * fp::PER_ROUTE;
+        let what = format!(
+            "{} ports and {} forwarding entries",
+            human_count(2.0 * links),
+            human_count(switches * leaves)
+        );
+        self.add(ctx, PartKind::Fixed, what, "topology", bytes)
+    }
+
+    /// `n` more flows of workload `workload`, counted at `key`.
+    pub fn flows(
+        &mut self,
+        ctx: &Ctx,
+        n: u64,
+        workload: &str,
+        key: &str,
+    ) -> Result<(), ScenarioError> {
+        let what = format!("{} flows of {workload}", human_count(n as f64));
+        self.add(ctx, PartKind::Fixed, what, key, n as f64 * fp::PER_FLOW)
+    }
+
+    /// The recording, the packets alive at once and the largest initial window.
+    pub fn run(&mut self, ctx: &Ctx, r: &RunShape) -> Result<(), ScenarioError> {
+        self.recording(ctx, r)?;
+        self.packets(ctx, r)?;
+        let segs = r
+            .flows
+            .iter()
+            .filter_map(|f| match f.kind {
+                FlowKind::Tcp { transport } => Some(r.tcp[transport as usize].init_cwnd),
+                FlowKind::Udp { .. } => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let what = format!("an initial window of {segs} segments");
+        self.add(
+            ctx,
+            PartKind::Fixed,
+            what,
+            "transport.init_cwnd",
+            segs as f64 * fp::PER_SEGMENT,
+        )
+    }
+
+    fn recording(&mut self, ctx: &Ctx, r: &RunShape) -> Result<(), ScenarioError> {
+        let o = r.output;
+        let n = fp::samples(r.end, o.interval);
+        let net = r.net;
+        let mut series = 0.0;
+        let has = |s: Scope| o.scopes.contains(&s);
+        if has(Scope::Tenant) {
+            series += r.tenants as f64;
+        }
+        if has(Scope::Link) {
+            series += net.ports.len() as f64;
+        }
+        if has(Scope::Queue) {
+            series += net
+                .ports
+                .iter()
+                .map(|p| p.queue_count())
+                .filter(|&q| q > 1)
+                .sum::<usize>() as f64;
+        }
+        if has(Scope::Vm) {
+            series += r.vswitch.vms.len() as f64;
+        }
+        let flow_rows = if has(Scope::Flow) {
+            r.flows
+                .iter()
+                .map(|f| {
+                    let (from, to) = lifetime(f, net, r.end);
+                    if from > r.end {
+                        0.0
+                    } else {
+                        ((to - from) / o.interval) as f64 + 1.0
+                    }
+                })
+                .sum()
+        } else {
+            0.0
+        };
+        let rows = n * series + flow_rows;
+        let what = format!(
+            "{} throughput samples ({} every {})",
+            human_count(rows),
+            human_count(series + flow_rows / n.max(1.0)),
+            crate::units::format_duration(o.interval)
+        );
+        self.add(
+            ctx,
+            PartKind::Recording,
+            what,
+            "output.sample_interval",
+            rows * fp::PER_SAMPLE_ROW,
+        )?;
+        let ports = net.ports.iter().filter(|p| {
+            o.queues
+                && (o.host_queues || matches!(net.nodes[p.node().idx()].kind, NodeKind::Switch(_)))
+        });
+        let qrows = n * ports.map(|p| p.queue_count()).sum::<usize>() as f64;
+        let what = format!("{} queue samples", human_count(qrows));
+        self.add(
+            ctx,
+            PartKind::Recording,
+            what,
+            "output.sample_interval",
+            qrows * fp::PER_QUEUE_ROW,
+        )?;
+        if !r.vswitch.hosts.is_empty() {
+            let t = r.vswitch.mbfq.interval;
+            let vrows = fp::samples(r.end, t) * r.vswitch.vms.len() as f64;
+            let what = format!("{} vm_rates rows", human_count(vrows));
+            self.add(
+                ctx,
+                PartKind::Recording,
+                what,
+                "vswitch.mbfq.interval",
+                vrows * fp::PER_VM_RATE_ROW,
+            )?;
+        }
+        Ok(())
+    }
+
+    fn packets(&mut self, ctx: &Ctx, r: &RunShape) -> Result<(), ScenarioError> {
+        let net = r.net;
+        let smallest = r
+            .flows
+            .iter()
+            .map(|f| packet_size(f, r.tcp))
+            .min()
+            .unwrap_or(1500)
+            .max(1) as f64;
+        let max_delay = net.ports.iter().map(|p| p.delay()).max().unwrap_or(0);
+        let max_rate = net.ports.iter().map(|p| p.rate_bps()).max().unwrap_or(0);
+        let bdp = |rate: u64, delay: Time| rate as f64 * to_secs(delay) / 8.0;
+        let everything: f64 = net
+            .ports
+            .iter()
+            .map(|p| (p.buffer() as f64 + bdp(p.rate_bps(), p.delay())) / smallest)
+            .sum::<f64>()
+            + r.vswitch.vms.len() as f64 * r.vm_queue as f64 / smallest;
+        let biggest_buffer = net.ports.iter().map(|p| p.buffer()).max().unwrap_or(0) as f64;
+        let per_flow_cap = biggest_buffer + 8.0 * bdp(max_rate, max_delay);
+        let alive = flows_alive_at_once(r.flows, net, r.end, |f| {
+            let pkt = packet_size(f, r.tcp).max(1) as f64;
+            2.0 * f
+                .size
+                .map_or(per_flow_cap, |s| (s as f64).min(per_flow_cap))
+                / pkt
+        });
+        let n = everything.min(alive);
+        let what = format!("{} packets alive at once", human_count(n));
+        self.add(
+            ctx,
+            PartKind::Packets,
+            what,
+            "network.buffer",
+            n * fp::PER_PACKET,
+        )
+    }
+}
+
+/// What the run will be, for the estimate of its recording and packets.
+pub struct RunShape<'a> {
+    /// The built network.
+    pub net: &'a Network,
+    /// Every flow.
+    pub flows: &'a [FlowSpec],
+    /// Transport configurations the flows index.
+    pub tcp: &'a [TcpConfig],
+    /// The end of the run.
+    pub end: Time,
+    /// Tenants.
+    pub tenants: usize,
+    /// What is recorded.
+    pub output: &'a OutputParams,
+    /// VMs and vswitches.
+    pub vswitch: &'a VswitchParams,
+    /// Each VM's egress queue, bytes.
+    pub vm_queue: u64,
+}
+
+/// A flow's full-size packet on the wire, bytes.
+fn packet_size(f: &FlowSpec, tcp: &[TcpConfig]) -> u64 {
+    match &f.kind {
+        FlowKind::Tcp { transport } => tcp[*transport as usize].packet_size(),
+        FlowKind::Udp { packet_size, .. } => *packet_size as u64,
+    }
+}
+
+/// When flow `f` runs: from its start to its stop (or `end`), or for its ideal
+/// completion time if it has a size.
+fn lifetime(f: &FlowSpec, net: &Network, end: Time) -> (Time, Time) {
+    let to = match f.size {
+        Some(s) => {
+            let ideal = crate::engine::tx_time(s, net.host_rate(f.src));
+            f.start.saturating_add(ideal)
+        }
+        None => f.stop.unwrap_or(end),
+    };
+    (f.start, to.min(end).max(f.start))
+}
+
+/// The largest sum of `weight` over flows running at the same time.
+fn flows_alive_at_once(
+    flows: &[FlowSpec],
+    net: &Network,
+    end: Time,
+    weight: impl Fn(&FlowSpec) -> f64,
+) -> f64 {
+    let mut edges: Vec<(Time, bool, f64)> = Vec::with_capacity(2 * flows.len());
+    for f in flows {
+        let (from, to) = lifetime(f, net, end);
+        if from <= end {
+            let w = weight(f);
+            edges.push((from, true, w));
+            edges.push((to.saturating_add(1), false, w));
+        }
+    }
+    // at equal times, ends (false) before starts
+    edges.sort_by_key(|e| (e.0, e.1));
+    let (mut now, mut peak) = (0.0f64, 0.0f64);
+    for (_, start, w) in edges {
+        now += if start { w } else { -w };
+        peak = peak.max(now);
+    }
+    peak
+}

@@ -1,0 +1,234 @@
+//! From `[transport]` (and a workload's own `transport` table) to a [`TcpConfig`],
+//! with every check that ties the keys together. An error names the key the user
+//! wrote: a workload's override where it set the value, else `transport.<key>`, and
+//! says which values are defaults.
+//!
+//! Limits, each to keep the run finite and its integers exact:
+//! * a data packet (MSS + header) and an ACK are at most [`MAX_PACKET`] bytes;
+//! * the initial window is at most 2^30 bytes, the largest window TCP can advertise
+//!   (RFC 7323 §2.3: window scale 14 on a 16-bit window);
+//! * every timer (`min_rto`, `max_rto`, `initial_rto`, `delayed_ack_timeout`) is at
+//!   least [`MIN_TIMER`]: a timer that fires every picosecond would never let the run
+//!   finish.
+
+use super::build::Ctx;
+use super::parse::{join, ScenarioError};
+use super::spec::{Protocol, TransportSpec};
+use crate::engine::Time;
+use crate::transport::{CongestionControl, TcpConfig};
+use crate::units::{format_duration, ByteSize, Size, MAX_PACKET};
+
+/// The shortest period any timer may have: 1 µs (a datacenter RTT is 5–100 µs).
+pub const MIN_TIMER: Time = 1_000_000;
+
+/// The largest initial window, bytes: TCP's largest advertisable window (RFC 7323).
+pub const MAX_WINDOW: u64 = 1 << 30;
+
+/// Where transport keys are read: `[transport]` overlaid by a workload's table at `key`.
+struct Keys<'a> {
+    ctx: &'a Ctx<'a>,
+    /// `transport` or `workloads[i].transport`.
+    key: &'a str,
+}
+
+impl Keys<'_> {
+    /// The key that set `field`: the workload's own if it wrote one, else `transport.field`.
+    fn at(&self, field: &str) -> String {
+        let own = join(self.key, field);
+        if self.key != "transport" && self.ctx.written(&own) {
+            own
+        } else {
+            join("transport", field)
+        }
+    }
+
+    /// Whether the user wrote `field` (in either table).
+    fn written(&self, field: &str) -> bool {
+        self.ctx.written(&self.at(field))
+    }
+
+    fn err(&self, field: &str, message: impl Into<String>) -> ScenarioError {
+        self.ctx.err(&self.at(field), message)
+    }
+
+    /// `name is 1s` or `name is 1s (the default)`.
+    fn shown(&self, field: &str, v: Time) -> String {
+        let d = if self.written(field) {
+            ""
+        } else {
+            " (the default)"
+        };
+        format!("{field} is {}{d}", format_duration(v))
+    }
+
+    /// A size in bytes (not packets) of at most [`MAX_PACKET`].
+    fn bytes(
+        &self,
+        s: Option<Size>,
+        field: &str,
+        default: u32,
+        zero_ok: bool,
+    ) -> Result<u32, ScenarioError> {
+        let b = match s {
+            None => return Ok(default),
+            Some(Size(ByteSize::Bytes(b))) => b,
+            Some(Size(ByteSize::Packets(_))) => {
+                return Err(self.err(
+                    field,
+                    "expected a size in bytes, such as \"1460B\", not packets",
+                ))
+            }
+        };
+        if b == 0 && !zero_ok {
+            return Err(self.err(field, "expected a positive size in bytes"));
+        }
+        if b > MAX_PACKET {
+            return Err(self.err(
+                field,
+                format!("expected at most {MAX_PACKET} bytes (the largest packet on the wire)"),
+            ));
+        }
+        Ok(b as u32)
+    }
+
+    fn timer(&self, v: Time, field: &str) -> Result<Time, ScenarioError> {
+        if v < MIN_TIMER {
+            return Err(self.err(
+                field,
+                "expected at least 1us (the shortest timer tenantnet runs)",
+            ));
+        }
+        Ok(v)
+    }
+}
+
+/// Resolves transport settings `t` (`[transport]` overlaid with a workload's table
+/// at `key`, or `key = "transport"` itself) into a config.
+pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, ScenarioError> {
+    let k = Keys { ctx, key };
+    let d = TcpConfig::default();
+    let mss = k.bytes(t.mss, "mss", d.mss, false)?;
+    let header = k.bytes(t.header, "header", d.header, true)?;
+    if mss as u64 + header as u64 > MAX_PACKET {
+        let field = if k.written("mss") { "mss" } else { "header" };
+        return Err(k.err(
+            field,
+            format!(
+                "a full packet (mss {mss} + header {header} bytes) exceeds {MAX_PACKET} bytes, the largest packet on the wire"
+            ),
+        ));
+    }
+    let cfg = TcpConfig {
+        cc: match t.protocol.unwrap_or(Protocol::Tcp) {
+            Protocol::Tcp => CongestionControl::NewReno,
+            Protocol::Dctcp => CongestionControl::Dctcp,
+        },
+        mss,
+        header,
+        ack_size: k.bytes(t.ack_size, "ack_size", d.ack_size, false)?,
+        init_cwnd: t.init_cwnd.unwrap_or(d.init_cwnd),
+        init_ssthresh: t.init_ssthresh.or(d.init_ssthresh),
+        min_rto: k.timer(t.min_rto.map_or(d.min_rto, |x| x.0), "min_rto")?,
+        max_rto: k.timer(t.max_rto.map_or(d.max_rto, |x| x.0), "max_rto")?,
+        initial_rto: k.timer(t.initial_rto.map_or(d.initial_rto, |x| x.0), "initial_rto")?,
+        dupack_threshold: t.dupack_threshold.unwrap_or(d.dupack_threshold),
+        ecn: t.ecn.unwrap_or(d.ecn),
+        delayed_ack: t.delayed_ack.unwrap_or(d.delayed_ack),
+        delayed_ack_timeout: t.delayed_ack_timeout.map_or(d.delayed_ack_timeout, |x| x.0),
+        dctcp_g: t.dctcp_g.unwrap_or(d.dctcp_g),
+        dctcp_alpha_init: t.dctcp_alpha_init.unwrap_or(d.dctcp_alpha_init),
+    };
+    for (f, v) in [
+        ("init_cwnd", cfg.init_cwnd),
+        ("dupack_threshold", cfg.dupack_threshold),
+    ] {
+        if v == 0 {
+            return Err(k.err(f, "expected at least 1"));
+        }
+    }
+    let window = cfg.init_cwnd as u64 * cfg.mss as u64;
+    if window > MAX_WINDOW {
+        return Err(k.err(
+            "init_cwnd",
+            format!(
+                "an initial window of {window} bytes ({} segments of {} bytes); expected at most 2^30 bytes, the largest window TCP can advertise (RFC 7323), i.e. at most {} segments",
+                cfg.init_cwnd,
+                cfg.mss,
+                MAX_WINDOW / cfg.mss as u64
+            ),
+        ));
+    }
+    if cfg.init_ssthresh == Some(0) {
+        return Err(k.err("init_ssthresh", "expected at least 1 segment"));
+    }
+    if cfg.max_rto < cfg.min_rto {
+        let blame = if k.written("max_rto") {
+            "max_rto"
+        } else {
+            "min_rto"
+        };
+        return Err(k.err(
+            blame,
+            format!(
+                "expected min_rto <= max_rto; {}, {}",
+                k.shown("min_rto", cfg.min_rto),
+                k.shown("max_rto", cfg.max_rto)
+            ),
+        ));
+    }
+    if cfg.delayed_ack {
+        k.timer(cfg.delayed_ack_timeout, "delayed_ack_timeout")?;
+    }
+    for (f, v) in [
+        ("dctcp_g", cfg.dctcp_g),
+        ("dctcp_alpha_init", cfg.dctcp_alpha_init),
+    ] {
+        if !(0.0..=1.0).contains(&v) || (f == "dctcp_g" && v == 0.0) {
+            let range = if f == "dctcp_g" { "(0, 1]" } else { "[0, 1]" };
+            return Err(k.err(f, format!("expected a number in {range}")));
+        }
+    }
+    Ok(cfg)
+}
+
+/// Checks that a transport's packets fit a buffer of `buffer` bytes written at
+/// `buffer_key`: blames the buffer if the user sized it, else the packet size.
+pub fn fits(
+    ctx: &Ctx,
+    cfg: &TcpConfig,
+    key: &str,
+    buffer: u64,
+    buffer_key: &str,
+) -> Result<(), ScenarioError> {
+    let k = Keys { ctx, key };
+    for (field, size) in [
+        ("mss", cfg.packet_size()),
+        ("ack_size", cfg.ack_size as u64),
+    ] {
+        if size <= buffer {
+            continue;
+        }
+        let what = if field == "mss" {
+            format!(
+                "a full packet ({size} bytes: mss {} + header {})",
+                cfg.mss, cfg.header
+            )
+        } else {
+            format!("an ACK ({size} bytes)")
+        };
+        let msg = format!(
+            "{what} does not fit {buffer_key} ({buffer} bytes), so it would always be dropped"
+        );
+        return Err(if ctx.written(buffer_key) && !k.written(field) {
+            ctx.err(buffer_key, msg)
+        } else {
+            let f = if field == "mss" && !k.written("mss") {
+                "header"
+            } else {
+                field
+            };
+            k.err(f, msg)
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! What a run holds in memory: estimated from the scenario before it runs, so that a
+//! scenario that would not fit is refused up front with the estimate, and watched
+//! while it runs, so that a run whose estimate was too low stops with an error
+//! instead of being killed by the operating system (an allocation failure aborts the
+//! process; nothing can catch it).
+//!
+//! The estimate adds up, for the whole life of a run including the results handed
+//! to Python and written to Parquet (peak resident memory, measured end to end with
+//! `tenantnet run`; the calibration is in BENCHMARKS.md):
+//! * the network: every port and the forwarding tables;
+//! * every flow (its spec, both transport ends, its row of `flows`);
+//! * the recorded samples: rows of `throughput` (per flow while it runs, per tenant,
+//!   link, queue and VM), of `queues` and of `vm_rates`;
+//! * packets alive at once (waiting in buffers and VM queues, on the wire);
+//! * the largest initial window one TCP sender hands over at once.
+
+use crate::engine::Time;
+
+/// The default memory budget of a run: 8 GiB.
+pub const DEFAULT_BUDGET: u64 = 8 << 30;
+
+/// Bytes per row of `throughput` (Rust columns, their Python copy, the DataFrame).
+pub const PER_SAMPLE_ROW: f64 = 160.0;
+/// Bytes per row of `queues`.
+pub const PER_QUEUE_ROW: f64 = 180.0;
+/// Bytes per row of `vm_rates`.
+pub const PER_VM_RATE_ROW: f64 = 280.0;
+/// Bytes per flow.
+pub const PER_FLOW: f64 = 1000.0;
+/// Bytes per port (a switch port or host NIC), its row of `links` included.
+pub const PER_PORT: f64 = 1600.0;
+/// Bytes per forwarding-table entry (switch × leaf).
+pub const PER_ROUTE: f64 = 12.0;
+/// Bytes per packet alive at once (its slot, its event or queue entry).
+pub const PER_PACKET: f64 = 80.0;
+/// Bytes per segment of an initial window handed over in one call.
+pub const PER_SEGMENT: f64 = 24.0;
+
+/// What a part of the estimate is; the run watches the last two as they grow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartKind {
+    /// Allocated when the run is built (the network, flows, initial windows).
+    Fixed,
+    /// Rows recorded while the run goes on.
+    Recording,
+    /// Packets alive at once.
+    Packets,
+}
+
+/// One part of the estimate: what it is, the scenario key that drives it, bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    /// Allocated up front, recorded, or packets.
+    pub kind: PartKind,
+    /// What the bytes hold, e.g. `3.0e9 throughput samples`.
+    pub what: String,
+    /// The scenario key that makes it large, e.g. `output.sample_interval`.
+    pub key: String,
+    /// Estimated bytes.
+    pub bytes: f64,
+}
+
+/// A run's estimated memory, part by part.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Footprint {
+    /// The parts, in the order they were added.
+    pub parts: Vec<Part>,
+}
+
+/// Bytes as a person writes them, in binary units: `812 MiB`, `3.4 GiB`.
+pub fn human_bytes(b: f64) -> String {
+    const K: f64 = 1024.0;
+    let (v, u) = if b >= K * K * K * K {
+        (b / (K * K * K * K), "TiB")
+    } else if b >= K * K * K {
+        (b / (K * K * K), "GiB")
+    } else if b >= K * K {
+        (b / (K * K), "MiB")
+    } else {
+        (b / K, "KiB")
+    };
+    if v >= 100.0 {
+        format!("{v:.0} {u}")
+    } else {
+        format!("{v:.1} {u}")
+    }
+}
+
+/// A count as a person writes it: `1200`, `3.0e9`.
+pub fn human_count(n: f64) -> String {
+    if n < 1e6 {
+        format!("{n:.0}")
+    } else {
+        format!("{n:.1e}")
+    }
+}
+
+impl Footprint {
+    /// Adds a part.
+    pub fn add(
+        &mut self,
+        kind: PartKind,
+        what: impl Into<String>,
+        key: impl Into<String>,
+        bytes: f64,
+    ) {
+        self.parts.push(Part {
+            kind,
+            what: what.into(),
+            key: key.into(),
+            bytes,
+        });
+    }
+
+    /// Total estimated bytes.
+    pub fn total(&self) -> f64 {
+        self.parts.iter().map(|p| p.bytes).sum()
+    }
+
+    /// Estimated bytes of the parts of one kind.
+    pub fn of(&self, kind: PartKind) -> f64 {
+        self.parts
+            .iter()
+            .filter(|p| p.kind == kind)
+            .map(|p| p.bytes)
+            .sum()
+    }
+
+    /// The largest part.
+    pub fn largest(&self) -> Option<&Part> {
+        self.parts.iter().max_by(|a, b| a.bytes.total_cmp(&b.bytes))
+    }
+
+    /// The parts, largest first, in one line.
+    pub fn breakdown(&self) -> String {
+        let mut parts: Vec<&Part> = self.parts.iter().filter(|p| p.bytes >= 1.0).collect();
+        parts.sort_by(|a, b| b.bytes.total_cmp(&a.bytes));
+        parts
+            .iter()
+            .take(4)
+            .map(|p| format!("{} for {}", human_bytes(p.bytes), p.what))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Fails, naming the key behind the largest part, if the total exceeds `budget`.
+    pub fn check(&self, budget: u64) -> Result<(), (String, String)> {
+        let total = self.total();
+        if total <= budget as f64 {
+            return Ok(());
+        }
+        let key = self.largest().map(|p| p.key.clone()).unwrap_or_default();
+        Err((
+            key,
+            format!(
+                "the run would need about {} of memory ({}), more than the memory budget of {} (raise it with --memory-budget)",
+                human_bytes(total),
+                self.breakdown(),
+                human_bytes(budget as f64)
+            ),
+        ))
+    }
+}
+
+/// Samples taken at `interval`, `2·interval`, … up to `end`.
+pub fn samples(end: Time, interval: Time) -> f64 {
+    end.checked_div(interval).unwrap_or(0) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_largest_part_is_blamed() {
+        let mut f = Footprint::default();
+        f.add(PartKind::Fixed, "flows", "workloads[0].flows", 1e9);
+        let what = "3.0e9 throughput samples";
+        f.add(PartKind::Recording, what, "output.sample_interval", 5e11);
+        assert!(f.check(1 << 40).is_ok());
+        let (key, msg) = f.check(8 << 30).unwrap_err();
+        assert_eq!(key, "output.sample_interval");
+        assert!(msg.contains("about 467 GiB"), "{msg}");
+        assert!(
+            msg.contains("466 GiB for 3.0e9 throughput samples, 954 MiB for flows"),
+            "{msg}"
+        );
+        assert!(msg.contains("memory budget of 8.0 GiB"), "{msg}");
+    }
+}

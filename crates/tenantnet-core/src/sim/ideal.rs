@@ -1,0 +1,53 @@
+//! A flow's ideal completion time: what it would take alone on an idle path, the
+//! reference its measured completion time is divided by to give its slowdown (the
+//! measure of pFabric, HPCC and most datacenter transport papers: serialization at
+//! the bottleneck rate plus the base round trip).
+//!
+//! Exactly, for a store-and-forward path whose sender is never held back by its
+//! window: the first packet crosses the hops before the slowest one (the first
+//! slowest, where several tie); the slowest hop then sends every wire byte of the
+//! flow (payload plus one header per segment) back to back; the last packet crosses
+//! the hops after it, each faster or as fast, without waiting; every hop adds its
+//! propagation delay; and the ACK for the last byte comes back the same way, one
+//! ACK's serialization and one delay per hop. A lone flow no larger than its
+//! initial window, on an otherwise idle network, completes in exactly this time
+//! (to the picosecond's rounding): its slowdown is 1.
+
+use crate::net::{Network, PortId};
+use crate::transport::TcpConfig;
+use crate::units::PS_PER_SEC;
+
+fn ser(bytes: u64, rate_bps: u64) -> f64 {
+    bytes as f64 * 8.0 * PS_PER_SEC as f64 / rate_bps as f64
+}
+
+/// The ideal completion time, seconds, of `size` payload bytes sent over `fwd` and
+/// acknowledged over `rev` with transport `cfg`.
+pub fn ideal_fct(net: &Network, fwd: &[PortId], rev: &[PortId], size: u64, cfg: &TcpConfig) -> f64 {
+    let mss = cfg.mss as u64;
+    let header = cfg.header as u64;
+    let segments = size.div_ceil(mss).max(1);
+    let wire = size + segments * header;
+    let first = size.min(mss) + header;
+    let last = size - (segments - 1) * mss + header;
+    let rate = |p: &PortId| net.ports[p.idx()].rate_bps();
+    let delay = |p: &PortId| net.ports[p.idx()].delay() as f64;
+    let slowest = fwd
+        .iter()
+        .enumerate()
+        .min_by_key(|(i, p)| (rate(p), *i))
+        .map_or(0, |(i, _)| i);
+    let mut t = 0.0;
+    for (i, p) in fwd.iter().enumerate() {
+        let bytes = match i.cmp(&slowest) {
+            std::cmp::Ordering::Less => first,
+            std::cmp::Ordering::Equal => wire,
+            std::cmp::Ordering::Greater => last,
+        };
+        t += ser(bytes, rate(p)) + delay(p);
+    }
+    for p in rev {
+        t += ser(cfg.ack_size as u64, rate(p)) + delay(p);
+    }
+    t / PS_PER_SEC as f64
+}

@@ -1,0 +1,5 @@
+"""``python -m tenantnet``: the ``tenantnet`` command."""
+
+from .cli import main
+
+main()

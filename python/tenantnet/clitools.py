@@ -1,0 +1,127 @@
+"""What every ``tenantnet`` command shares: its error type, the checks of its
+arguments, and how it writes a folder of outputs without leaving half of one."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn
+
+from . import _core
+
+
+class CliError(Exception):
+    """Bad input to a command: printed as one ``error:`` line, exit code 2."""
+
+
+def fail(message: str) -> NoReturn:
+    raise CliError(message)
+
+
+def seed_arg(text: str) -> int:
+    """A seed: a whole number from 0 to 2^64 - 1."""
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if not 0 <= v < 2**64:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected a whole number from 0 to {2**64 - 1}")
+    return v
+
+
+def size_arg(text: str) -> int:
+    """A positive size such as 16GiB, in bytes."""
+    try:
+        v = _core.parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if v == 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive size")
+    return v
+
+
+def int_arg(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``lo`` to ``hi``."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = lo - 1
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: expected a whole number from {lo} to {hi}")
+        return v
+    return parse
+
+
+def count_arg(text: str) -> int:
+    """A whole number of at least 1."""
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least 1")
+    return v
+
+
+def check_out(out: Path) -> None:
+    """Fails before any work if ``out`` cannot become a folder of results."""
+    if out.exists() and not out.is_dir():
+        fail(f"{out}: exists and is not a folder; expected a folder for the results")
+    parent = out
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        fail(f"{out}: cannot create it: {parent} is not a writable folder")
+
+
+def publish(out: Path, write: Callable[[Path], object]) -> None:
+    """Runs ``write`` into a fresh folder beside ``out``, then moves what it wrote into
+    ``out``: a failure half-way leaves ``out`` as it was."""
+    check_out(out)
+    parent = out.parent if out.parent != Path("") else Path(".")
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
+    try:
+        write(tmp)
+        out.mkdir(exist_ok=True)
+        for item in sorted(tmp.iterdir()):
+            dest = out / item.name
+            if dest.is_dir() and not dest.is_symlink():
+                shutil.rmtree(dest)
+            os.replace(item, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def number_arg(lo: float, hi: float, lo_open: bool = False, hi_open: bool = False) -> Any:
+    """An argparse type: a finite number in [lo, hi] (open ends where asked)."""
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            v = math.nan
+        ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and (
+            v < hi if hi_open else v <= hi)
+        if not ok:
+            a, b = "(" if lo_open else "[", ")" if hi_open else "]"
+            raise argparse.ArgumentTypeError(f"{text!r}: expected a number in {a}{lo}, {hi}{b}")
+        return v
+    return parse
+
+
+def read_text(path: Path) -> str:
+    """A text input file, or a clear error."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        fail(f"{path}: not a UTF-8 text file")
+    except OSError as e:
+        fail(f"{path}: cannot read: {e.strerror}")

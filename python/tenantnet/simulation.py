@@ -1,0 +1,140 @@
+"""A simulation stepped from Python: run it to a time, read its counters, change switch
+queue weights or DSCP maps while it runs, and take its results.
+
+>>> sim = tenantnet.Scenario.from_file("scenario.toml").simulation()   # doctest: +SKIP
+>>> sim.run_until(0.010)                                               # doctest: +SKIP
+>>> sim.set_queue_weights("leaf0", [3, 1], peer="spine0")              # doctest: +SKIP
+>>> res = sim.run().results()                                          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from . import _core
+from .errors import ScenarioError
+from .results import Results
+
+
+@dataclass(frozen=True)
+class FootprintPart:
+    """One part of a run's memory estimate."""
+
+    kind: str
+    """``fixed`` (allocated when the run is built), ``recording`` or ``packets``."""
+    what: str
+    """What the bytes hold, e.g. ``"2.7e6 throughput samples (91 every 1us)"``."""
+    key: str
+    """The scenario key that drives it."""
+    bytes: float
+
+
+def describe_footprint(parts: list[FootprintPart]) -> str:
+    """The estimate in one line: total, then the largest parts."""
+    total = sum(p.bytes for p in parts)
+    top = sorted((p for p in parts if p.bytes >= 1024), key=lambda p: -p.bytes)[:3]
+    detail = ", ".join(f"{_human_bytes(p.bytes)} for {p.what}" for p in top)
+    return f"its run needs about {_human_bytes(total)} of memory" + (
+        f" ({detail})" if detail else "")
+
+
+def _human_bytes(b: float) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if b >= scale:
+            return f"{b / scale:.3g} {unit}"
+    return f"{b:.0f} B"
+
+
+def _check_int(name: str, v: object, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ValueError(f"{name} = {v!r}: expected a whole number from {lo} to {hi}")
+    return v
+
+
+class Simulation:
+    """A simulation of one scenario, at time 0 when made.
+
+    ``results()`` may be called at any time: it returns everything up to the current
+    time, and the run can go on afterwards (later results cover the whole run). Runs
+    release the GIL; the same scenario and seed give the same results however the run
+    is stepped.
+    """
+
+    def __init__(self, core: _core.Simulation):
+        self._core = core
+
+    @property
+    def now_s(self) -> float:
+        """Current simulated time, seconds."""
+        return self._core.now_s
+
+    @property
+    def end_s(self) -> float:
+        """The simulated time the run ends at, seconds."""
+        return self._core.end_s
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run reached its end (its duration, or every sized flow done with
+        ``stop_when_done``)."""
+        return self._core.finished
+
+    @property
+    def events(self) -> int:
+        """Events processed so far."""
+        return self._core.events
+
+    @property
+    def footprint(self) -> list[FootprintPart]:
+        """The memory the run was estimated to need, part by part."""
+        return [FootprintPart(*p) for p in self._core.footprint]
+
+    @property
+    def memory_in_use(self) -> float:
+        """Bytes the run holds now (estimated at the footprint's costs)."""
+        return self._core.memory_in_use
+
+    def run_until(self, t_s: float) -> Simulation:
+        """Runs every event up to simulated time ``t_s`` seconds (capped at the end;
+        ``math.inf`` runs to the end). Raises :class:`ScenarioError` if the run outgrew
+        its memory budget."""
+        if isinstance(t_s, bool) or not isinstance(t_s, int | float) or math.isnan(t_s) \
+                or t_s < 0:
+            raise ValueError(f"run_until({t_s!r}): expected a simulated time in seconds, "
+                             "at least 0 (math.inf runs to the end)")
+        try:
+            self._core.run_until(float(t_s))
+        except _core.ScenarioError as e:
+            raise ScenarioError(*e.args) from None
+        return self
+
+    def run(self) -> Simulation:
+        """Runs to the end."""
+        return self.run_until(math.inf)
+
+    def counters(self) -> dict[str, int]:
+        """Packet counters so far: sent, data_sent, delivered, dropped, evicted,
+        ecn_marks."""
+        return dict(self._core.counters())
+
+    def set_queue_weights(self, switch: str, weights: Sequence[int],
+                          peer: str | None = None) -> None:
+        """Sets the queue weights of every port of ``switch`` (or only its port toward
+        ``peer``) from now on: the scheduler's weights and the buffer and ECN shares
+        derived from them. Weights are whole numbers from 1 to 2^32 - 1, one per queue;
+        ports with a single queue have no weights to set."""
+        ws = [_check_int(f"weights[{i}]", w, 1, 2**32 - 1) for i, w in enumerate(weights)]
+        self._core.set_queue_weights(switch, ws, peer)
+
+    def set_dscp_map(self, switch: str, mapping: Mapping[int, int]) -> None:
+        """Replaces ``switch``'s DSCP -> queue map from now on (DSCP 0-63 to a queue of
+        its ports); DSCPs not listed go to queue 0."""
+        m = {_check_int("DSCP", d, 0, 63): _check_int(f"queue of DSCP {d}", q, 0, 2**16)
+             for d, q in mapping.items()}
+        self._core.set_dscp_map(switch, m)
+
+    def results(self) -> Results:
+        """Everything the run produced up to now, as DataFrames."""
+        return Results.from_core(*self._core.results())
