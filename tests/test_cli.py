@@ -46,8 +46,9 @@ def test_run_writes_every_result(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     out = tmp_path / "out"
     flows = pd.read_parquet(out / "flows.parquet")
-    assert list(flows.columns[:11]) == ["flow_id", "tenant", "src", "dst", "size_bytes", "start_s",
-                                      "end_s", "fct_s", "ideal_fct_s", "slowdown", "retransmits"]
+    assert list(flows.columns[:12]) == ["flow_id", "tenant", "src", "dst", "size_bytes",
+                                        "start_s", "stop_s", "end_s", "fct_s", "ideal_fct_s",
+                                        "slowdown", "retransmits"]
     assert len(flows) == 3
     assert flows["end_s"].isna().sum() == 1  # the long-lived flow never ends
     tp = pd.read_parquet(out / "throughput.parquet")

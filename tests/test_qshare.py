@@ -215,7 +215,8 @@ def test_fig10_utilisation_matches_the_paper_and_gains_rise(tmp_path: Path) -> N
     files = rq.reproduce_fig10(tmp_path)
     assert all(f.exists() for f in files)
     gain = pd.read_csv(tmp_path / "qshare_fig10_gain.csv")
-    util = pd.read_csv(tmp_path / "qshare_fig10_util.csv")
+    util = pd.read_csv(tmp_path / "qshare_fig10_util.csv").rename(
+        columns=lambda c: c.removesuffix("_utilisation"))
     print("\n" + gain.round(2).to_string())
     med = util.median()
     print(f"r_in 0.5 median utilisation: QShare {med['qshare']:.3f} (paper ~0.6), max-min "

@@ -126,8 +126,8 @@ def test_barberq_fig1_two_services() -> None:
     # BarberQ: each service within 10 % of half
     assert abs(by.loc["BarberQ", "service1_gbps"] - half) <= 0.1 * half
     assert abs(by.loc["BarberQ", "service2_gbps"] - half) <= 0.1 * half
-    assert by.loc["BarberQ", "evicted"] > 0
-    assert by.loc["Best-Effort", "evicted"] == 0
+    assert by.loc["BarberQ", "evicted_packets"] > 0
+    assert by.loc["Best-Effort", "evicted_packets"] == 0
 
 
 def test_barberq_fig2_eight_services() -> None:

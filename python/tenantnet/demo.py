@@ -56,8 +56,8 @@ def comparison(runs: dict[str, Results]) -> pd.DataFrame:
         idle = [k for k in WINDOWS if k != active]
         row: dict[str, object] = {"policy": label}
         for k in WINDOWS:
-            row[f"analytics, {k}"] = w.loc["analytics", k]
-        row[f"web, {active}"] = w.loc["web", active]
+            row[f"analytics, {k} (Gb/s per VM)"] = round(float(w.loc["analytics", k]), 3)
+        row[f"web, {active} (Gb/s per VM)"] = round(float(w.loc["web", active]), 3)
         row["guarantees met"] = bool(
             (w[active] >= 0.95 * g.reindex(w.index)).all())
         nic = 10.0

@@ -1,7 +1,11 @@
-"""HTML reports with plots: throughput over time, flow-completion times, queues.
+"""HTML reports with plots: VM rates, tenant goodput, flow completion (slowdown and
+FCT), queues, and what each link dropped and marked.
 
 A report is one self-contained HTML file (plots embedded as PNG) describing one or
-more runs side by side, so later comparisons of isolation schemes reuse it.
+more runs side by side. Every chart of a report shares one time unit; series are told
+apart by colour, line style and marker, legends sit beside the axes, rate and
+occupancy axes start at 0, and the times at which workloads start and stop are marked
+with dotted vertical lines.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import html
 import io
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -18,11 +23,47 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from . import progress
+from .plotting import from_zero, legend_outside, mark_times, plain_log_ticks, style
 from .results import Results
+from .tables import (
+    boundaries,
+    fct_table,
+    links_table,
+    slowdown_table,
+    tenant_table,
+    vm_phase_table,
+)
 
-SIZE_BUCKETS = [(0, 100e3, "< 100 KB"), (100e3, 10e6, "100 KB - 10 MB"), (10e6, np.inf, "≥ 10 MB")]
+
+class TimeAxis:
+    """The one time unit of a report's charts, from its longest run."""
+
+    def __init__(self, runs: Mapping[str, Results]):
+        longest = max((float(r.summary.get("simulated_s", 0)) for r in runs.values()),
+                      default=0.0)
+        self.unit, self.scale = ("s", 1.0) if longest >= 2 else (
+            ("ms", 1e3) if longest >= 2e-3 else ("us", 1e6))
+
+    def __call__(self, seconds: Any) -> Any:
+        return seconds * self.scale
+
+    def label(self) -> str:
+        return f"time ({self.unit})"
+
+
+def finish(ax: Axes, t: TimeAxis | None, r: Results | None = None, below: bool = False,
+           legend_title: str | None = None) -> None:
+    """Grid, phase marks, time label, and a legend off the data. (Call
+    :func:`from_zero` once every panel of a figure is drawn.)"""
+    ax.grid(alpha=0.3)
+    if t is not None:
+        ax.set_xlabel(t.label())
+        mark_times(ax, [t(b) for b in boundaries(r)] if r is not None else [])
+    legend_outside(ax, below, legend_title)
 
 
 def _png(fig: Figure) -> str:
@@ -36,167 +77,223 @@ def _img(fig: Figure, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{_png(fig)}">'
 
 
+def panels(n: int, height: float = 3.4) -> tuple[Figure, list[Axes]]:
+    fig, axes = plt.subplots(1, n, figsize=(6.6 * n, height), squeeze=False, sharey=True)
+    return fig, list(axes[0])
+
+
 def tenant_throughput_figure(runs: Mapping[str, Results]) -> Figure:
     """Goodput of each tenant over time, one panel per run."""
-    fig, axes = plt.subplots(1, len(runs), figsize=(6.4 * len(runs), 3.6), squeeze=False,
-                             sharey=True)
-    for ax, (label, r) in zip(axes[0], runs.items(), strict=True):
+    t = TimeAxis(runs)
+    fig, axes = panels(len(runs))
+    for ax, (label, r) in zip(axes, runs.items(), strict=True):
         tp = r.throughput[r.throughput["scope"] == "tenant"]
-        for tenant, g in tp.groupby("id", sort=True):
-            ax.plot(g["time_s"] * 1e3, g["gbps"], label=str(tenant), drawstyle="steps-pre")
+        for i, (tenant, g) in enumerate(tp.groupby("id", sort=True)):
+            ax.plot(t(g["time_s"]), g["gbps"], label=str(tenant), drawstyle="steps-pre",
+                    **style(i))
         ax.set_title(label)
-        ax.set_xlabel("time (ms)")
-        ax.grid(alpha=0.3)
-        if len(tp):
-            ax.legend(title="tenant", fontsize=8)
-    axes[0][0].set_ylabel("goodput (Gb/s)")
+        finish(ax, t, r, below=True, legend_title="tenant")
+    axes[0].set_ylabel("goodput (Gb/s)")
+    from_zero(axes)
     return fig
 
 
-def fct_figure(runs: Mapping[str, Results]) -> Figure:
-    """CDF of flow-completion times of finished flows, per run and tenant."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    for label, r in runs.items():
-        done = r.flows.dropna(subset=["fct_s"])
-        for tenant, g in done.groupby("tenant", sort=True):
-            x = np.sort(g["fct_s"].to_numpy(dtype=float) * 1e3)
+def fct_figure(runs: Mapping[str, Results]) -> Figure | None:
+    """CDF of the slowdown of finished flows, per run and tenant; ``None`` if no flow
+    finished."""
+    done = {k: r.flows.dropna(subset=["slowdown"]) for k, r in runs.items()}
+    if not any(len(d) for d in done.values()):
+        return None
+    fig, ax = plt.subplots(figsize=(7.0, 3.6))
+    i = 0
+    for label, d in done.items():
+        for tenant, g in d.groupby("tenant", sort=True):
+            x = np.sort(g["slowdown"].to_numpy(dtype=float))
             y = np.arange(1, len(x) + 1) / len(x)
             name = f"{label} / {tenant}" if len(runs) > 1 else str(tenant)
-            ax.step(x, y, where="post", label=name)
-    ax.set_xscale("log")
-    ax.set_xlabel("flow-completion time (ms)")
-    ax.set_ylabel("CDF")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+            ax.step(x, y, where="post", label=f"{name} ({len(x)} flows)", **style(i))
+            i += 1
+    all_x = pd.concat([d["slowdown"] for d in done.values()]).astype(float)
+    if all_x.max() >= 10 * all_x.min():
+        ax.set_xscale("log")
+        plain_log_ticks(ax.xaxis)
+        ax.set_xlabel("slowdown: FCT / ideal FCT on an idle path (log scale)")
+    else:
+        ax.set_xlabel("slowdown: FCT / ideal FCT on an idle path")
+    ax.set_ylabel("fraction of flows")
+    finish(ax, None)
+    ax.set_ylim(0, 1.02)
     return fig
 
 
-def queue_figure(r: Results, top: int = 6, title: str = "") -> Figure:
-    """Occupancy over time of the ports with the largest mean occupancy."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+def queue_figure(r: Results, t: TimeAxis, top: int = 6, title: str = "") -> Figure | None:
+    """Occupancy over time of the busiest recorded queues (one series per queue of a
+    multi-queue port); ``None`` if no queue was recorded."""
     q = r.queues
-    if len(q):
-        key = q["switch"] + "→" + q["peer"]
-        busiest = q.assign(key=key).groupby("key")["bytes"].mean().nlargest(top).index
-        for k in busiest:
-            g = q[key == k]
-            ax.plot(g["time_s"] * 1e3, g["bytes"] / 1e3, label=k, drawstyle="steps-post")
-        ax.legend(fontsize=7)
-    ax.set_xlabel("time (ms)")
+    if not len(q):
+        return None
+    multi = q.groupby(["switch", "peer"])["queue"].transform("nunique") > 1
+    key = q["switch"] + "→" + q["peer"] + np.where(multi, ":q" + q["queue"].astype(str), "")
+    busiest = q.assign(key=key).groupby("key")["bytes"].mean().nlargest(top)
+    busiest = busiest[busiest > 0]
+    fig, ax = plt.subplots(figsize=(7.0, 3.6))
+    for i, k in enumerate(busiest.index):
+        g = q[key == k]
+        ax.plot(t(g["time_s"]), g["bytes"] / 1e3, label=k, drawstyle="steps-post", **style(i))
+    if not len(busiest):
+        ax.text(0.5, 0.5, "no queue held a packet at any sample", ha="center",
+                transform=ax.transAxes, color="grey")
     ax.set_ylabel("occupancy (KB)")
-    ax.set_title(title or "busiest switch ports")
-    ax.grid(alpha=0.3)
+    ax.set_title(title or "busiest queues")
+    finish(ax, t, r)
+    from_zero([ax])
     return fig
 
 
 def vm_figure(runs: Mapping[str, Results]) -> Figure:
-    """Transmit rate of each VM over time (solid) and its guarantee (dotted), one
-    panel per run."""
-    fig, axes = plt.subplots(1, len(runs), figsize=(6.4 * len(runs), 3.6), squeeze=False,
-                             sharey=True)
-    for ax, (label, r) in zip(axes[0], runs.items(), strict=True):
+    """Transmit rate of each VM over time (solid) and its guarantee (thin, same colour),
+    one panel per run."""
+    t = TimeAxis(runs)
+    fig, axes = panels(len(runs))
+    for ax, (label, r) in zip(axes, runs.items(), strict=True):
         tp = r.throughput[r.throughput["scope"] == "vm"]
-        for vm, g in tp.groupby("id", sort=True):
-            line, = ax.plot(g["time_s"], g["gbps"], label=str(vm), drawstyle="steps-pre")
+        for i, (vm, g) in enumerate(tp.groupby("id", sort=True)):
+            st = style(i)
+            ax.plot(t(g["time_s"]), g["gbps"], label=str(vm), drawstyle="steps-pre", **st)
             rates = r.vm_rates[r.vm_rates["vm"] == vm]
             if len(rates):
-                ax.plot(rates["time_s"], rates["guarantee_gbps"], ls=":", lw=1,
-                        color=line.get_color(), drawstyle="steps-post")
+                ax.plot(t(rates["time_s"]), rates["guarantee_gbps"], lw=0.8, color=st["color"],
+                        ls=(0, (1, 2)), drawstyle="steps-post")
         ax.set_title(label)
-        ax.set_xlabel("time (s)")
-        ax.grid(alpha=0.3)
-        if len(tp):
-            ax.legend(fontsize=7)
-    axes[0][0].set_ylabel("transmit rate (Gb/s)")
+        finish(ax, t, r, below=True, legend_title="VM (dotted line: its guarantee)")
+    axes[0].set_ylabel("transmit rate (Gb/s)")
+    from_zero(axes)
     return fig
 
 
 def allocation_figure(runs: Mapping[str, Results]) -> Figure | None:
-    """The rate each VM's token bucket enforced (MBFQ's AR) over time, for the runs
-    that throttle; ``None`` if none does."""
+    """The rate each VM's token bucket enforced over time, for the runs that throttle;
+    ``None`` if none does."""
     shaped = {k: r for k, r in runs.items() if r.vm_rates["allocated_gbps"].notna().any()}
     if not shaped:
         return None
-    fig, axes = plt.subplots(1, len(shaped), figsize=(6.4 * len(shaped), 3.2), squeeze=False,
-                             sharey=True)
-    for ax, (label, r) in zip(axes[0], shaped.items(), strict=True):
-        for vm, g in r.vm_rates.groupby("vm", sort=True):
-            ax.plot(g["time_s"], g["allocated_gbps"].astype(float), label=str(vm),
-                    drawstyle="steps-post", marker=".", ms=3)
+    t = TimeAxis(runs)
+    fig, axes = panels(len(shaped), 3.2)
+    for ax, (label, r) in zip(axes, shaped.items(), strict=True):
+        for i, (vm, g) in enumerate(r.vm_rates.groupby("vm", sort=True)):
+            ax.plot(t(g["time_s"]), g["allocated_gbps"].astype(float), label=str(vm),
+                    drawstyle="steps-post", **style(i))
         ax.set_title(label)
-        ax.set_xlabel("time (s)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    axes[0][0].set_ylabel("allocated rate (Gb/s)")
+        finish(ax, t, r, below=True, legend_title="VM")
+    axes[0].set_ylabel("allocated rate (Gb/s)")
+    from_zero(axes)
     return fig
-
-
-def vm_table(r: Results) -> pd.DataFrame:
-    """Per VM: tenant, host, policy, guarantee and mean transmit rate."""
-    cols = ["vm", "tenant", "host", "policy", "guarantee_gbps", "mean_gbps", "drops"]
-    return r.vms[cols]
-
-
-def fct_table(r: Results) -> pd.DataFrame:
-    """FCT percentiles (ms) by tenant and flow-size bucket."""
-    done = r.flows.dropna(subset=["fct_s"])
-    rows = []
-    for tenant, g in done.groupby("tenant", sort=True):
-        for lo, hi, name in SIZE_BUCKETS:
-            s = g[(g["size_bytes"] >= lo) & (g["size_bytes"] < hi)]["fct_s"].astype(float) * 1e3
-            if len(s):
-                rows.append({"tenant": tenant, "size": name, "flows": len(s),
-                             "p50_ms": s.quantile(0.5), "p99_ms": s.quantile(0.99),
-                             "mean_ms": s.mean()})
-    return pd.DataFrame(rows)
-
-
-def tenant_table(r: Results) -> pd.DataFrame:
-    """Mean goodput per tenant over the run and flow counts."""
-    span = float(r.summary["simulated_s"])
-    f = r.flows
-    g = f.groupby("tenant", sort=True)
-    return pd.DataFrame({
-        "flows": g.size(),
-        "finished": g["end_s"].count(),
-        "goodput_gbps": g["bytes_delivered"].sum() * 8 / span / 1e9,
-        "retransmits": g["retransmits"].sum(),
-    }).reset_index()
 
 
 def _summary_rows(r: Results) -> str:
     s = r.summary
     keys = ["topology", "simulated_s", "wall_s", "events", "packets_sent", "packets_delivered",
-            "packets_dropped", "ecn_marks", "flows", "flows_completed", "seed",
-            "tenantnet_version"]
+            "packets_dropped", "packets_evicted", "ecn_marks", "flows", "flows_finite",
+            "flows_completed", "seed", "tenantnet_version"]
+
     def fmt(v: object) -> str:
-        return html.escape(str(round(v, 4) if isinstance(v, float) else v))
+        return html.escape(f"{v:.4g}" if isinstance(v, float) else str(v))
 
     cells = "".join(f"<tr><th>{k}</th><td>{fmt(s[k])}</td></tr>" for k in keys if k in s)
     return f"<table class=kv>{cells}</table>"
 
 
-def _df_html(df: pd.DataFrame) -> str:
+def number(v: float) -> str:
+    """A table cell: 4 significant digits, tiny values as such."""
+    if v != 0 and abs(v) < 0.001:
+        return "< 0.001" if v > 0 else "> -0.001"
+    return f"{v:.4g}"
+
+
+def _df_html(df: pd.DataFrame, empty: str) -> str:
     if df.empty:
-        return "<p><i>none</i></p>"
-    return str(df.to_html(index=False, float_format=lambda v: f"{v:.3f}", border=0,
-                          classes="data"))
+        return f"<p class=note>{html.escape(empty)}</p>"
+    return str(df.to_html(index=False, float_format=number, border=0, classes="data",
+                          na_rep="-"))
 
 
-def _per_run(runs: Mapping[str, Results], table: Callable[[Results], pd.DataFrame]) -> str:
-    cells = "".join(f"<div><h3>{html.escape(label)}</h3>{_df_html(table(r))}</div>"
+def _per_run(runs: Mapping[str, Results], table: Callable[[Results], pd.DataFrame],
+             empty: str) -> str:
+    cells = "".join(f"<div><h3>{html.escape(label)}</h3>{_df_html(table(r), empty)}</div>"
                     for label, r in runs.items())
     return f"<div class=runs>{cells}</div>"
 
 
 CSS = """
-body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;color:#222}
+body{font-family:system-ui,sans-serif;max-width:1500px;margin:2em auto;color:#222}
 h1{font-size:1.5em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}
 td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}
-.kv th{color:#555;font-weight:normal} img{max-width:100%}
+.kv th{color:#555;font-weight:normal} img{max-width:100%} .note{color:#666}
 .runs{display:flex;flex-wrap:wrap;gap:2em}
 """
+
+
+def _sections(runs: Mapping[str, Results]) -> list[tuple[str, Callable[[], str]]]:
+    """(title, HTML) of each section, built when asked (the slow part: figures)."""
+    t = TimeAxis(runs)
+
+    def vms() -> str:
+        parts = [_img(vm_figure(runs), "VM transmit rate over time")]
+        alloc = allocation_figure(runs)
+        if alloc is not None:
+            parts.append("<h3>Rate enforced by each VM's token bucket</h3>"
+                         + _img(alloc, "allocated rate per VM"))
+        parts.append("<p>Mean transmit rate per VM (Gb/s) in each phase (between the times "
+                     "workloads start and stop), beside its guarantee.</p>")
+        parts.append(_per_run(runs, vm_phase_table, "no VMs"))
+        return "".join(parts)
+
+    def goodput() -> str:
+        return (_img(tenant_throughput_figure(runs), "tenant goodput over time")
+                + _per_run(runs, tenant_table, "no flows"))
+
+    def fct() -> str:
+        if not any(r.flows["size_bytes"].notna().any() for r in runs.values()):
+            return ("<p class=note>No flow in these runs has a size (long-lived and UDP "
+                    "flows have no completion time).</p>")
+        fig = fct_figure(runs)
+        head = ("<p>Slowdown is each finished sized flow's completion time divided by its "
+                "ideal completion time alone on an idle path (serialization at the "
+                "bottleneck rate plus the base round trip): 1 is as fast as the path allows."
+                "</p>")
+        img = _img(fig, "slowdown CDF") if fig is not None else ""
+        return (head + img + "<h3>Slowdown by flow size</h3>"
+                + _per_run(runs, slowdown_table, "no sized flow finished")
+                + "<h3>Flow-completion time by flow size (ms)</h3>"
+                + _per_run(runs, fct_table, "no sized flow finished"))
+
+    def queues() -> str:
+        imgs = []
+        for label, r in runs.items():
+            fig = queue_figure(r, t, title=label)
+            imgs.append(_img(fig, f"queues {label}") if fig is not None else
+                        f"<p class=note>{html.escape(label)}: no queue recorded "
+                        "(output.queues, output.host_queues)</p>")
+        return "<div class=runs>" + "".join(imgs) + "</div>"
+
+    def links() -> str:
+        return ("<p>Ports that dropped, evicted or marked packets (the busiest first), with "
+                "their utilisation over the run.</p>"
+                + _per_run(runs, links_table, "no port dropped, evicted or marked a packet"))
+
+    def summary() -> str:
+        cells = "".join(f"<div><h3>{html.escape(label)}</h3>{_summary_rows(r)}</div>"
+                        for label, r in runs.items())
+        return f"<div class=runs>{cells}</div>"
+
+    out: list[tuple[str, Callable[[], str]]] = []
+    if any(len(r.vms) for r in runs.values()):
+        out.append(("VMs: transmit rate past the vswitch", vms))
+    out += [("Goodput per tenant", goodput), ("Flow completion", fct),
+            ("Queue occupancy", queues), ("Drops, evictions and ECN marks per port", links),
+            ("Runs", summary)]
+    return out
 
 
 def write_report(runs: Mapping[str, Results], out: str | Path, title: str,
@@ -210,26 +307,9 @@ def write_report(runs: Mapping[str, Results], out: str | Path, title: str,
     if intro:
         parts.append(f"<p>{intro}</p>")
     parts.append(extra)
-    if any(len(r.vms) for r in runs.values()):
-        parts.append("<h2>VMs: transmit rate past the vswitch</h2>")
-        parts.append(_img(vm_figure(runs), "VM transmit rate over time"))
-        alloc = allocation_figure(runs)
-        if alloc is not None:
-            parts.append("<h2>Rate enforced by each VM's token bucket</h2>")
-            parts.append(_img(alloc, "allocated rate per VM"))
-        parts.append(_per_run(runs, vm_table))
-    parts.append("<h2>Goodput per tenant</h2>")
-    parts.append(_img(tenant_throughput_figure(runs), "tenant goodput over time"))
-    parts.append(_per_run(runs, tenant_table))
-    parts.append("<h2>Flow-completion times</h2>")
-    parts.append(_img(fct_figure(runs), "FCT CDF"))
-    parts.append(_per_run(runs, fct_table))
-    parts.append("<h2>Queue occupancy</h2><div class=runs>")
-    for label, r in runs.items():
-        parts.append(_img(queue_figure(r, title=label), f"queues {label}"))
-    parts.append("</div><h2>Runs</h2><div class=runs>")
-    for label, r in runs.items():
-        parts.append(f"<div><h3>{html.escape(label)}</h3>{_summary_rows(r)}</div>")
-    parts.append("</div>")
+    sections = _sections(runs)
+    for i, (name, build) in enumerate(sections, start=1):
+        progress.step(f"writing report: {name.lower()} ({i}/{len(sections)})")
+        parts.append(f"<h2>{html.escape(name)}</h2>{build()}")
     out.write_text("\n".join(parts), encoding="utf-8")
     return out

@@ -26,9 +26,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import progress
 from ..api import run
+from ..plotting import from_zero, legend_outside, mark_times, save_csv, save_png, style
 from ..results import jain
-from ._plot import save_png
 
 SCHEMES = {"BarberQ": "barberq", "Best-Effort": "tail_drop", "Strawman": "static_partition"}
 LINK_GBPS = 100.0
@@ -65,15 +66,15 @@ def fig1_scenario(policy: str, start2_s: float = 0.05, duration_s: float = 0.2) 
 def fig1(start2_s: float = 0.05, duration_s: float = 0.2) -> pd.DataFrame:
     """Each service's mean goodput (Gb/s) once both are active, per scheme."""
     rows = []
-    for name, policy in SCHEMES.items():
+    for name, policy in progress.steps(list(SCHEMES.items()), lambda x: f"Fig. 1: {x[0]}"):
         r = run(fig1_scenario(policy, start2_s, duration_s))
         tp = r.throughput
         both = tp[(tp["scope"] == "tenant") & (tp["time_s"] > start2_s + 0.05)]
         g = both.groupby("id")["gbps"].mean()
         rows.append({"scheme": name, "service1_gbps": g.get("service1", 0.0),
                      "service2_gbps": g.get("service2", 0.0),
-                     "evicted": r.summary["packets_evicted"],
-                     "dropped": r.summary["packets_dropped"]})
+                     "evicted_packets": r.summary["packets_evicted"],
+                     "dropped_packets": r.summary["packets_dropped"]})
     return pd.DataFrame(rows)
 
 
@@ -107,7 +108,8 @@ def fig2(first_stop_s: float = 0.2, gap_s: float = 0.05, duration_s: float = 0.5
     """Per 10 ms sample and scheme: active services, Jain's index over the active
     queues, aggregate throughput, and each queue's throughput."""
     rows = []
-    for name, policy in (schemes or SCHEMES).items():
+    for name, policy in progress.steps(list((schemes or SCHEMES).items()),
+                                       lambda x: f"Fig. 2: {x[0]}"):
         r = run(fig2_scenario(policy, first_stop_s, gap_s, duration_s))
         tp = r.throughput
         q = tp[(tp["scope"] == "queue") & tp["id"].str.startswith("switch->h8:q")].copy()
@@ -124,22 +126,22 @@ def fig2(first_stop_s: float = 0.2, gap_s: float = 0.05, duration_s: float = 0.5
 
 
 def reproduce_fig1(out: Path) -> list[Path]:
-    """Writes fig1.csv and fig1.png."""
+    """Writes barberq_fig1.csv and barberq_fig1.png."""
     import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     df = fig1()
-    csv = out / "barberq_fig1.csv"
-    df.to_csv(csv, index=False)
+    csv = save_csv(df, out / "barberq_fig1.csv")
     fig, ax = plt.subplots(figsize=(6, 3.5))
     x = np.arange(len(df))
     ax.bar(x - 0.2, df["service1_gbps"], 0.4, label="service 1 (1 flow)")
     ax.bar(x + 0.2, df["service2_gbps"], 0.4, label="service 2 (8 flows)")
     ax.axhline(LINK_GBPS / 2, color="k", lw=0.8, ls="--", label="equal share")
     ax.set_xticks(x, df["scheme"])
+    ax.set_xlabel("buffer management of the switch port")
     ax.set_ylabel("goodput (Gb/s)")
-    ax.set_title("BarberQ Fig. 1: two services, equal weights")
-    ax.legend(fontsize=8)
+    ax.set_title("BarberQ Fig. 1: two services, equal weights, 100 Gb/s")
+    legend_outside(ax)
     png = save_png(fig, out / "barberq_fig1.png")
     return [csv, png]
 
@@ -151,19 +153,23 @@ def reproduce_fig2(out: Path) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     df = fig2()
-    csv = out / "barberq_fig2.csv"
-    df.to_csv(csv, index=False)
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6))
-    for name, g in df.groupby("scheme", sort=False):
-        a.plot(g["time_s"] * 1e3, g["jain"], marker=".", label=name)
-        b.plot(g["time_s"] * 1e3, g["aggregate_gbps"] / LINK_GBPS * 100, marker=".", label=name)
+    csv = save_csv(df, out / "barberq_fig2.csv")
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 3.6))
+    for i, (name, g) in enumerate(df.groupby("scheme", sort=False)):
+        a.plot(g["time_s"] * 1e3, g["jain"], label=name, **style(i))
+        b.plot(g["time_s"] * 1e3, g["aggregate_gbps"] / LINK_GBPS * 100, label=name,
+               **style(i))
     a.set_title("(a) fairness index of active queues")
     a.set_ylabel("Jain's index")
     b.set_title("(b) aggregate throughput")
-    b.set_ylabel("% of link")
+    b.set_ylabel("% of link (axis from 80 %)")
+    stops = [s * 1e3 for i in range(8, 1, -1) if (s := stop_time(i, 0.2, 0.05)) is not None]
     for ax in (a, b):
         ax.set_xlabel("time (ms)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        mark_times(ax, stops, "a service stops")
+    from_zero([a])
+    b.set_ylim(80, 101)
+    legend_outside(b)
     png = save_png(fig, out / "barberq_fig2.png")
     return [csv, png]

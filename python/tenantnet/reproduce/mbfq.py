@@ -21,8 +21,9 @@ from typing import Any
 
 import pandas as pd
 
+from .. import progress
 from ..api import run
-from ._plot import save_png
+from ..plotting import legend_outside, mark_times, plain_log_ticks, save_csv, save_png, style
 
 VMS = ("VM1", "VM2", "VM3", "VM4")
 GUARANTEE_GBPS = {"VM1": 0.1, "VM2": 0.1, "VM3": 1.0, "VM4": 3.0}
@@ -127,43 +128,49 @@ def fig6(policy: str = "mbfq", phase_s: float = 2.0) -> tuple[pd.DataFrame, pd.D
     return series, steady_state(series, phase_s), r
 
 
+def with_units(df: pd.DataFrame) -> pd.DataFrame:
+    """Per-VM rate columns named with their unit, for the CSV files."""
+    return df.rename(columns={c: f"{c}_gbps" for c in (*VMS, "total") if c in df.columns})
+
+
 def reproduce_fig6(out: Path, phase_s: float = 2.0) -> list[Path]:
     """Writes mbfq_fig6.png, the rate series and allocations (CSV) for MBFQ and
     static reservation, and the comparison with the paper."""
     import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
-    runs = {name: fig6(name, phase_s) for name in ("mbfq", "static")}
-    written = []
+    runs = {name: fig6(name, phase_s)
+            for name in progress.steps(["mbfq", "static"], lambda n: f"Fig. 6: {n}")}
     series = pd.concat([s.assign(policy=n) for n, (s, _, _) in runs.items()])
     steady = pd.concat([st.assign(policy=n) for n, (_, st, _) in runs.items()])
     rates = runs["mbfq"][2].vm_rates
     check = compare(runs["mbfq"][1])
-    for name, df in (("mbfq_fig6_series.csv", series), ("mbfq_fig6_phases.csv", steady),
-                     ("mbfq_fig6_allocations.csv", rates), ("mbfq_fig6_vs_paper.csv", check)):
-        df.to_csv(out / name, index=False)
-        written.append(out / name)
-    fig, axes = plt.subplots(3, 1, figsize=(9, 9), sharex=True)
+    written = [save_csv(df, out / name) for name, df in (
+        ("mbfq_fig6_series.csv", with_units(series)), ("mbfq_fig6_phases.csv",
+                                                        with_units(steady)),
+        ("mbfq_fig6_allocations.csv", rates), ("mbfq_fig6_vs_paper.csv", check))]
+    fig, axes = plt.subplots(3, 1, figsize=(9, 9.5), sharex=True)
     titles = {"mbfq": "MBFQ: transmit rate per VM", "static": "static reservation"}
     for ax, (name, (s, _, _)) in zip(axes[:2], runs.items(), strict=True):
-        for vm in VMS:
-            ax.plot(s["time_s"], s[vm], label=vm, drawstyle="steps-pre")
+        for i, vm in enumerate(VMS):
+            ax.plot(s["time_s"], s[vm], label=f"{vm} ({GUARANTEE_GBPS[vm]:g} Gb/s)",
+                    drawstyle="steps-pre", **style(i))
         ax.plot(s["time_s"], s["total"], "k--", lw=1, label="total", drawstyle="steps-pre")
         ax.set_title(titles[name])
-        ax.set_ylabel("Gb/s")
-    for vm, g in rates.groupby("vm", sort=True):
+        ax.set_ylabel("transmit rate (Gb/s)")
+        ax.set_ylim(bottom=0)
+    for i, (vm, g) in enumerate(rates.groupby("vm", sort=True)):
         axes[2].plot(g["time_s"], g["allocated_gbps"].astype(float), label=str(vm),
-                     drawstyle="steps-post", marker=".", ms=3)
+                     drawstyle="steps-post", **style(i))
     axes[2].set_yscale("log")
+    plain_log_ticks(axes[2].yaxis)
     axes[2].set_title("MBFQ allocated rate AR per macroscheduler interval "
                       "(gaps: microschedulers off)")
-    axes[2].set_ylabel("Gb/s")
+    axes[2].set_ylabel("allocated rate (Gb/s, log scale)")
     axes[2].set_xlabel("time (s)")
     for ax in axes:
-        for k in range(1, 5):
-            ax.axvline(k * phase_s, color="grey", lw=0.6, ls=":")
+        mark_times(ax, [k * phase_s for k in range(1, 5)], "phase boundary")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, ncol=5)
-    png = save_png(fig, out / "mbfq_fig6.png")
-    written.append(png)
+        legend_outside(ax, title="VM (its first guarantee)" if ax is axes[0] else None)
+    written.append(save_png(fig, out / "mbfq_fig6.png"))
     return written

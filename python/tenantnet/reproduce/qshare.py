@@ -69,8 +69,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import progress
+from ..plotting import legend_outside, plain_log_ticks, save_csv, save_png, style
 from ..qshare import FAT_TREE_16, Controller
-from ._plot import save_png
 
 PAPER_TABLE1 = {1: (96.7, 3.26, 0.0, 66.7, 90.4), 4: (95.1, 4.88, 0.0, 67.2, 90.1),
                 16: (92.1, 7.89, 0.0, 66.7, 90.6)}
@@ -92,24 +93,24 @@ def filled(oversubscription: int, ha: float | None = HA, seed: int = 1,
 def table1(k: int = 16, slots: int = 100, seed: int = 1) -> pd.DataFrame:
     """One row per oversubscription and HA setting: Table 1's measures and ours."""
     rows = []
-    for ha in (HA, 0.6, None):
-        for r in (1, 4, 16):
-            c, f = filled(r, ha, seed, k, slots)
-            s = c.scarcity(20, seed)
-            ns = np.array(f["place_ns"], dtype=float)
-            paper = PAPER_TABLE1[r]
-            rows.append({
-                "oversubscription": f"{r}:1", "ha_f": ha if ha is not None else "none",
-                "tenants": s["tenants"], "rejected": f["rejected"], "ports": s["ports"],
-                "rnl_lt9": s["rnl_lt9"], "rnl_9_12": s["rnl_9_12"], "rnl_gt12": s["rnl_gt12"],
-                "max_tenants_per_port": s["max_per_port"], "rnd": s["rnd"],
-                "rnd_at_most_7": s["rnd_strict"], "rni": s["rni"],
-                "single_server_pct": s["single_server"], "dscp_max": s["dscp_max"],
-                "slot_use_pct": s["slot_use"], "bandwidth_use_pct": s["bandwidth_use"],
-                "place_mean_ms": ns.mean() / 1e6, "place_max_ms": ns.max() / 1e6,
-                "paper_rnl_lt9": paper[0], "paper_rnl_9_12": paper[1],
-                "paper_rnl_gt12": paper[2], "paper_rnd": paper[3], "paper_rni": paper[4],
-            })
+    for ha, r in progress.steps([(h, r) for h in (HA, 0.6, None) for r in (1, 4, 16)],
+                                lambda x: f"filling the {x[1]}:1 fabric, HA f = {x[0]}"):
+        c, f = filled(r, ha, seed, k, slots)
+        s = c.scarcity(20, seed)
+        ns = np.array(f["place_ns"], dtype=float)
+        paper = PAPER_TABLE1[r]
+        rows.append({
+            "oversubscription": f"{r}:1", "ha_f": ha if ha is not None else "none",
+            "tenants": s["tenants"], "rejected": f["rejected"], "ports": s["ports"],
+            "rnl_lt9": s["rnl_lt9"], "rnl_9_12": s["rnl_9_12"], "rnl_gt12": s["rnl_gt12"],
+            "max_tenants_per_port": s["max_per_port"], "rnd": s["rnd"],
+            "rnd_at_most_7": s["rnd_strict"], "rni": s["rni"],
+            "single_server_pct": s["single_server"], "dscp_max": s["dscp_max"],
+            "slot_use_pct": s["slot_use"], "bandwidth_use_pct": s["bandwidth_use"],
+            "place_mean_ms": ns.mean() / 1e6, "place_max_ms": ns.max() / 1e6,
+            "paper_rnl_lt9": paper[0], "paper_rnl_9_12": paper[1],
+            "paper_rnl_gt12": paper[2], "paper_rnd": paper[3], "paper_rni": paper[4],
+        })
     return pd.DataFrame(rows)
 
 
@@ -126,12 +127,13 @@ def fig10(r_ins: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.
           ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(gain per inactive ratio, link utilisations at r_in = 0.5) on the 16:1 fabric:
     per-link sharing (§7.3.2 as written) and max-min, with and without HA."""
+    progress.step("filling the 16:1 fabric")
     c, _ = filled(16, HA, seed, k, slots)
     plain, _ = filled(16, None, seed, k, slots)
     rows = []
     util = pd.DataFrame()
     used = np.array([link[3] > 0 for link in c.links()])
-    for r in r_ins:
+    for r in progress.steps(list(r_ins), lambda x: f"inactive ratio {x}"):
         row: dict[str, float] = {"r_in": r}
         for name, ctl, sharing, port in (("", c, "per-link", None),
                                          ("_max_min", c, "max-min", None),
@@ -172,6 +174,18 @@ def report_md(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+PCT = ("rnl_lt9", "rnl_9_12", "rnl_gt12", "rnd", "rnd_at_most_7", "rni", "single_server_pct",
+       "slot_use_pct", "bandwidth_use_pct", "paper_rnl_lt9", "paper_rnl_9_12", "paper_rnl_gt12",
+       "paper_rnd", "paper_rni")
+"""Table 1's percent columns (named with their unit in the CSV)."""
+
+MEASURES = ("RNL<9: share of switch ports that serve fewer than 9 tenants (so every tenant "
+            "on them could get its own queue). RND: share of tenants none of whose links "
+            "serves more than 8 tenants (they never contend for queues). RNI: mean share of "
+            "tenants holding a dedicated queue over 20 control intervals. Bars: ours; black "
+            "ticks: the paper's Table 1.")
+
+
 def reproduce_table1(out: Path) -> list[Path]:
     """Writes qshare_table1.csv, qshare_table1.md (with the explanation of every
     choice) and qshare_table1.png."""
@@ -179,11 +193,11 @@ def reproduce_table1(out: Path) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     df = table1()
-    csv = out / "qshare_table1.csv"
-    df.to_csv(csv, index=False)
+    csv = save_csv(df.rename(columns={c: c if c.endswith("_pct") else f"{c}_pct"
+                                      for c in PCT}), out / "qshare_table1.csv")
     md = out / "qshare_table1.md"
     md.write_text(report_md(df), encoding="utf-8")
-    fig, ax = plt.subplots(figsize=(9, 3.8))
+    fig, ax = plt.subplots(figsize=(9, 4.2))
     main = df[df["ha_f"] == HA]
     x = np.arange(len(main))
     cols = [("rnl_lt9", "RNL<9"), ("rnd", "RND"), ("rni", "RNI")]
@@ -192,9 +206,12 @@ def reproduce_table1(out: Path) -> list[Path]:
         ax.scatter(x * 4 + i, main[f"paper_{c}"], color="k", marker="_", s=300, zorder=3,
                    label="paper" if i == 0 else None)
     ax.set_xticks(x * 4 + 1, main["oversubscription"])
+    ax.set_xlabel("core oversubscription of the k = 16 fat-tree")
     ax.set_ylabel("percent")
-    ax.set_title("QShare Table 1: queue scarcity at full load (HA f = 0.5; black: paper)")
-    ax.legend(fontsize=8, ncol=4)
+    ax.set_ylim(0, 100)
+    ax.set_title("QShare Table 1: queue scarcity at full load (HA f = 0.5)")
+    legend_outside(ax)
+    fig.text(0.0, -0.08, MEASURES, wrap=True, fontsize=8, va="top", ha="left")
     png = save_png(fig, out / "qshare_table1.png")
     return [csv, md, png]
 
@@ -205,34 +222,37 @@ def reproduce_fig10(out: Path) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     gain, util = fig10()
-    p1, p2 = out / "qshare_fig10_gain.csv", out / "qshare_fig10_util.csv"
-    gain.to_csv(p1, index=False)
-    util.to_csv(p2, index=False)
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10.5, 3.8))
-    for col, label, mark in (("mean_gain", "per-link sharing (HA f = 0.5)", "o"),
-                             ("mean_gain_max_min", "max-min sharing", "^"),
-                             ("mean_gain_without_ha", "per-link, no HA", "s"),
-                             ("mean_gain_40g_server_ports", "per-link, 40 Gb/s server ports",
-                              "d")):
-        a.plot(gain["r_in"], gain[col], marker=mark, label=label)
+    p1 = save_csv(gain, out / "qshare_fig10_gain.csv")
+    p2 = save_csv(util.rename(columns=lambda c: f"{c}_utilisation"),
+                  out / "qshare_fig10_util.csv")
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.0))
+    for i, (col, label) in enumerate((("mean_gain", "per-link sharing (HA f = 0.5)"),
+                                      ("mean_gain_max_min", "max-min sharing"),
+                                      ("mean_gain_without_ha", "per-link, no HA"),
+                                      ("mean_gain_40g_server_ports",
+                                       "per-link, 40 Gb/s server ports"))):
+        a.plot(gain["r_in"], gain[col], label=label, **(style(i) | {"markevery": 1}))
     a.axhline(3, color="k", lw=0.8, ls=":", label="paper: > 3 throughout, up to ~50")
-    a.legend(fontsize=7)
     a.set_xlabel("inactive ratio r_in")
-    a.set_ylabel("mean throughput gain (x guarantee)")
+    a.set_ylabel("mean throughput gain (x guarantee, log scale)")
     a.set_yscale("log")
+    plain_log_ticks(a.yaxis)
     a.set_title("(a) throughput gain, 16:1")
-    for col, label, style in (("qshare", "QShare (per-link)", "-"),
-                              ("qshare_max_min", "QShare (max-min)", "-"),
-                              ("static", "static reservation", "-"),
-                              ("qshare_40g_server_ports", "QShare, 40 Gb/s server ports", "--"),
-                              ("static_40g_server_ports", "static, 40 Gb/s server ports", "--")):
+    legend_outside(a, below=True)
+    for i, (col, label) in enumerate((("qshare", "QShare (per-link)"),
+                                      ("qshare_max_min", "QShare (max-min)"),
+                                      ("static", "static reservation"),
+                                      ("qshare_40g_server_ports", "QShare, 40 Gb/s server ports"),
+                                      ("static_40g_server_ports",
+                                       "static, 40 Gb/s server ports"))):
         v = np.sort(util[col].to_numpy())
-        b.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=label, ls=style)
+        b.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=label, **style(i))
     b.axhline(0.5, color="k", lw=0.6, ls=":")
     b.set_xlabel("link utilisation (paper: median ~0.6 QShare, ~0.25 static)")
-    b.set_ylabel("CDF")
+    b.set_ylabel("fraction of links (CDF)")
+    b.set_ylim(0, 1.02)
     b.set_title("(b) links with reservations, r_in = 0.5")
-    b.legend(fontsize=7)
+    legend_outside(b, below=True)
     for ax in (a, b):
         ax.grid(alpha=0.3)
     png = save_png(fig, out / "qshare_fig10.png")
@@ -246,7 +266,7 @@ def load_sweep(loads: tuple[float, ...] = (0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.
     VM slots (λ = load · slots / (49 · lifetime)), constant lifetimes, on the 1:1
     fabric; RND over time after a warm-up of two lifetimes."""
     rows = []
-    for load in loads:
+    for load in progress.steps(list(loads), lambda x: f"offered load {x:.0%}"):
         c = Controller(FAT_TREE_16 | {"k": k, "oversubscription": 1}, slots=slots,
                        cq_weight=CQ_WEIGHT)
         total = len(c.core.servers()) * slots
@@ -267,16 +287,19 @@ def reproduce_load(out: Path) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     df = load_sweep()
-    csv = out / "qshare_load.csv"
-    df.to_csv(csv, index=False)
+    csv = save_csv(df.rename(columns={"rnd_mean": "rnd_mean_pct", "rnd_min": "rnd_min_pct",
+                                      "offered_load": "offered_load_fraction",
+                                      "rejected": "rejected_tenants"}), out / "qshare_load.csv")
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.plot(df["offered_load"] * 100, df["rnd_mean"], marker="o", label="RND, mean")
-    ax.plot(df["offered_load"] * 100, df["rnd_min"], marker="v", label="RND, minimum")
+    ax.plot(df["offered_load"] * 100, df["rnd_mean"], label="RND, mean",
+            **(style(0) | {"markevery": 1}))
+    ax.plot(df["offered_load"] * 100, df["rnd_min"], label="RND, minimum",
+            **(style(1) | {"markevery": 1}))
     ax.axvline(60, color="grey", ls=":", label="paper: all dedicated below ~60 %")
     ax.set_xlabel("offered load (% of VM slots)")
     ax.set_ylabel("tenants that never contend (%)")
+    ax.set_ylim(0, 102)
     ax.set_title("QShare §7.3.1: Poisson arrivals, constant lifetimes, 1:1")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    png = save_png(fig, out / "qshare_load.png")
-    return [csv, png]
+    legend_outside(ax)
+    return [csv, save_png(fig, out / "qshare_load.png")]

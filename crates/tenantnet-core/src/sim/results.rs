@@ -281,6 +281,10 @@ impl Sim {
                 Column::F64(fl.iter().map(|f| secs(f.spec.start)).collect()),
             ),
             (
+                "stop_s",
+                Column::OptF64(fl.iter().map(|f| f.spec.stop.map(secs)).collect()),
+            ),
+            (
                 "end_s",
                 Column::OptF64(fl.iter().map(|f| f.end.map(secs)).collect()),
             ),
