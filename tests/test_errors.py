@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomllib
 
 import tenantnet
 
@@ -121,3 +122,75 @@ def test_validate_command(tmp_path: Path) -> None:
     p = subprocess.run([sys.executable, "-m", "tenantnet.cli", "validate", str(bad)],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "workloads[0].src" in p.stderr
+
+
+# -- issue 11, items 9-12: messages say what is allowed and blame the key written --------
+
+MORE = {
+    # 9: no serde jargon, no Rust type names; the allowed values instead
+    "enum_of_wrong_type": (BASE + '[vswitch]\npolicy = 8\n',
+                           ['vswitch.policy = 8', 'expected one of "none", "static", "mbfq"']),
+    "table_of_wrong_type": ('output = 5\n' + BASE,
+                            ["output = 5", "expected a table of host_queues, queues, "
+                             "sample_interval, throughput"]),
+    "list_of_wrong_length": (BASE + '[vswitch.mbfq]\nramp = []\n',
+                             ["vswitch.mbfq.ramp = []", "expected a list of 2, each a number"]),
+    "scheduler_misspelt": (BASE + '[network]\nscheduler = "drr"\n',
+                           ['network.scheduler = "drr"', 'unknown value "drr"', '"dwrr"']),
+    # 10: the key the user wrote, with both values
+    "min_rto_above_default_max": (BASE + '[transport]\nmin_rto = "2s"\n',
+                                  ['transport.min_rto = "2s"', "min_rto is 2s",
+                                   "max_rto is 1s (the default)"]),
+    "max_rto_below_min": (BASE + '[transport]\nmax_rto = "5ms"\n',
+                          ['transport.max_rto = "5ms"', "min_rto is 10ms (the default)"]),
+    "mss_beyond_a_vm_queue": (BASE.replace('src = "h1"', 'tenant = "t"\nsrc = "h1"')
+                              + TENANT.replace('host = "h0", guarantee = "6Gbps"',
+                                               'host = "h1", guarantee = "6Gbps"')
+                              + '[transport]\nmss = "64000B"\n',
+                              ['transport.mss = "64000B"', "vswitch.queue (64000 bytes)"]),
+    "header_too_large": (BASE + '[transport]\nheader = "4294967336B"\n',
+                         ['transport.header = "4294967336B"', "65535 bytes"]),
+    # 11: keys quoted as TOML quotes them
+    "key_with_a_space": (BASE.replace("[simulation]", '[simulation]\n"seed " = 3'),
+                         ['simulation."seed " = 3: unknown key', "duration, seed"]),
+    "empty_key": (BASE.replace("[simulation]", '[simulation]\n"" = 3'),
+                  ['simulation."" = 3: unknown key']),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_messages_name_what_is_allowed(tmp_path: Path, name: str) -> None:
+    text, fragments = MORE[name]
+    path = _write(tmp_path, name, text)
+    p = subprocess.run([sys.executable, "-m", "tenantnet", "validate", str(path)],
+                       capture_output=True, text=True)
+    msg = p.stderr.strip()
+    print(msg)
+    assert p.returncode == 2 and msg.startswith(f"error: {path}: ")
+    for frag in fragments:
+        assert frag in msg, (frag, msg)
+    for jargon in ("invalid type", "unit variant", "struct ", "wanted exactly", "u32", "f64"):
+        assert jargon not in msg, (jargon, msg)
+
+
+def test_an_mss_that_fits_passes_without_vms() -> None:
+    tenantnet.Scenario.from_toml(BASE + '[transport]\nmss = "64000B"\n').validate()
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+def test_non_finite_numbers_in_a_dict_name_their_key(value: float) -> None:
+    d = tomllib.loads(BASE)
+    d["vswitch"] = {"mbfq": {"headroom": value}}
+    with pytest.raises(tenantnet.ScenarioError) as e:
+        tenantnet.Scenario.from_dict(d)
+    assert e.value.key == "vswitch.mbfq.headroom"
+    assert "expected a finite number" in str(e.value)
+
+
+def test_values_a_scenario_cannot_hold_name_their_key() -> None:
+    import datetime
+    d = tomllib.loads(BASE)
+    d["simulation"]["duration"] = datetime.date(2026, 1, 1)
+    with pytest.raises(tenantnet.ScenarioError) as e:
+        tenantnet.Scenario.from_dict(d)
+    assert e.value.key == "simulation.duration" and "not date" in str(e.value)

@@ -19,7 +19,16 @@ from pathlib import Path
 
 from . import _core, progress
 from .api import run
-from .clitools import CliError, check_out, count_arg, fail, publish, seed_arg, size_arg
+from .clitools import (
+    CliError,
+    Parser,
+    check_out,
+    count_arg,
+    fail,
+    publish,
+    seed_arg,
+    size_arg,
+)
 from .errors import ScenarioError
 from .results import Results
 from .scenario import Scenario
@@ -84,15 +93,19 @@ def cmd_demo(a: argparse.Namespace) -> None:
 
 def read_results(folder: Path) -> Results:
     """Results a ``tenantnet run`` wrote, or a clear error."""
+    from .results import TABLES
     if not folder.is_dir():
         fail(f"{folder}: not a folder; expected one that `tenantnet run` wrote")
+    for name in ("summary.json", *(f"{t}.parquet" for t in TABLES)):
+        if not (folder / name).is_file():
+            fail(f"{folder}: missing {name}; expected a folder that `tenantnet run` wrote")
     try:
-        return Results.read(folder)
-    except FileNotFoundError as e:
-        fail(f"{folder}: missing {Path(e.filename).name}; expected a folder that "
-             "`tenantnet run` wrote")
+        res = Results.read(folder)
     except (OSError, ValueError, KeyError) as e:
         fail(f"{folder}: cannot read the results: {e}")
+    if not isinstance(res.summary, dict) or "simulated_s" not in res.summary:
+        fail(f"{folder}/summary.json: not a summary `tenantnet run` wrote (no simulated_s)")
+    return res
 
 
 def cmd_report(a: argparse.Namespace) -> None:
@@ -182,7 +195,7 @@ def add_run_args(p: argparse.ArgumentParser, budget: bool = True) -> None:
 def build_parser() -> argparse.ArgumentParser:
     from .reproduce import REPRODUCTIONS
     fmt = argparse.RawDescriptionHelpFormatter
-    top = argparse.ArgumentParser(
+    top = Parser(
         prog="tenantnet", formatter_class=fmt,
         description="Simulate how a datacenter network is shared among tenants.")
     top.add_argument("--version", action="version", version=f"tenantnet {_core.version()}")

@@ -23,6 +23,16 @@ def fail(message: str) -> NoReturn:
     raise CliError(message)
 
 
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one ``error:`` line (exit code 2), like every
+    other error of the command, pointing at ``--help`` rather than printing the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        import sys
+        print(f"error: {self.prog}: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        sys.exit(2)
+
+
 def seed_arg(text: str) -> int:
     """A seed: a whole number from 0 to 2^64 - 1."""
     try:

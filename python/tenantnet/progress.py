@@ -50,7 +50,8 @@ class Display:
     def step(self, text: str) -> None:
         """Shows ``text`` as the current step; the bar idles until a simulation runs."""
         self._started = time.monotonic()
-        self._bar.update(self._task, description=text, total=None, completed=0, sim="")
+        self._bar.update(self._task, description=text, total=None, completed=0, sim="",
+                         refresh=True)
 
     def sim(self, now: float, end: float, events: int) -> None:
         """A simulation of ``end`` seconds is at ``now``."""

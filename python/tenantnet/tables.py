@@ -94,12 +94,13 @@ def vm_phase_table(r: Results) -> pd.DataFrame:
 
 
 def links_table(r: Results, top: int = 10) -> pd.DataFrame:
-    """The ports that dropped, evicted or marked packets, most drops first."""
+    """The ports that dropped, evicted or marked packets, the most packets first."""
     L = r.links
     hit = L[(L["drops"] + L["evictions"] + L["ecn_marks"]) > 0]
     if not len(hit):
         return pd.DataFrame()
-    hit = hit.sort_values(["drops", "evictions", "ecn_marks"], ascending=False).head(top)
+    total = hit["drops"] + hit["evictions"] + hit["ecn_marks"]
+    hit = hit.assign(total=total).sort_values(["total", "drops"], ascending=False).head(top)
     return pd.DataFrame({
         "port": hit["node"] + " → " + hit["peer"],
         "drops (packets)": hit["drops"], "evictions (packets)": hit["evictions"],

@@ -178,4 +178,18 @@ mod tests {
         assert_eq!(pool.live(), 2);
         assert_eq!(std::mem::size_of::<Packet>(), 48);
     }
+
+    #[test]
+    fn growing_past_the_cap_is_flagged_not_fatal() {
+        let mut pool = PacketPool::with_cap(2);
+        let a = pool.alloc(Packet::default());
+        pool.alloc(Packet::default());
+        assert!(!pool.over_cap());
+        pool.free(a);
+        pool.alloc(Packet::default()); // a recycled slot: no growth
+        assert!(!pool.over_cap());
+        pool.alloc(Packet::default());
+        assert!(pool.over_cap());
+        assert_eq!((pool.slots(), pool.live()), (3, 3));
+    }
 }

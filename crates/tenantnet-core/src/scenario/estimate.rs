@@ -50,6 +50,11 @@ impl Estimator {
         bytes: f64,
     ) -> Result<(), ScenarioError> {
         self.fp.add(kind, what, key, bytes);
+        self.check(ctx)
+    }
+
+    /// Fails if the total is over the budget, naming the key behind the largest part.
+    pub fn check(&self, ctx: &Ctx) -> Result<(), ScenarioError> {
         self.fp
             .check(self.budget)
             .map_err(|(key, msg)| ctx.err(&key, msg))
@@ -115,44 +120,12 @@ impl Estimator {
         )
     }
 
+    /// The rows of `throughput`, `queues` and `vm_rates`, checked together.
     fn recording(&mut self, ctx: &Ctx, r: &RunShape) -> Result<(), ScenarioError> {
         let o = r.output;
         let n = fp::samples(r.end, o.interval);
         let net = r.net;
-        let mut series = 0.0;
-        let has = |s: Scope| o.scopes.contains(&s);
-        if has(Scope::Tenant) {
-            series += r.tenants as f64;
-        }
-        if has(Scope::Link) {
-            series += net.ports.len() as f64;
-        }
-        if has(Scope::Queue) {
-            series += net
-                .ports
-                .iter()
-                .map(|p| p.queue_count())
-                .filter(|&q| q > 1)
-                .sum::<usize>() as f64;
-        }
-        if has(Scope::Vm) {
-            series += r.vswitch.vms.len() as f64;
-        }
-        let flow_rows = if has(Scope::Flow) {
-            r.flows
-                .iter()
-                .map(|f| {
-                    let (from, to) = lifetime(f, net, r.end);
-                    if from > r.end {
-                        0.0
-                    } else {
-                        ((to - from) / o.interval) as f64 + 1.0
-                    }
-                })
-                .sum()
-        } else {
-            0.0
-        };
+        let (series, flow_rows) = throughput_series(r);
         let rows = n * series + flow_rows;
         let what = format!(
             "{} throughput samples ({} every {})",
@@ -160,39 +133,24 @@ impl Estimator {
             human_count(series + flow_rows / n.max(1.0)),
             crate::units::format_duration(o.interval)
         );
-        self.add(
-            ctx,
-            PartKind::Recording,
-            what,
-            "output.sample_interval",
-            rows * fp::PER_SAMPLE_ROW,
-        )?;
+        let rec = PartKind::Recording;
+        let key = "output.sample_interval";
+        self.fp.add(rec, what, key, rows * fp::PER_SAMPLE_ROW);
         let ports = net.ports.iter().filter(|p| {
             o.queues
                 && (o.host_queues || matches!(net.nodes[p.node().idx()].kind, NodeKind::Switch(_)))
         });
         let qrows = n * ports.map(|p| p.queue_count()).sum::<usize>() as f64;
         let what = format!("{} queue samples", human_count(qrows));
-        self.add(
-            ctx,
-            PartKind::Recording,
-            what,
-            "output.sample_interval",
-            qrows * fp::PER_QUEUE_ROW,
-        )?;
+        self.fp.add(rec, what, key, qrows * fp::PER_QUEUE_ROW);
         if !r.vswitch.hosts.is_empty() {
             let t = r.vswitch.mbfq.interval;
             let vrows = fp::samples(r.end, t) * r.vswitch.vms.len() as f64;
             let what = format!("{} vm_rates rows", human_count(vrows));
-            self.add(
-                ctx,
-                PartKind::Recording,
-                what,
-                "vswitch.mbfq.interval",
-                vrows * fp::PER_VM_RATE_ROW,
-            )?;
+            let key = "vswitch.mbfq.interval";
+            self.fp.add(rec, what, key, vrows * fp::PER_VM_RATE_ROW);
         }
-        Ok(())
+        self.check(ctx)
     }
 
     fn packets(&mut self, ctx: &Ctx, r: &RunShape) -> Result<(), ScenarioError> {
@@ -252,6 +210,41 @@ pub struct RunShape<'a> {
     pub vswitch: &'a VswitchParams,
     /// Each VM's egress queue, bytes.
     pub vm_queue: u64,
+}
+
+/// Throughput series sampled every interval (tenants, ports, queues of multi-queue
+/// ports, VMs), and the rows of the `flow` scope over the run.
+fn throughput_series(r: &RunShape) -> (f64, f64) {
+    let (o, net) = (r.output, r.net);
+    let has = |s: Scope| o.scopes.contains(&s);
+    let mut series = 0.0;
+    if has(Scope::Tenant) {
+        series += r.tenants as f64;
+    }
+    if has(Scope::Link) {
+        series += net.ports.len() as f64;
+    }
+    if has(Scope::Queue) {
+        let queues = net.ports.iter().map(|p| p.queue_count()).filter(|&q| q > 1);
+        series += queues.sum::<usize>() as f64;
+    }
+    if has(Scope::Vm) {
+        series += r.vswitch.vms.len() as f64;
+    }
+    let flow_rows = if has(Scope::Flow) {
+        let rows = |f: &FlowSpec| {
+            let (from, to) = lifetime(f, net, r.end);
+            if from > r.end {
+                0.0
+            } else {
+                ((to - from) / o.interval) as f64 + 1.0
+            }
+        };
+        r.flows.iter().map(rows).sum()
+    } else {
+        0.0
+    };
+    (series, flow_rows)
 }
 
 /// A flow's full-size packet on the wire, bytes.

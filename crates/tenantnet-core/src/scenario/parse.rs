@@ -13,7 +13,8 @@ use serde_path_to_error::Segment;
 use toml::{Table, Value};
 
 use super::keys::{self, quote};
-use super::spec::{ScenarioSpec, TopologySpec, TOPOLOGY_KINDS};
+use super::spec::{ScenarioSpec, TopologySpec, TransportSpec, TOPOLOGY_KINDS};
+use super::tenants::MbfqSpec;
 use super::workloads::{WorkloadCommon, WorkloadKind, WorkloadSpec, COMMON_KEYS, WORKLOAD_KINDS};
 
 /// A scenario that cannot be run, and why.
@@ -244,6 +245,21 @@ fn parse_workload(
     Ok(WorkloadSpec { common, kind })
 }
 
+/// A TOML syntax error as one line: where, and what is wrong (the parser's own
+/// message quotes the offending line, which may be megabytes long).
+fn toml_syntax(text: &str, e: &toml::de::Error) -> String {
+    let what = e.message().trim().trim_end_matches('.');
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("not valid TOML: line {line}, column {column}: {what}")
+        }
+        None => format!("not valid TOML: {what}"),
+    }
+}
+
 /// Parses scenario `text` read from `file`.
 pub fn parse(text: &str, file: &str, format: Format) -> Result<Scenario, ScenarioError> {
     parse_with_root(text, file, format).map(|(s, _)| s)
@@ -256,14 +272,10 @@ pub fn parse_with_root(
     format: Format,
 ) -> Result<(Scenario, Value), ScenarioError> {
     let root: Value = match format {
-        Format::Toml => Value::Table(toml::from_str::<Table>(text).map_err(|e| {
-            ScenarioError::at(
-                file,
-                "",
-                None,
-                format!("not valid TOML: {}", e.to_string().trim()),
-            )
-        })?),
+        Format::Toml => Value::Table(
+            toml::from_str::<Table>(text)
+                .map_err(|e| ScenarioError::at(file, "", None, toml_syntax(text, &e)))?,
+        ),
         Format::Json => serde_json::from_str::<Value>(text).map_err(|e| {
             ScenarioError::at(file, "", None, format!("not valid scenario JSON: {e}"))
         })?,
@@ -329,7 +341,65 @@ pub fn topology(
 }
 
 /// The JSON Schema of the scenario format, pretty-printed.
+///
+/// Keys that are optional because the simulator supplies a value carry that value as
+/// their `default` (the transport's and MBFQ's constants, taken from the code that
+/// applies them); keys whose absence means "none" carry no default.
 pub fn json_schema() -> String {
-    let schema = schemars::schema_for!(Scenario);
+    let mut schema = schemars::schema_for!(Scenario).to_value();
+    drop_null_defaults(&mut schema);
+    let mut filled = [
+        (
+            "TransportSpec",
+            serde_json::to_value(TransportSpec::defaults()),
+        ),
+        ("MbfqSpec", serde_json::to_value(MbfqSpec::defaults())),
+    ];
+    for (_, v) in filled.iter_mut() {
+        if let Ok(serde_json::Value::Object(m)) = v {
+            m.retain(|_, x| !x.is_null()); // absent means unbounded (init_ssthresh)
+        }
+    }
+    for (def, values) in &filled {
+        if let (Ok(serde_json::Value::Object(vals)), Some(props)) = (
+            values,
+            schema.pointer_mut(&format!("/$defs/{def}/properties")),
+        ) {
+            for (k, v) in vals {
+                if let Some(p) = props.get_mut(k).and_then(|p| p.as_object_mut()) {
+                    p.insert("default".into(), v.clone());
+                }
+            }
+        }
+    }
+    if let Ok(t) = &filled[0].1 {
+        if let Some(p) = schema.pointer_mut("/properties/transport") {
+            p["default"] = t.clone();
+        }
+    }
+    if let (Ok(m), Some(p)) = (
+        &filled[1].1,
+        schema.pointer_mut("/properties/vswitch/default"),
+    ) {
+        p["mbfq"] = m.clone();
+    }
     serde_json::to_string_pretty(&schema).expect("schema serializes")
+}
+
+/// Removes `"default": null` and the `null` entries of default objects.
+fn drop_null_defaults(v: &mut serde_json::Value) {
+    use serde_json::Value as J;
+    match v {
+        J::Object(m) => {
+            if m.get("default") == Some(&J::Null) {
+                m.remove("default");
+            }
+            if let Some(J::Object(d)) = m.get_mut("default") {
+                d.retain(|_, x| !x.is_null());
+            }
+            m.values_mut().for_each(drop_null_defaults);
+        }
+        J::Array(a) => a.iter_mut().for_each(drop_null_defaults),
+        _ => {}
+    }
 }

@@ -379,6 +379,29 @@ pub struct TransportSpec {
 }
 
 impl TransportSpec {
+    /// Every key set to the value the simulator uses when it is absent.
+    pub fn defaults() -> TransportSpec {
+        use crate::units::ByteSize::Bytes;
+        let d = crate::transport::TcpConfig::default();
+        TransportSpec {
+            protocol: Some(Protocol::Tcp),
+            mss: Some(Size(Bytes(d.mss as u64))),
+            header: Some(Size(Bytes(d.header as u64))),
+            ack_size: Some(Size(Bytes(d.ack_size as u64))),
+            init_cwnd: Some(d.init_cwnd),
+            init_ssthresh: d.init_ssthresh,
+            min_rto: Some(TimeSpan(d.min_rto)),
+            max_rto: Some(TimeSpan(d.max_rto)),
+            initial_rto: Some(TimeSpan(d.initial_rto)),
+            dupack_threshold: Some(d.dupack_threshold),
+            ecn: Some(d.ecn),
+            delayed_ack: Some(d.delayed_ack),
+            delayed_ack_timeout: Some(TimeSpan(d.delayed_ack_timeout)),
+            dctcp_g: Some(d.dctcp_g),
+            dctcp_alpha_init: Some(d.dctcp_alpha_init),
+        }
+    }
+
     /// `self` with every key that `over` sets replaced by `over`'s value.
     pub fn overlaid(&self, over: &TransportSpec) -> TransportSpec {
         macro_rules! pick {

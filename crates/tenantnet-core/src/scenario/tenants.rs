@@ -144,3 +144,22 @@ pub struct MbfqSpec {
     /// NIC utilisation under which microschedulers are off [0.8].
     pub activate_above: Option<f64>,
 }
+
+impl MbfqSpec {
+    /// Every key set to MBFQ's published constant, the value used when it is absent.
+    pub fn defaults() -> MbfqSpec {
+        let d = crate::vswitch::MbfqParams::default();
+        MbfqSpec {
+            interval: Some(TimeSpan(d.interval)),
+            reclaim_after: Some(TimeSpan(d.reclaim_after)),
+            reclaim_below: Some(d.reclaim_below),
+            headroom: Some(d.headroom),
+            full_use: Some(d.full_use),
+            ramp: Some(d.ramp),
+            ramp_cap: Some(d.ramp_cap),
+            ramp_final: Some(d.ramp_final),
+            floor: Some(Rate(d.floor_bps as u64)),
+            activate_above: Some(d.activate_above),
+        }
+    }
+}

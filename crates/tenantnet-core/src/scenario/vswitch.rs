@@ -126,6 +126,7 @@ pub fn build(
     let mut vms_of = Vec::new();
     let mut vms: Vec<Vm> = Vec::new();
     let mut keys: Vec<String> = Vec::new(); // where each VM was declared
+    let mut vm_names = std::collections::HashSet::new();
     let mut changes = Vec::new();
     for (ti, t) in tenants.iter().enumerate() {
         let tk = format!("tenants[{ti}]");
@@ -135,7 +136,7 @@ pub fn build(
         names.push(t.name.clone());
         let mut mine = Vec::new();
         let mut add = |vm: Vm, key: String, vms: &mut Vec<Vm>| -> Result<VmId, ScenarioError> {
-            if vms.iter().any(|v| v.name == vm.name) {
+            if !vm_names.insert(vm.name.clone()) {
                 return Err(ctx.err(&key, format!("VM name {:?} is used twice", vm.name)));
             }
             vms.push(vm);
@@ -310,7 +311,7 @@ pub fn resolve_ends(
     key: &str,
 ) -> Result<Vec<TrafficEnd>, ScenarioError> {
     let mut chosen_vms = vec![false; mine.len()];
-    let mut chosen_hosts: Vec<HostId> = Vec::new();
+    let mut chosen = vec![false; net.hosts.len()];
     for pat in &sel.0 {
         let mut any = false;
         for (i, v) in mine.iter().enumerate() {
@@ -322,13 +323,13 @@ pub fn resolve_ends(
         }
         if !any {
             for h in resolve_hosts(ctx, net, &Hosts(vec![pat.clone()]), key)? {
-                if !chosen_hosts.contains(&h) {
-                    chosen_hosts.push(h);
-                }
+                chosen[h.idx()] = true;
             }
         }
     }
-    chosen_hosts.sort();
+    let chosen_hosts = (0..net.hosts.len())
+        .filter(|&i| chosen[i])
+        .map(|i| HostId(i as u32));
     let mut ends: Vec<TrafficEnd> = mine
         .iter()
         .zip(&chosen_vms)
@@ -338,10 +339,6 @@ pub fn resolve_ends(
             vm: Some(*v),
         })
         .collect();
-    ends.extend(
-        chosen_hosts
-            .into_iter()
-            .map(|h| TrafficEnd { host: h, vm: None }),
-    );
+    ends.extend(chosen_hosts.map(|h| TrafficEnd { host: h, vm: None }));
     Ok(ends)
 }

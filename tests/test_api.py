@@ -1,0 +1,108 @@
+"""The Python API's contract (issue 11, item 17): ``Simulation.results()`` returns
+``Results`` and may be taken mid-run, arguments are checked with their names, switch
+reconfiguration obeys the rules scenarios obey."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+import tenantnet
+from helpers import check_conservation
+
+MULTI: dict[str, Any] = {
+    "simulation": {"duration": "4ms"},
+    "topology": {"kind": "star", "hosts": 3},
+    "network": {"queues": 2, "scheduler": "dwrr", "dscp_map": "identity"},
+    "workloads": [{"kind": "long_lived", "src": "h0", "dst": "h2", "dscp": 0},
+                  {"kind": "long_lived", "src": "h1", "dst": "h2", "dscp": 1}],
+}
+
+
+def sim(d: dict[str, Any] = MULTI) -> tenantnet.Simulation:
+    return tenantnet.Scenario.from_dict(d).simulation()
+
+
+def test_results_are_results_and_the_run_goes_on_after_them() -> None:
+    s = sim()
+    s.run_until(0.002)
+    early = s.results()
+    assert isinstance(early, tenantnet.Results)
+    assert early.summary["simulated_s"] == pytest.approx(0.002)
+    s.run()
+    late = s.results()
+    check_conservation(late)
+    assert late.summary["simulated_s"] == pytest.approx(0.004)
+    assert late.flows["bytes_delivered"].sum() > early.flows["bytes_delivered"].sum()
+    # taking results mid-run changes nothing: the same bytes as a run straight through
+    straight = tenantnet.run(MULTI)
+    assert late.flows.equals(straight.flows)
+    assert late.links.drop(columns=[]).equals(straight.links)
+
+
+@pytest.mark.parametrize("t", [math.nan, -math.inf, -1.0, "1", None])
+def test_run_until_refuses_times_that_are_not_times(t: Any) -> None:
+    s = sim()
+    with pytest.raises(ValueError, match=r"run_until\(.*expected a simulated time in seconds"):
+        s.run_until(t)
+    assert s.now_s == 0
+
+
+def test_run_until_infinity_runs_to_the_end() -> None:
+    s = sim()
+    s.run_until(math.inf)
+    assert s.finished and s.now_s == pytest.approx(0.004)
+
+
+@pytest.mark.parametrize("chunks", [0, -3, 1.5, True])
+def test_run_needs_at_least_one_chunk(chunks: Any) -> None:
+    with pytest.raises(ValueError, match="chunks"):
+        tenantnet.run(MULTI, chunks=chunks)
+
+
+@pytest.mark.parametrize("weights,fragment", [
+    ([0, 1], "weights[0] = 0"),
+    ([1, 2**32], "weights[1] = 4294967296"),
+    ([1, -1], "weights[1] = -1"),
+    ([1.5, 1], "weights[0] = 1.5"),
+    ([1, 1, 1], "expected 2 weights"),
+])
+def test_weights_out_of_range_name_the_argument(weights: list[Any], fragment: str) -> None:
+    with pytest.raises(ValueError) as e:
+        sim().set_queue_weights("switch", weights)
+    assert fragment in str(e.value), str(e.value)
+    assert "OverflowError" not in repr(e.value)
+
+
+def test_dscp_maps_out_of_range_name_the_value() -> None:
+    s = sim()
+    with pytest.raises(ValueError, match="DSCP = 300"):
+        s.set_dscp_map("switch", {300: 1})
+    with pytest.raises(ValueError, match="queue from 0 to 1"):
+        s.set_dscp_map("switch", {10: 5})
+    s.set_dscp_map("switch", {1: 0, 0: 1})
+
+
+def test_static_partition_weights_obey_the_scenario_rule() -> None:
+    d = dict(MULTI, network=dict(MULTI["network"], buffer_policy="static_partition"))
+    s = sim(d)
+    with pytest.raises(ValueError, match="smaller than one full-size packet"):
+        s.set_queue_weights("switch", [1_000_000, 1])
+    s.set_queue_weights("switch", [3, 1])
+
+
+def test_a_fifo_port_has_no_weights() -> None:
+    d = dict(MULTI, network={})
+    with pytest.raises(ValueError, match="single queue"):
+        sim(d).set_queue_weights("switch", [3])
+
+
+def test_seed_and_budget_arguments_are_checked() -> None:
+    sc = tenantnet.Scenario.from_dict(MULTI)
+    with pytest.raises(tenantnet.ScenarioError, match="seed"):
+        sc.simulation(seed=-1)
+    with pytest.raises(tenantnet.ScenarioError, match="memory_budget"):
+        sc.simulation(memory_budget="lots")
+    assert sc.simulation(seed=2**64 - 1).results().summary["seed"] == 2**64 - 1
