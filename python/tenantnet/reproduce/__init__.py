@@ -6,22 +6,31 @@ Each entry builds its scenarios, runs them, and writes a plot (PNG) and the data
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
-from . import barberq, mbfq, qshare
+
+def _lazy(module: str, fn: str) -> Callable[[Path], list[Path]]:
+    """``module.fn``, imported when called (listing reproductions imports no plotting)."""
+    def call(out: Path) -> list[Path]:
+        f: Callable[[Path], list[Path]] = getattr(
+            importlib.import_module(f".{module}", __name__), fn)
+        return f(out)
+    return call
+
 
 REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
     "barberq-fig1": ("BarberQ Fig. 1: two services, best effort vs BarberQ",
-                     barberq.reproduce_fig1),
+                     _lazy("barberq", "reproduce_fig1")),
     "barberq-fig2": ("BarberQ Fig. 2: 8 services, fairness and throughput over time",
-                     barberq.reproduce_fig2),
+                     _lazy("barberq", "reproduce_fig2")),
     "mbfq-fig6": ("MBFQ Fig. 6: four VMs share 9.5 Gb/s; ramp-up and ramp-down, "
-                  "MBFQ and static reservation", mbfq.reproduce_fig6),
+                  "MBFQ and static reservation", _lazy("mbfq", "reproduce_fig6")),
     "qshare-table1": ("QShare Table 1: queue scarcity in a full k=16 fat-tree, 1:1, 4:1, 16:1",
-                      qshare.reproduce_table1),
+                      _lazy("qshare", "reproduce_table1")),
     "qshare-load": ("QShare §7.3.1: Poisson tenant arrivals and departures; queue contention "
-                    "against datacenter load", qshare.reproduce_load),
+                    "against datacenter load", _lazy("qshare", "reproduce_load")),
     "qshare-fig10": ("QShare Fig. 10: throughput gain vs inactive ratio, link utilisation CDF",
-                     qshare.reproduce_fig10),
+                     _lazy("qshare", "reproduce_fig10")),
 }

@@ -80,7 +80,7 @@ impl Sim {
             if seg.retx {
                 p.flags |= flags::RETX;
             }
-            let id = self.pkts.alloc(p);
+            let id = self.alloc_packet(p);
             self.counters.data_sent += 1;
             self.send_from(src, vm, id, false);
         }
@@ -109,7 +109,7 @@ impl Sim {
             p.dscp = self.flows[f.idx()].spec.dscp_at(a.ack.saturating_sub(1));
             p.ts = a.ts;
             p.flags = flags::ACK | if a.ece { flags::ECE } else { 0 };
-            let id = self.pkts.alloc(p);
+            let id = self.alloc_packet(p);
             self.send_from(rcv_host, rcv_vm, id, false);
         }
         if let Some(t) = out.delack_event.take() {
@@ -244,7 +244,7 @@ impl Sim {
                 };
                 *sent += size as u64;
                 let (host, vm) = (flow.spec.src, flow.spec.src_vm);
-                let id = self.pkts.alloc(p);
+                let id = self.alloc_packet(p);
                 self.counters.data_sent += 1;
                 self.send_from(host, vm, id, true);
             }

@@ -251,6 +251,17 @@ impl Sim {
             + self.pkts.slots() as f64 * PER_PACKET
     }
 
+    /// Stores a new packet. Past the pool's cap (what the memory budget leaves for
+    /// packets) the run stops after the current event.
+    #[inline]
+    pub(super) fn alloc_packet(&mut self, p: crate::net::Packet) -> PktId {
+        let id = self.pkts.alloc(p);
+        if self.pkts.over_cap() {
+            self.out_of_memory("network.buffer");
+        }
+        id
+    }
+
     /// Stops the run if it now uses more memory than its budget; `key` is the
     /// scenario key behind what just grew.
     pub(super) fn check_memory(&mut self, key: &str) {
@@ -299,9 +310,6 @@ impl Sim {
             };
             self.now = at;
             self.dispatch(Event::decode(code));
-            if self.pkts.over_cap() {
-                self.out_of_memory("network.buffer");
-            }
         }
         if !self.done {
             self.now = self.now.max(t);
