@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import tenantnet
@@ -62,3 +65,10 @@ def bottleneck(r: Results) -> Any:
     """The links row of the dumbbell's bottleneck port."""
     L = r.links
     return L[(L["node"] == "switch-left") & (L["peer"] == "switch-right")].iloc[0]
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: float = 600
+        ) -> subprocess.CompletedProcess[str]:
+    """Runs ``tenantnet ARGS`` in a fresh interpreter; its exit code and output."""
+    return subprocess.run([sys.executable, "-m", "tenantnet", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=timeout)

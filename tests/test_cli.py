@@ -1,13 +1,12 @@
 """The tenantnet command end to end."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 
 import tenantnet
+from helpers import cli
 
 SCENARIO = """\
 name = "cli-test"
@@ -34,9 +33,6 @@ dst = "right1"
 """
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tenantnet.cli", *args], capture_output=True,
-                          text=True, cwd=cwd)
 
 
 def test_run_writes_every_result(tmp_path: Path) -> None:

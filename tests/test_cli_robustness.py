@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import cli
+
 BASE = """\
 [simulation]
 duration = "1ms"
@@ -28,9 +30,6 @@ dst = "h2"
 """
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tenantnet", *args], capture_output=True,
-                          text=True, cwd=cwd)
 
 
 def bad(p: subprocess.CompletedProcess[str], *fragments: str) -> None:

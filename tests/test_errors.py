@@ -1,14 +1,13 @@
 """Bad scenarios: exit code 2, a message naming file, key, value and expected form,
 and nothing written."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import tomllib
 
 import tenantnet
+from helpers import cli
 
 BASE = """\
 [simulation]
@@ -92,8 +91,7 @@ def test_cli_rejects_bad_scenarios(tmp_path: Path, name: str) -> None:
     text, fragments = CASES[name]
     path = _write(tmp_path, name, text)
     out = tmp_path / "out"
-    p = subprocess.run([sys.executable, "-m", "tenantnet.cli", "run", str(path), "--out", str(out),
-                        "-q"], capture_output=True, text=True)
+    p = cli("run", str(path), "--out", str(out), "-q")
     assert p.returncode == 2, p.stderr
     msg = p.stderr.strip()
     print(msg)
@@ -115,12 +113,10 @@ def test_api_raises_scenario_error_with_parts(tmp_path: Path) -> None:
 
 def test_validate_command(tmp_path: Path) -> None:
     good = _write(tmp_path, "good", BASE)
-    p = subprocess.run([sys.executable, "-m", "tenantnet.cli", "validate", str(good)],
-                       capture_output=True, text=True)
+    p = cli("validate", str(good))
     assert p.returncode == 0 and "ok" in p.stdout
     bad = _write(tmp_path, "bad", BASE.replace('"h1"', '"h77"'))
-    p = subprocess.run([sys.executable, "-m", "tenantnet.cli", "validate", str(bad)],
-                       capture_output=True, text=True)
+    p = cli("validate", str(bad))
     assert p.returncode == 2 and "workloads[0].src" in p.stderr
 
 
@@ -162,8 +158,7 @@ MORE = {
 def test_messages_name_what_is_allowed(tmp_path: Path, name: str) -> None:
     text, fragments = MORE[name]
     path = _write(tmp_path, name, text)
-    p = subprocess.run([sys.executable, "-m", "tenantnet", "validate", str(path)],
-                       capture_output=True, text=True)
+    p = cli("validate", str(path))
     msg = p.stderr.strip()
     print(msg)
     assert p.returncode == 2 and msg.startswith(f"error: {path}: ")

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import copy
 import math
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tenantnet
+from helpers import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 BASES = [tomllib.loads(p.read_text(encoding="utf-8"))
@@ -106,9 +105,8 @@ def test_a_mutated_scenario_from_the_command_line(case: int, tmp_path: Path) -> 
     sc = tmp_path / "s.json"
     sc.write_text(json.dumps(short(_case(case))))
     out = tmp_path / "out"
-    p = subprocess.run([sys.executable, "-m", "tenantnet", "run", str(sc), "--out", str(out),
-                        "-q", "--no-report", "--memory-budget", BUDGET], capture_output=True,
-                       text=True, timeout=300)
+    p = cli("run", str(sc), "--out", str(out), "-q", "--no-report", "--memory-budget", BUDGET,
+            timeout=300)
     assert p.returncode in (0, 2), p.stderr
     assert "Traceback" not in p.stderr and "panicked" not in p.stderr, p.stderr
     if p.returncode == 2:

@@ -5,8 +5,6 @@ the value and the limit, or runs to its end."""
 from __future__ import annotations
 
 import resource
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ from typing import Any
 import pytest
 
 import tenantnet
+from helpers import cli
 
 BASE: dict[str, Any] = {
     "simulation": {"duration": "1ms"},
@@ -211,10 +210,8 @@ def test_a_large_star_builds_in_linear_time() -> None:
 
 
 def test_cli_validate_prints_the_estimate(tmp_path: Path) -> None:
-    p = subprocess.run([sys.executable, "-m", "tenantnet", "validate", str(README_SCENARIO)],
-                       capture_output=True, text=True)
+    p = cli("validate", str(README_SCENARIO))
     assert p.returncode == 0, p.stderr
     assert "ok; its run needs about" in p.stdout and "MiB of memory" in p.stdout
-    p = subprocess.run([sys.executable, "-m", "tenantnet", "validate", str(README_SCENARIO),
-                        "--memory-budget", "1MiB"], capture_output=True, text=True)
+    p = cli("validate", str(README_SCENARIO), "--memory-budget", "1MiB")
     assert p.returncode == 2 and "memory budget of 1.0 MiB" in p.stderr, p.stderr

@@ -6,14 +6,13 @@ from __future__ import annotations
 import copy
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from helpers import cli
 from tenantnet.qshare import FAT_TREE_16, Controller
 from tenantnet.reproduce import qshare as rq
 from tenantnet.sonic import config_db, validate
@@ -101,9 +100,6 @@ def test_dscp_values_never_collide_on_a_port() -> None:
         assert len(queues) <= 8
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tenantnet.cli", *args],
-                          capture_output=True, text=True)
 
 
 def test_score_follows_eq_1_and_2_from_usage() -> None:

@@ -6,8 +6,6 @@ drops and marks."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ import pandas as pd
 import pytest
 
 import tenantnet
+from helpers import cli
 from tenantnet import report, tables
 from tenantnet.plotting import style
 
@@ -71,8 +70,7 @@ def test_nothing_finished_means_no_fct_chart_and_no_warning(multi: tenantnet.Res
     assert "No flow in these runs has a size" in html
     sc = tmp_path / "s.toml"
     sc.write_text((ROOT / "examples" / "dumbbell-newreno.toml").read_text())
-    p = subprocess.run([sys.executable, "-m", "tenantnet", "run", str(sc), "--out",
-                        str(tmp_path / "o"), "-q"], capture_output=True, text=True)
+    p = cli("run", str(sc), "--out", str(tmp_path / "o"), "-q")
     assert p.returncode == 0 and p.stderr == "", p.stderr
 
 
@@ -109,8 +107,7 @@ def test_one_time_unit_and_phase_marks_in_a_report(multi: tenantnet.Results) -> 
 
 
 def test_the_demo_reports_rates_per_phase_and_the_nic_queues(tmp_path: Path) -> None:
-    p = subprocess.run([sys.executable, "-m", "tenantnet", "demo", "-q", "--out",
-                        str(tmp_path / "d")], capture_output=True, text=True)
+    p = cli("demo", "-q", "--out", str(tmp_path / "d"))
     assert p.returncode == 0, p.stderr
     r = tenantnet.Results.read(tmp_path / "d" / "static")
     t = tables.vm_phase_table(r).set_index("vm")
@@ -144,9 +141,7 @@ def test_reproduction_csvs_are_rounded_and_carry_units(tmp_path: Path) -> None:
 def test_the_run_summary_line_reads_well(tmp_path: Path) -> None:
     sc = tmp_path / "s.toml"
     sc.write_text((ROOT / "examples" / "graph-two-tier.toml").read_text())
-    p = subprocess.run([sys.executable, "-m", "tenantnet", "run", str(sc), "--out",
-                        str(tmp_path / "o"), "-q", "--no-report"], capture_output=True,
-                       text=True)
+    p = cli("run", str(sc), "--out", str(tmp_path / "o"), "-q", "--no-report")
     assert p.returncode == 0 and "graph-two-tier: 10 ms simulated in" in p.stdout, p.stdout
 
 

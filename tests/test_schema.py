@@ -1,8 +1,6 @@
 """The JSON Schema agrees with the parser."""
 
 import json
-import subprocess
-import sys
 from importlib import resources
 
 import jsonschema
@@ -10,12 +8,13 @@ import pytest
 import tomllib
 
 import tenantnet
+from helpers import cli
 
 
 @pytest.fixture(scope="module")
 def schema() -> dict:
-    p = subprocess.run([sys.executable, "-m", "tenantnet.cli", "schema"], capture_output=True,
-                       text=True, check=True)
+    p = cli("schema")
+    assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
 
 

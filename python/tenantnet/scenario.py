@@ -143,11 +143,11 @@ class Scenario:
         from .simulation import FootprintPart
         budget = memory_budget_bytes(memory_budget)
         try:
-            parts = _core.validate(self.text, self.source, str(self.base_dir), self.fmt, None,
-                                   budget)
+            core = _core.Simulation(self.text, self.source, str(self.base_dir), self.fmt, None,
+                                    budget)
         except _core.ScenarioError as e:
             raise ScenarioError(*e.args) from None
-        return [FootprintPart(*p) for p in parts]
+        return [FootprintPart(*p) for p in core.footprint]
 
     def flows(self) -> Any:
         """The flows the scenario generates (a DataFrame like ``flows.parquet``), without

@@ -338,22 +338,6 @@ fn schema() -> String {
     scenario::parse::json_schema()
 }
 
-/// Checks a scenario without running it; raises `ScenarioError`. Returns the
-/// memory estimate, as `Simulation.footprint`.
-#[pyfunction]
-#[pyo3(signature = (text, source, base_dir, fmt = "toml", seed = None, memory_budget = None))]
-fn validate(
-    text: &str,
-    source: &str,
-    base_dir: &str,
-    fmt: &str,
-    seed: Option<u64>,
-    memory_budget: Option<u64>,
-) -> PyResult<Vec<(&'static str, String, String, f64)>> {
-    Simulation::new(text, source, base_dir, fmt, seed, memory_budget)
-        .map(|s| footprint_rows(s.sim.footprint()))
-}
-
 /// Parses a size such as `"8GiB"` into bytes; raises ValueError saying what is expected.
 #[pyfunction]
 fn parse_size(text: &str) -> PyResult<u64> {
@@ -411,7 +395,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<qshare::QShare>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
-    m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(default_memory_budget, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(cdf_names, m)?)?;
