@@ -17,7 +17,7 @@ from . import _core
 from .errors import ScenarioError
 
 if TYPE_CHECKING:
-    from .simulation import FootprintPart, Simulation
+    from .simulation import Footprint, Simulation
 
 MemoryBudget = int | str | None
 """Bytes (an int), a size such as ``"16GiB"``, or None for the default (8 GiB)."""
@@ -137,17 +137,17 @@ class Scenario:
         _check_plain(d, "", self.source)
         return Scenario(json.dumps(d), self.source, self.base_dir, "json")
 
-    def validate(self, memory_budget: MemoryBudget = None) -> list[FootprintPart]:
+    def validate(self, memory_budget: MemoryBudget = None) -> Footprint:
         """Raises :class:`ScenarioError` if the scenario cannot run, or if its run would
         need more than ``memory_budget`` (default 8 GiB); returns the memory estimate."""
-        from .simulation import FootprintPart
+        from .simulation import Footprint
         budget = memory_budget_bytes(memory_budget)
         try:
             core = _core.Simulation(self.text, self.source, str(self.base_dir), self.fmt, None,
                                     budget)
         except _core.ScenarioError as e:
             raise ScenarioError(*e.args) from None
-        return [FootprintPart(*p) for p in core.footprint]
+        return Footprint.of(core)
 
     def flows(self) -> Any:
         """The flows the scenario generates (a DataFrame like ``flows.parquet``), without

@@ -10,7 +10,7 @@ queue weights or DSCP maps while it runs, and take its results.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import _core
@@ -31,20 +31,32 @@ class FootprintPart:
     bytes: float
 
 
-def describe_footprint(parts: list[FootprintPart]) -> str:
-    """The estimate in one line: total, then the largest parts."""
-    total = sum(p.bytes for p in parts)
-    top = sorted((p for p in parts if p.bytes >= 1024), key=lambda p: -p.bytes)[:3]
-    detail = ", ".join(f"{_human_bytes(p.bytes)} for {p.what}" for p in top)
-    return f"its run needs about {_human_bytes(total)} of memory" + (
-        f" ({detail})" if detail else "")
+@dataclass(frozen=True)
+class Footprint:
+    """A run's memory estimate: iterate it for its parts; ``str()`` says it in words."""
 
+    parts: tuple[FootprintPart, ...]
+    summary: str
+    """``about 13.2 MiB of memory (6.7 MiB for …, …)``."""
 
-def _human_bytes(b: float) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if b >= scale:
-            return f"{b / scale:.3g} {unit}"
-    return f"{b:.0f} B"
+    @property
+    def bytes(self) -> float:
+        """The estimated total."""
+        return sum(p.bytes for p in self.parts)
+
+    def __iter__(self) -> Iterator[FootprintPart]:
+        return iter(self.parts)
+
+    def __len__(self) -> int:
+        return len(self.parts)
+
+    def __str__(self) -> str:
+        return self.summary
+
+    @classmethod
+    def of(cls, core: _core.Simulation) -> Footprint:
+        """The estimate a core simulation was built with."""
+        return cls(tuple(FootprintPart(*p) for p in core.footprint), core.footprint_summary)
 
 
 def _check_int(name: str, v: object, lo: int, hi: int) -> int:
@@ -87,9 +99,9 @@ class Simulation:
         return self._core.events
 
     @property
-    def footprint(self) -> list[FootprintPart]:
+    def footprint(self) -> Footprint:
         """The memory the run was estimated to need, part by part."""
-        return [FootprintPart(*p) for p in self._core.footprint]
+        return Footprint.of(self._core)
 
     @property
     def memory_in_use(self) -> float:

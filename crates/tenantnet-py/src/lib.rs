@@ -221,6 +221,12 @@ impl Simulation {
         footprint_rows(self.sim.footprint())
     }
 
+    /// The estimate in words: `about 13.2 MiB of memory (6.7 MiB for …, …)`.
+    #[getter]
+    fn footprint_summary(&self) -> String {
+        self.sim.footprint().summary()
+    }
+
     /// The memory the run uses now, bytes (estimated at the footprint's costs).
     #[getter]
     fn memory_in_use(&self) -> f64 {

@@ -143,6 +143,15 @@ impl Footprint {
             .join(", ")
     }
 
+    /// `about 13.2 MiB of memory (6.7 MiB for …, …)`.
+    pub fn summary(&self) -> String {
+        format!(
+            "about {} of memory ({})",
+            human_bytes(self.total()),
+            self.breakdown()
+        )
+    }
+
     /// Fails, naming the key behind the largest part, if the total exceeds `budget`.
     pub fn check(&self, budget: u64) -> Result<(), (String, String)> {
         let total = self.total();
@@ -153,9 +162,8 @@ impl Footprint {
         Err((
             key,
             format!(
-                "the run would need about {} of memory ({}), more than the memory budget of {} (raise it with --memory-budget)",
-                human_bytes(total),
-                self.breakdown(),
+                "the run would need {}, more than the memory budget of {} (raise it with --memory-budget)",
+                self.summary(),
                 human_bytes(budget as f64)
             ),
         ))
