@@ -73,7 +73,7 @@ def cmd_run(a: argparse.Namespace) -> None:
 
 def cmd_validate(a: argparse.Namespace) -> None:
     sc = Scenario.from_file(a.scenario)
-    footprint = sc.validate(memory_budget=a.memory_budget)
+    footprint = sc.validate(memory_budget=a.memory_budget, seed=a.seed)
     print(f"{a.scenario}: ok; its run needs {footprint}")
 
 

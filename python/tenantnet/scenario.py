@@ -137,17 +137,25 @@ class Scenario:
         _check_plain(d, "", self.source)
         return Scenario(json.dumps(d), self.source, self.base_dir, "json")
 
-    def validate(self, memory_budget: MemoryBudget = None) -> Footprint:
-        """Raises :class:`ScenarioError` if the scenario cannot run, or if its run would
-        need more than ``memory_budget`` (default 8 GiB); returns the memory estimate."""
+    def validate(self, memory_budget: MemoryBudget = None, seed: int | None = None
+                 ) -> Footprint:
+        """Raises :class:`ScenarioError` if the scenario cannot run (with ``seed`` in
+        place of ``simulation.seed``, if given), or if its run would need more than
+        ``memory_budget`` (default 8 GiB); returns the memory estimate."""
         from .simulation import Footprint
+        return Footprint.of(self._core(seed, memory_budget))
+
+    def _core(self, seed: int | None, memory_budget: MemoryBudget) -> _core.Simulation:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                                 or not 0 <= seed < 2**64):
+            raise ScenarioError(f"seed = {seed!r}: expected a whole number from 0 to "
+                                f"{2**64 - 1}")
         budget = memory_budget_bytes(memory_budget)
         try:
-            core = _core.Simulation(self.text, self.source, str(self.base_dir), self.fmt, None,
+            return _core.Simulation(self.text, self.source, str(self.base_dir), self.fmt, seed,
                                     budget)
         except _core.ScenarioError as e:
             raise ScenarioError(*e.args) from None
-        return Footprint.of(core)
 
     def flows(self) -> Any:
         """The flows the scenario generates (a DataFrame like ``flows.parquet``), without
@@ -159,17 +167,7 @@ class Scenario:
         """A fresh simulation of this scenario at time 0; ``seed`` replaces
         ``simulation.seed`` (0 to 2^64 - 1), ``memory_budget`` bounds its memory."""
         from .simulation import Simulation
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
-                                 or not 0 <= seed < 2**64):
-            raise ScenarioError(f"seed = {seed!r}: expected a whole number from 0 to "
-                                f"{2**64 - 1}")
-        budget = memory_budget_bytes(memory_budget)
-        try:
-            core = _core.Simulation(self.text, self.source, str(self.base_dir), self.fmt, seed,
-                                    budget)
-        except _core.ScenarioError as e:
-            raise ScenarioError(*e.args) from None
-        return Simulation(core)
+        return Simulation(self._core(seed, memory_budget))
 
 
 def schema() -> dict[str, Any]:
