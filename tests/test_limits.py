@@ -215,3 +215,22 @@ def test_cli_validate_prints_the_estimate(tmp_path: Path) -> None:
     assert "ok; its run needs about" in p.stdout and "MiB of memory" in p.stdout
     p = cli("validate", str(README_SCENARIO), "--memory-budget", "1MiB")
     assert p.returncode == 2 and "memory budget of 1.0 MiB" in p.stderr, p.stderr
+
+
+def test_a_run_estimated_to_take_days_is_refused_with_the_estimate() -> None:
+    """Two 10 Gb/s flows for 11 simulated days: about 1.4e13 events, weeks of wall time."""
+    d = scenario(simulation={"duration": "1000000s"},
+                 workloads=[{"kind": "long_lived", "src": "h0", "dst": "h1"},
+                            {"kind": "long_lived", "src": "h2", "dst": "h3"}],
+                 output={"throughput": [], "queues": False})
+    msg = refused(d, "simulation.duration", "events", "days at 150 ns each",
+                  "more than the limit of 1.0e12 events", "--max-events")
+    assert "about" in msg
+    est = tenantnet.Scenario.from_dict(d).validate(max_events=1e14)
+    assert 1e13 < est.events < 1e14
+    # the estimate is an upper estimate within a small factor of what runs
+    short = scenario(simulation={"duration": "5ms"}, workloads=d["workloads"])
+    f = tenantnet.Scenario.from_dict(short).validate()
+    r = tenantnet.run(short)
+    print(f"estimated {f.events:.3g} events, ran {r.summary['events']:.3g}")
+    assert r.summary["events"] <= f.events <= 5 * r.summary["events"]

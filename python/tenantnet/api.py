@@ -21,18 +21,20 @@ def as_scenario(scenario: Scenario | str | Path | dict[str, Any]) -> Scenario:
 
 def run(scenario: Scenario | str | Path | dict[str, Any], progress: Progress | None = None,
         chunks: int = 200, seed: int | None = None,
-        memory_budget: MemoryBudget = None) -> Results:
+        memory_budget: MemoryBudget = None, max_events: float | None = None) -> Results:
     """Runs a scenario (a :class:`Scenario`, a file path or a dictionary) to its end.
 
     The simulation advances in ``chunks`` (at least 1) steps of simulated time with the
     GIL released; ``progress`` is called after each. Chunking does not change results.
     ``seed`` replaces ``simulation.seed``; ``memory_budget`` (bytes or a size such as
     ``"16GiB"``, default 8 GiB) refuses a scenario whose run would need more, and stops
-    a run that grows past it, with :class:`ScenarioError`.
+    a run that grows past it, with :class:`ScenarioError`; so does ``max_events``
+    (default 10^12, about two days) a scenario estimated to need more events.
     """
     if isinstance(chunks, bool) or not isinstance(chunks, int) or chunks < 1:
         raise ValueError(f"chunks = {chunks!r}: expected a whole number of at least 1")
-    sim = as_scenario(scenario).simulation(seed=seed, memory_budget=memory_budget)
+    sim = as_scenario(scenario).simulation(seed=seed, memory_budget=memory_budget,
+                                           max_events=max_events)
     if progress is None:
         from .progress import sim_progress
         progress = sim_progress()

@@ -25,6 +25,7 @@ from .clitools import (
     check_out,
     count_arg,
     fail,
+    number_arg,
     publish,
     seed_arg,
     size_arg,
@@ -55,7 +56,7 @@ def cmd_run(a: argparse.Namespace) -> None:
     sc = Scenario.from_file(a.scenario)
     with progress.showing(not a.quiet):
         progress.step(f"running {a.scenario.name}")
-        res = run(sc, seed=a.seed, memory_budget=a.memory_budget)
+        res = run(sc, seed=a.seed, memory_budget=a.memory_budget, max_events=a.max_events)
 
         def write(d: Path) -> None:
             res.write(d)
@@ -73,7 +74,8 @@ def cmd_run(a: argparse.Namespace) -> None:
 
 def cmd_validate(a: argparse.Namespace) -> None:
     sc = Scenario.from_file(a.scenario)
-    footprint = sc.validate(memory_budget=a.memory_budget, seed=a.seed)
+    footprint = sc.validate(memory_budget=a.memory_budget, seed=a.seed,
+                            max_events=a.max_events)
     print(f"{a.scenario}: ok; its run needs {footprint}")
 
 
@@ -189,6 +191,9 @@ def add_run_args(p: argparse.ArgumentParser, budget: bool = True) -> None:
         p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                        help="most memory the run may use, e.g. 16GiB (default 8GiB): "
                             "a scenario that would need more is refused")
+        p.add_argument("--max-events", type=number_arg(1, 1e18), metavar="N",
+                       help="most events the run may be estimated to need, e.g. 5e12 "
+                            "(default 1e12, about two days)")
 
 
 def build_parser() -> argparse.ArgumentParser:

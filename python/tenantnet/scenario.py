@@ -137,23 +137,29 @@ class Scenario:
         _check_plain(d, "", self.source)
         return Scenario(json.dumps(d), self.source, self.base_dir, "json")
 
-    def validate(self, memory_budget: MemoryBudget = None, seed: int | None = None
-                 ) -> Footprint:
+    def validate(self, memory_budget: MemoryBudget = None, seed: int | None = None,
+                 max_events: float | None = None) -> Footprint:
         """Raises :class:`ScenarioError` if the scenario cannot run (with ``seed`` in
         place of ``simulation.seed``, if given), or if its run would need more than
-        ``memory_budget`` (default 8 GiB); returns the memory estimate."""
+        ``memory_budget`` (default 8 GiB) or ``max_events`` events (default 10^12,
+        about two days); returns the estimate."""
         from .simulation import Footprint
-        return Footprint.of(self._core(seed, memory_budget))
+        return Footprint.of(self._core(seed, memory_budget, max_events))
 
-    def _core(self, seed: int | None, memory_budget: MemoryBudget) -> _core.Simulation:
+    def _core(self, seed: int | None, memory_budget: MemoryBudget,
+              max_events: float | None = None) -> _core.Simulation:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                                  or not 0 <= seed < 2**64):
             raise ScenarioError(f"seed = {seed!r}: expected a whole number from 0 to "
                                 f"{2**64 - 1}")
         budget = memory_budget_bytes(memory_budget)
+        if max_events is not None and not (isinstance(max_events, int | float)
+                                           and not isinstance(max_events, bool)
+                                           and math.isfinite(max_events) and max_events > 0):
+            raise ScenarioError(f"max_events = {max_events!r}: expected a positive number")
         try:
             return _core.Simulation(self.text, self.source, str(self.base_dir), self.fmt, seed,
-                                    budget)
+                                    budget, None if max_events is None else float(max_events))
         except _core.ScenarioError as e:
             raise ScenarioError(*e.args) from None
 
@@ -162,12 +168,13 @@ class Scenario:
         running it."""
         return self.simulation().results().flows
 
-    def simulation(self, seed: int | None = None,
-                   memory_budget: MemoryBudget = None) -> Simulation:
+    def simulation(self, seed: int | None = None, memory_budget: MemoryBudget = None,
+                   max_events: float | None = None) -> Simulation:
         """A fresh simulation of this scenario at time 0; ``seed`` replaces
-        ``simulation.seed`` (0 to 2^64 - 1), ``memory_budget`` bounds its memory."""
+        ``simulation.seed`` (0 to 2^64 - 1), ``memory_budget`` bounds its memory and
+        ``max_events`` its estimated events (see :meth:`validate`)."""
         from .simulation import Simulation
-        return Simulation(self._core(seed, memory_budget))
+        return Simulation(self._core(seed, memory_budget, max_events))
 
 
 def schema() -> dict[str, Any]:

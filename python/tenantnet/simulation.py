@@ -37,7 +37,9 @@ class Footprint:
 
     parts: tuple[FootprintPart, ...]
     summary: str
-    """``about 13.2 MiB of memory (6.7 MiB for …, …)``."""
+    """``about 13.2 MiB of memory (6.7 MiB for …, …) and about 9.6e7 events (…)``."""
+    events: float
+    """Events the run is estimated to process."""
 
     @property
     def bytes(self) -> float:
@@ -56,7 +58,8 @@ class Footprint:
     @classmethod
     def of(cls, core: _core.Simulation) -> Footprint:
         """The estimate a core simulation was built with."""
-        return cls(tuple(FootprintPart(*p) for p in core.footprint), core.footprint_summary)
+        return cls(tuple(FootprintPart(*p) for p in core.footprint), core.footprint_summary,
+                   core.events_estimate)
 
 
 def _check_int(name: str, v: object, lo: int, hi: int) -> int:

@@ -160,9 +160,10 @@ impl Simulation {
     /// Builds the simulation of scenario `text` (TOML, or JSON when `fmt == "json"`);
     /// `source` names it in errors, relative paths are taken from `base_dir`. `seed`
     /// replaces `simulation.seed`; `memory_budget` (bytes, default 8 GiB) bounds the
-    /// memory the run may use.
+    /// memory the run may use, `max_events` (default 10^12) the events it may be
+    /// estimated to need.
     #[new]
-    #[pyo3(signature = (text, source, base_dir, fmt = "toml", seed = None, memory_budget = None))]
+    #[pyo3(signature = (text, source, base_dir, fmt = "toml", seed = None, memory_budget = None, max_events = None))]
     fn new(
         text: &str,
         source: &str,
@@ -170,6 +171,7 @@ impl Simulation {
         fmt: &str,
         seed: Option<u64>,
         memory_budget: Option<u64>,
+        max_events: Option<f64>,
     ) -> PyResult<Self> {
         let format = match fmt {
             "toml" => Format::Toml,
@@ -180,9 +182,11 @@ impl Simulation {
                 )))
             }
         };
+        let d = LoadOptions::default();
         let opts = LoadOptions {
             seed,
-            memory_budget: memory_budget.unwrap_or(LoadOptions::default().memory_budget),
+            memory_budget: memory_budget.unwrap_or(d.memory_budget),
+            max_events: max_events.unwrap_or(d.max_events),
         };
         let sim = scenario::load(text, source, Path::new(base_dir), format, &opts)
             .map_err(scenario_err)?;
@@ -221,10 +225,18 @@ impl Simulation {
         footprint_rows(self.sim.footprint())
     }
 
-    /// The estimate in words: `about 13.2 MiB of memory (6.7 MiB for …, …)`.
+    /// The estimate in words: `about 13.2 MiB of memory (6.7 MiB for …, …) and about
+    /// 9.6e7 events (about 14 s at 150 ns each)`.
     #[getter]
     fn footprint_summary(&self) -> String {
-        self.sim.footprint().summary()
+        let f = self.sim.footprint();
+        format!("{} and {}", f.summary(), f.events_summary())
+    }
+
+    /// Events the run was estimated to need.
+    #[getter]
+    fn events_estimate(&self) -> f64 {
+        self.sim.footprint().events
     }
 
     /// The memory the run uses now, bytes (estimated at the footprint's costs).

@@ -15,6 +15,7 @@ use super::parse::{join, lookup, Scenario, ScenarioError};
 use super::transport;
 use super::vswitch;
 use super::workloads::Hosts;
+use super::LoadOptions;
 use crate::engine::Time;
 use crate::net::{FabricConfig, HostId, Network};
 use crate::sim::recorder::OutputParams;
@@ -267,14 +268,15 @@ fn output(sc: &Scenario, ctx: &Ctx) -> Result<OutputParams, ScenarioError> {
 pub const MIN_SAMPLE_INTERVAL: Time = 1000;
 
 /// Builds the simulation a scenario describes, refusing it if its run would need
-/// more than `budget` bytes of memory.
-pub fn build(sc: &Scenario, ctx: &Ctx, budget: u64) -> Result<Sim, ScenarioError> {
+/// more memory or events than `opts` allow.
+pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, ScenarioError> {
+    let budget = opts.memory_budget;
     if sc.simulation.duration.0 == 0 {
         return Err(ctx.err("simulation.duration", "expected a positive duration"));
     }
     let duration = sc.simulation.duration.0;
     let seed = sc.simulation.seed;
-    let mut est = Estimator::new(budget);
+    let mut est = Estimator::new(budget, opts.max_events);
     let base_tcp = transport::resolve(ctx, &sc.transport, "transport")?;
     let pkt = base_tcp.packet_size();
     let fabric = fabric::fabric(ctx, &sc.network, pkt)?;

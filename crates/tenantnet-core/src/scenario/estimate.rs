@@ -23,19 +23,22 @@ use crate::transport::TcpConfig;
 use crate::vswitch::VswitchParams;
 use crate::workload::{FlowKind, FlowSpec};
 
-/// The estimate so far and the budget it must stay within.
+/// The estimate so far and the limits it must stay within.
 pub struct Estimator {
     /// Bytes the run may use.
     pub budget: u64,
+    /// Events the run may be estimated to need.
+    pub max_events: f64,
     /// The parts estimated so far.
     pub fp: Footprint,
 }
 
 impl Estimator {
-    /// An empty estimate under `budget` bytes.
-    pub fn new(budget: u64) -> Self {
+    /// An empty estimate under `budget` bytes and `max_events` events.
+    pub fn new(budget: u64, max_events: f64) -> Self {
         Estimator {
             budget,
+            max_events,
             fp: Footprint::default(),
         }
     }
@@ -97,8 +100,20 @@ impl Estimator {
         self.add(ctx, PartKind::Fixed, what, key, n as f64 * fp::PER_FLOW)
     }
 
-    /// The recording, the packets alive at once and the largest initial window.
+    /// The recording, the packets alive at once, the largest initial window and the
+    /// events.
     pub fn run(&mut self, ctx: &Ctx, r: &RunShape) -> Result<(), ScenarioError> {
+        self.fp.events = events(r);
+        if self.fp.events > self.max_events {
+            return Err(ctx.err(
+                "simulation.duration",
+                format!(
+                    "the run would process {}, more than the limit of {} events (raise it with --max-events)",
+                    self.fp.events_summary(),
+                    human_count(self.max_events)
+                ),
+            ));
+        }
         self.recording(ctx, r)?;
         self.packets(ctx, r)?;
         let segs = r
@@ -245,6 +260,86 @@ fn throughput_series(r: &RunShape) -> (f64, f64) {
         0.0
     };
     (series, flow_rows)
+}
+
+/// Events the run will process, estimated. Every packet a flow can send costs about
+/// two events per hop (its arrival and its port's wake-up), and a TCP packet as many
+/// again for its ACK on the way back; a UDP source adds one per packet and one per
+/// on/off period; sampling and vswitch ticks add theirs. What a flow can send: a sized
+/// flow its size, a long-lived one its sender's NIC rate over its lifetime, a UDP
+/// source its rate while on, each scaled down so that no host sends or receives more
+/// than its link carries over the run. Flows that share a bottleneck deeper in the
+/// fabric are still counted at their hosts' rates: an upper estimate there.
+fn events(r: &RunShape) -> f64 {
+    let net = r.net;
+    let span = |from: Time, to: Time| to_secs(to.saturating_sub(from).max(1));
+    // per flow: bytes it can carry, events per byte
+    let mut flows: Vec<(f64, f64)> = Vec::with_capacity(r.flows.len());
+    let (mut sent, mut received) = (vec![0.0; net.hosts.len()], vec![0.0; net.hosts.len()]);
+    for f in r.flows {
+        let (from, to) = lifetime(f, net, r.end);
+        if from > r.end {
+            flows.push((0.0, 0.0));
+            continue;
+        }
+        let hops = net.path(f.src, f.dst, 0).len() as f64;
+        let nic = net.host_rate(f.src) as f64 / 8.0;
+        let (bytes, per_byte) = match &f.kind {
+            FlowKind::Tcp { transport } => {
+                let mss = r.tcp[*transport as usize].mss as f64;
+                let most = nic * span(f.start, r.end);
+                let bytes = f
+                    .size
+                    .map_or(nic * span(from, to), |s| (s as f64).min(most));
+                (bytes, hops * 4.0 / mss)
+            }
+            FlowKind::Udp {
+                rate_bps,
+                packet_size,
+                onoff,
+            } => {
+                let duty = onoff
+                    .as_ref()
+                    .map_or(1.0, |o| o.on as f64 / (o.on + o.off) as f64);
+                let bytes = *rate_bps as f64 / 8.0 * span(from, to) * duty;
+                (bytes, (hops * 2.0 + 1.0) / *packet_size as f64)
+            }
+        };
+        sent[f.src.idx()] += bytes;
+        received[f.dst.idx()] += bytes;
+        flows.push((bytes, per_byte));
+    }
+    let run = to_secs(r.end);
+    let cap = |h: crate::net::HostId, total: f64| {
+        let most = net.host_rate(h) as f64 / 8.0 * run;
+        if total > most {
+            most / total
+        } else {
+            1.0
+        }
+    };
+    let mut total: f64 = r
+        .flows
+        .iter()
+        .zip(&flows)
+        .map(|(f, &(bytes, per_byte))| {
+            let scale = cap(f.src, sent[f.src.idx()]).min(cap(f.dst, received[f.dst.idx()]));
+            bytes * scale * per_byte
+        })
+        .sum();
+    for f in r.flows {
+        if let FlowKind::Udp { onoff: Some(o), .. } = &f.kind {
+            let (from, to) = lifetime(f, net, r.end);
+            total += span(from, to) * 1e12 / o.on.min(o.off) as f64;
+        }
+    }
+    let ticks = fp::samples(r.end, r.output.interval);
+    let vm_ticks = if r.vswitch.hosts.is_empty() {
+        0.0
+    } else {
+        fp::samples(r.end, r.vswitch.mbfq.interval)
+    };
+    total + ticks + vm_ticks
 }
 
 /// A flow's full-size packet on the wire, bytes.

@@ -18,17 +18,20 @@ use std::path::Path;
 
 pub use parse::{Format, Scenario, ScenarioError};
 
-use crate::sim::footprint::DEFAULT_BUDGET;
+use crate::sim::footprint::{DEFAULT_BUDGET, DEFAULT_MAX_EVENTS};
 use crate::sim::Sim;
 
 /// How to load a scenario: what is not part of the scenario itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LoadOptions {
     /// Replaces `simulation.seed` (any `u64`; TOML integers stop at 2^63 − 1).
     pub seed: Option<u64>,
     /// The most memory the run may use, bytes: a scenario whose estimate exceeds it is
     /// refused, a run that grows past it stops with an error.
     pub memory_budget: u64,
+    /// The most events a run may be estimated to need (about two days by default); a
+    /// scenario estimated above it is refused.
+    pub max_events: f64,
 }
 
 impl Default for LoadOptions {
@@ -36,6 +39,7 @@ impl Default for LoadOptions {
         LoadOptions {
             seed: None,
             memory_budget: DEFAULT_BUDGET,
+            max_events: DEFAULT_MAX_EVENTS,
         }
     }
 }
@@ -58,7 +62,7 @@ pub fn load(
         root: &root,
         base_dir,
     };
-    build::build(&scenario, &ctx, opts.memory_budget)
+    build::build(&scenario, &ctx, opts)
 }
 
 /// Reads, parses and builds the scenario file at `path` with default options.

@@ -19,6 +19,14 @@ use crate::engine::Time;
 /// The default memory budget of a run: 8 GiB.
 pub const DEFAULT_BUDGET: u64 = 8 << 30;
 
+/// The default limit on a run's estimated events: 10^12, about two days at
+/// [`NS_PER_EVENT`].
+pub const DEFAULT_MAX_EVENTS: f64 = 1e12;
+
+/// Wall time per event for the time estimates: 150 ns, this project's 2-core VM on the
+/// permutation benchmark (BENCHMARKS.md) rounded up.
+pub const NS_PER_EVENT: f64 = 150.0;
+
 /// Bytes per row of `throughput` (Rust columns, their Python copy, the DataFrame).
 pub const PER_SAMPLE_ROW: f64 = 160.0;
 /// Bytes per row of `queues`.
@@ -65,6 +73,8 @@ pub struct Part {
 pub struct Footprint {
     /// The parts, in the order they were added.
     pub parts: Vec<Part>,
+    /// Events the run is estimated to process.
+    pub events: f64,
 }
 
 /// Bytes as a person writes them, in binary units: `812 MiB`, `3.4 GiB`.
@@ -83,6 +93,21 @@ pub fn human_bytes(b: f64) -> String {
         format!("{v:.0} {u}")
     } else {
         format!("{v:.1} {u}")
+    }
+}
+
+/// Seconds as a person writes them: `about 14 s`, `about 3.2 hours`, `about 4.1 days`.
+pub fn human_secs(s: f64) -> String {
+    if s < 1.0 {
+        "under a second".into()
+    } else if s < 120.0 {
+        format!("about {s:.0} s")
+    } else if s < 7200.0 {
+        format!("about {:.0} minutes", s / 60.0)
+    } else if s < 172_800.0 {
+        format!("about {:.1} hours", s / 3600.0)
+    } else {
+        format!("about {:.1} days", s / 86400.0)
     }
 }
 
@@ -149,6 +174,15 @@ impl Footprint {
             "about {} of memory ({})",
             human_bytes(self.total()),
             self.breakdown()
+        )
+    }
+
+    /// `about 9.6e7 events (about 14 s at 150 ns each)`.
+    pub fn events_summary(&self) -> String {
+        format!(
+            "about {} events ({} at {NS_PER_EVENT:.0} ns each)",
+            human_count(self.events.round()),
+            human_secs(self.events * NS_PER_EVENT * 1e-9)
         )
     }
 
