@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .errors import is_whole
 from .progress import Progress
 from .results import Results
 from .scenario import MemoryBudget, Scenario
@@ -31,7 +32,7 @@ def run(scenario: Scenario | str | Path | dict[str, Any], progress: Progress | N
     a run that grows past it, with :class:`ScenarioError`; so does ``max_events``
     (default 10^12, about two days) a scenario estimated to need more events.
     """
-    if isinstance(chunks, bool) or not isinstance(chunks, int) or chunks < 1:
+    if not is_whole(chunks, 1, 2**63):
         raise ValueError(f"chunks = {chunks!r}: expected a whole number of at least 1")
     sim = as_scenario(scenario).simulation(seed=seed, memory_budget=memory_budget,
                                            max_events=max_events)

@@ -43,14 +43,6 @@ BENCHMARKS = {
 
 # -- commands -------------------------------------------------------------------------
 
-def human_time(s: float) -> str:
-    """Seconds as a person writes them: ``7 s``, ``30 ms``, ``250 us``."""
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
-        if s >= scale or unit == "ns":
-            return f"{s / scale:.4g} {unit}"
-    return f"{s} s"
-
-
 def cmd_run(a: argparse.Namespace) -> None:
     check_out(a.out)
     sc = Scenario.from_file(a.scenario)
@@ -68,7 +60,8 @@ def cmd_run(a: argparse.Namespace) -> None:
         publish(a.out, write)
     s = res.summary
     rate = s["events"] / max(s["wall_s"], 1e-9) / 1e6
-    print(f"{s['scenario']}: {human_time(s['simulated_s'])} simulated in {s['wall_s']:.2f} s "
+    print(f"{s['scenario']}: {_core.format_duration(s['simulated_s'])} simulated in "
+          f"{s['wall_s']:.2f} s "
           f"({rate:.1f} M events/s); results in {a.out}/")
 
 

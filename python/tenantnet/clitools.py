@@ -33,18 +33,6 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def seed_arg(text: str) -> int:
-    """A seed: a whole number from 0 to 2^64 - 1."""
-    try:
-        v = int(text)
-    except ValueError:
-        v = -1
-    if not 0 <= v < 2**64:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected a whole number from 0 to {2**64 - 1}")
-    return v
-
-
 def size_arg(text: str) -> int:
     """A positive size such as 16GiB, in bytes."""
     try:
@@ -68,17 +56,6 @@ def int_arg(lo: int, hi: int) -> Callable[[str], int]:
                 f"{text!r}: expected a whole number from {lo} to {hi}")
         return v
     return parse
-
-
-def count_arg(text: str) -> int:
-    """A whole number of at least 1."""
-    try:
-        v = int(text)
-    except ValueError:
-        v = 0
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least 1")
-    return v
 
 
 def check_out(out: Path) -> None:
@@ -109,6 +86,13 @@ def publish(out: Path, write: Callable[[Path], object]) -> None:
             os.replace(item, dest)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+seed_arg = int_arg(0, 2**64 - 1)
+"""A seed: a whole number from 0 to 2^64 - 1."""
+
+count_arg = int_arg(1, 2**63 - 1)
+"""A count: a whole number of at least 1."""
 
 
 def number_arg(lo: float, hi: float, lo_open: bool = False, hi_open: bool = False) -> Any:

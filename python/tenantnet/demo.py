@@ -12,6 +12,7 @@ from .api import run
 from .report import write_report
 from .results import Results
 from .scenario import Scenario
+from .tables import vm_means
 
 POLICIES = {"none": "no enforcement", "static": "static reservation", "mbfq": "MBFQ"}
 
@@ -35,14 +36,9 @@ INTRO = (
 
 def vm_rates_by_window(r: Results) -> pd.DataFrame:
     """Mean transmit rate per VM of each tenant (Gb/s) in each window."""
-    tp = r.throughput[r.throughput["scope"] == "vm"]
-    per_tenant_vm = r.vms.groupby("tenant").size()
-    rows = {}
-    for name, (lo, hi) in WINDOWS.items():
-        w = tp[(tp["time_s"] > lo + 1e-9) & (tp["time_s"] <= hi + 1e-9)]
-        mean = w.groupby(["time_s", "tenant"])["gbps"].sum().groupby("tenant").mean()
-        rows[name] = mean / per_tenant_vm
-    return pd.DataFrame(rows)
+    tenant = r.vms.set_index("vm")["tenant"]
+    return pd.DataFrame({name: vm_means(r, lo, hi).groupby(tenant).mean()
+                         for name, (lo, hi) in WINDOWS.items()})
 
 
 def comparison(runs: dict[str, Results]) -> pd.DataFrame:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ScenarioError(ValueError):
     """A scenario that cannot be run.
@@ -19,3 +21,15 @@ class ScenarioError(ValueError):
 
     def __str__(self) -> str:
         return self.message
+
+
+def is_whole(v: Any, lo: int, hi: int) -> bool:
+    """Whether ``v`` is an int (not a bool) from ``lo`` to ``hi``."""
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def check_whole(name: str, v: Any, lo: int, hi: int) -> int:
+    """``v`` if :func:`is_whole`, else ValueError naming ``name`` and the range."""
+    if not is_whole(v, lo, hi):
+        raise ValueError(f"{name} = {v!r}: expected a whole number from {lo} to {hi}")
+    return int(v)

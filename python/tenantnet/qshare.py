@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
+from .errors import is_whole
 
 FAT_TREE_16 = {"kind": "fat_tree", "k": 16, "link_rate": "10Gbps", "fabric_rate": "40Gbps"}
 """QShare §7.3's fabric: k = 16 fat-tree, 10 Gb/s servers, 40 Gb/s switch links."""
@@ -60,7 +61,7 @@ class Controller:
     def place(self, guarantees_bps: list[int], ha: float | None = None) -> int | None:
         """Embeds a tenant (one guarantee per VM, whole bit/s of at least 1); its id, or
         None if rejected."""
-        if any(isinstance(g, bool) or not isinstance(g, int) or g < 1 for g in guarantees_bps):
+        if not all(is_whole(g, 1, 2**63) for g in guarantees_bps):
             raise ValueError("guarantees_bps: expected whole numbers of bit/s, each at least 1")
         if ha is not None and not (isinstance(ha, int | float) and 0 <= ha < 1):
             raise ValueError(f"ha = {ha!r}: expected a number with 0 <= f < 1")
@@ -152,10 +153,6 @@ class Controller:
                    d.get("k_paths", 3), d["log"], source=source)
 
 
-def _is_int(v: Any, lo: int, hi: int) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
-
-
 def _check_state(d: Any) -> None:
     """Raises ValueError at the first key of a saved state that has the wrong shape."""
     if not isinstance(d, dict):
@@ -163,13 +160,13 @@ def _check_state(d: Any) -> None:
                          "cq_weight and log")
     checks: list[tuple[str, bool, str]] = [
         ("topology", isinstance(d.get("topology"), dict), "a table with a kind"),
-        ("slots", _is_int(d.get("slots"), 1, 2**32 - 1), "a whole number >= 1"),
-        ("queues", _is_int(d.get("queues"), 1, 64), "a whole number from 1 to 64"),
+        ("slots", is_whole(d.get("slots"), 1, 2**32 - 1), "a whole number >= 1"),
+        ("queues", is_whole(d.get("queues"), 1, 64), "a whole number from 1 to 64"),
         ("strategy", d.get("strategy") in ("balanced", "greedy"), '"balanced" or "greedy"'),
         ("cq_weight", isinstance(d.get("cq_weight"), int | float)
          and not isinstance(d.get("cq_weight"), bool) and 0 <= d["cq_weight"] <= 1,
          "a number from 0 to 1"),
-        ("k_paths", _is_int(d.get("k_paths", 3), 1, 16), "a whole number from 1 to 16"),
+        ("k_paths", is_whole(d.get("k_paths", 3), 1, 16), "a whole number from 1 to 16"),
         ("log", isinstance(d.get("log"), list), "a list of place and depart operations"),
     ]
     for key, ok, what in checks:
@@ -179,10 +176,10 @@ def _check_state(d: Any) -> None:
         good = isinstance(op, dict) and (
             (op.get("op") == "place" and isinstance(op.get("guarantees_bps"), list)
              and len(op["guarantees_bps"]) > 0
-             and all(_is_int(g, 1, 2**63) for g in op["guarantees_bps"])
+             and all(is_whole(g, 1, 2**63) for g in op["guarantees_bps"])
              and (op.get("ha") is None or (isinstance(op["ha"], int | float)
                                            and 0 <= op["ha"] < 1)))
-            or (op.get("op") == "depart" and _is_int(op.get("id"), 0, 2**32 - 1)))
+            or (op.get("op") == "depart" and is_whole(op.get("id"), 0, 2**32 - 1)))
         if not good:
             raise ValueError(f"log[{i}] = {json.dumps(op)[:80]}: expected "
                              '{"op": "place", "guarantees_bps": [bit/s, ...], "ha": null or '

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import progress
 from .clitools import count_arg, fail, int_arg, number_arg, publish, read_text, seed_arg
+from .errors import is_whole
 from .qshare import FAT_TREE_16, Controller
 from .sonic import config_db, validate
 
@@ -79,7 +80,7 @@ def read_binding(folder: Path) -> dict[str, Any] | None:
     except ValueError as e:
         fail(f"{path}: not valid JSON: {e}")
     ok = (isinstance(b, dict) and isinstance(b.get("dedicated"), list)
-          and all(isinstance(t, int) and not isinstance(t, bool) for t in b["dedicated"])
+          and all(is_whole(t, 0, 2**32 - 1) for t in b["dedicated"])
           and isinstance(b.get("ports"), list) and isinstance(b.get("dscp"), dict))
     if not ok:
         fail(f"{path}: expected what `tenantnet qshare bind` writes: an object with "

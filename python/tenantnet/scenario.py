@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _core
-from .errors import ScenarioError
+from .errors import ScenarioError, is_whole
 
 if TYPE_CHECKING:
     from .simulation import Footprint, Simulation
@@ -41,9 +41,7 @@ def memory_budget_bytes(budget: MemoryBudget, source: str = "memory_budget") -> 
 
 
 def _key(path: str, k: object) -> str:
-    s = str(k)
-    bare = s != "" and all(c.isascii() and (c.isalnum() or c in "_-") for c in s)
-    name = s if bare else json.dumps(s)
+    name = _core.quote_key(str(k))
     return f"{path}.{name}" if path else name
 
 
@@ -148,8 +146,7 @@ class Scenario:
 
     def _core(self, seed: int | None, memory_budget: MemoryBudget,
               max_events: float | None = None) -> _core.Simulation:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
-                                 or not 0 <= seed < 2**64):
+        if seed is not None and not is_whole(seed, 0, 2**64 - 1):
             raise ScenarioError(f"seed = {seed!r}: expected a whole number from 0 to "
                                 f"{2**64 - 1}")
         budget = memory_budget_bytes(memory_budget)

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import _core
-from .errors import ScenarioError
+from .errors import ScenarioError, check_whole
 from .results import Results
 
 
@@ -60,12 +60,6 @@ class Footprint:
         """The estimate a core simulation was built with."""
         return cls(tuple(FootprintPart(*p) for p in core.footprint), core.footprint_summary,
                    core.events_estimate)
-
-
-def _check_int(name: str, v: object, lo: int, hi: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise ValueError(f"{name} = {v!r}: expected a whole number from {lo} to {hi}")
-    return v
 
 
 class Simulation:
@@ -140,13 +134,13 @@ class Simulation:
         ``peer``) from now on: the scheduler's weights and the buffer and ECN shares
         derived from them. Weights are whole numbers from 1 to 2^32 - 1, one per queue;
         ports with a single queue have no weights to set."""
-        ws = [_check_int(f"weights[{i}]", w, 1, 2**32 - 1) for i, w in enumerate(weights)]
+        ws = [check_whole(f"weights[{i}]", w, 1, 2**32 - 1) for i, w in enumerate(weights)]
         self._core.set_queue_weights(switch, ws, peer)
 
     def set_dscp_map(self, switch: str, mapping: Mapping[int, int]) -> None:
         """Replaces ``switch``'s DSCP -> queue map from now on (DSCP 0-63 to a queue of
         its ports); DSCPs not listed go to queue 0."""
-        m = {_check_int("DSCP", d, 0, 63): _check_int(f"queue of DSCP {d}", q, 0, 2**16)
+        m = {check_whole("DSCP", d, 0, 63): check_whole(f"queue of DSCP {d}", q, 0, 255)
              for d, q in mapping.items()}
         self._core.set_dscp_map(switch, m)
 

@@ -78,7 +78,6 @@ def vm_phase_table(r: Results) -> pd.DataFrame:
     """Per VM: tenant, guarantee, and its mean transmit rate in each phase."""
     if not len(r.vms):
         return pd.DataFrame()
-    tp = r.throughput[r.throughput["scope"] == "vm"]
     out = r.vms[["vm", "tenant", "policy"]].copy()
     g = r.vm_rates.groupby("vm")["guarantee_gbps"]
     first, last = g.first(), g.last()
@@ -87,10 +86,15 @@ def vm_phase_table(r: Results) -> pd.DataFrame:
         (f"{first[v]:.3g} → {last[v]:.3g}" if v in first else f"{gb:.3g}")
         for v, gb in zip(r.vms["vm"], r.vms["guarantee_gbps"], strict=True)]
     for a, b in phases(r):
-        w = tp[(tp["time_s"] > a + 1e-12) & (tp["time_s"] <= b + 1e-12)]
-        mean = w.groupby("id")["gbps"].mean()
-        out[f"{a:.4g} to {b:.4g} s (Gb/s)"] = out["vm"].map(mean).astype(float)
+        out[f"{a:.4g} to {b:.4g} s (Gb/s)"] = out["vm"].map(vm_means(r, a, b)).astype(float)
     return out
+
+
+def vm_means(r: Results, lo: float, hi: float) -> pd.Series:
+    """Each VM's mean transmit rate (Gb/s) over the samples in (lo, hi] seconds."""
+    tp = r.throughput[r.throughput["scope"] == "vm"]
+    w = tp[(tp["time_s"] > lo + 1e-12) & (tp["time_s"] <= hi + 1e-12)]
+    return w.groupby("id")["gbps"].mean()
 
 
 def links_table(r: Results, top: int = 10) -> pd.DataFrame:

@@ -113,16 +113,6 @@ fn footprint_rows(f: &Footprint) -> Vec<(&'static str, String, String, f64)> {
         .collect()
 }
 
-/// A Python int as a weight (1 to 2^32 − 1), naming the argument.
-fn weight(i: usize, w: i64) -> PyResult<u32> {
-    u32::try_from(w).ok().filter(|w| *w >= 1).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "weights[{i}] = {w}: expected a whole number from 1 to {}",
-            u32::MAX
-        ))
-    })
-}
-
 impl Simulation {
     fn switch_and_port(
         &self,
@@ -275,17 +265,12 @@ impl Simulation {
     fn set_queue_weights(
         &mut self,
         switch: &str,
-        weights: Vec<i64>,
+        weights: Vec<u32>,
         peer: Option<&str>,
     ) -> PyResult<()> {
         let (s, port) = self.switch_and_port(switch, peer)?;
-        let w = weights
-            .iter()
-            .enumerate()
-            .map(|(i, &w)| weight(i, w))
-            .collect::<PyResult<Vec<u32>>>()?;
         self.sim
-            .set_queue_weights(s, port, &w)
+            .set_queue_weights(s, port, &weights)
             .map_err(|e| PyValueError::new_err(format!("set_queue_weights({switch:?}): {e}")))
     }
 
@@ -294,7 +279,7 @@ impl Simulation {
     fn set_dscp_map(
         &mut self,
         switch: &str,
-        mapping: std::collections::BTreeMap<i64, i64>,
+        mapping: std::collections::BTreeMap<u8, u8>,
     ) -> PyResult<()> {
         let (s, _) = self.switch_and_port(switch, None)?;
         let queues = self.sim.net.nodes[self.sim.net.switches[s.idx()].node.idx()]
@@ -305,17 +290,14 @@ impl Simulation {
             .unwrap_or(1);
         if let Some((d, q)) = mapping
             .iter()
-            .find(|(d, q)| !(0..64).contains(*d) || !(0..queues as i64).contains(*q))
+            .find(|(d, q)| **d > 63 || **q as usize >= queues)
         {
             return Err(PyValueError::new_err(format!(
                 "set_dscp_map({switch:?}): DSCP {d} -> queue {q}: expected DSCP 0 to 63 and a queue from 0 to {}",
                 queues - 1
             )));
         }
-        let pairs: Vec<(u8, u8)> = mapping
-            .into_iter()
-            .map(|(d, q)| (d as u8, q as u8))
-            .collect();
+        let pairs: Vec<(u8, u8)> = mapping.into_iter().collect();
         self.sim.set_dscp_map(s, DscpMap::from_pairs(&pairs));
         Ok(())
     }
@@ -370,10 +352,16 @@ fn parse_size(text: &str) -> PyResult<u64> {
     }
 }
 
-/// The default memory budget of a run, bytes.
+/// Seconds as scenario files write durations: `3ms`, `1.5s`, `250us`.
 #[pyfunction]
-fn default_memory_budget() -> u64 {
-    tenantnet_core::sim::footprint::DEFAULT_BUDGET
+fn format_duration(seconds: f64) -> String {
+    tenantnet_core::units::format_duration(from_secs(seconds))
+}
+
+/// A key as error messages show it: bare if TOML allows, else quoted (`"seed "`).
+#[pyfunction]
+fn quote_key(name: &str) -> String {
+    scenario::keys::quote(name)
 }
 
 /// Names of the built-in flow-size distributions.
@@ -413,7 +401,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<qshare::QShare>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
-    m.add_function(wrap_pyfunction!(default_memory_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(format_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(quote_key, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(cdf_names, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_cdf, m)?)?;

@@ -412,7 +412,6 @@ impl Gen<'_, '_> {
     }
 
     /// UDP sources at `rate` from every src to every dst.
-    #[allow(clippy::too_many_arguments)]
     fn udp(
         &mut self,
         (src, dst): (&Hosts, &Hosts),
