@@ -181,6 +181,8 @@ def allocation_figure(runs: Mapping[str, Results]) -> Figure | None:
     fig, axes = panels(len(shaped), 3.2)
     for ax, (label, r) in zip(axes, shaped.items(), strict=True):
         for i, (vm, g) in enumerate(r.vm_rates.groupby("vm", sort=True)):
+            if g["allocated_gbps"].isna().all():
+                continue  # never throttled (and matplotlib cannot mark an empty line)
             ax.plot(t(g["time_s"]), g["allocated_gbps"].astype(float), label=str(vm),
                     drawstyle="steps-post", **style(i))
         ax.set_title(label)
