@@ -137,12 +137,14 @@ class Simulation:
         ws = [check_whole(f"weights[{i}]", w, 1, 2**32 - 1) for i, w in enumerate(weights)]
         self._core.set_queue_weights(switch, ws, peer)
 
-    def set_dscp_map(self, switch: str, mapping: Mapping[int, int]) -> None:
-        """Replaces ``switch``'s DSCP -> queue map from now on (DSCP 0-63 to a queue of
-        its ports); DSCPs not listed go to queue 0."""
+    def set_dscp_map(self, switch: str, mapping: Mapping[int, int],
+                     peer: str | None = None) -> None:
+        """Replaces the DSCP -> queue map of every port of ``switch`` (or only its port
+        toward ``peer``) from now on (DSCP 0-63 to a queue of the port); DSCPs not
+        listed go to queue 0."""
         m = {check_whole("DSCP", d, 0, 63): check_whole(f"queue of DSCP {d}", q, 0, 255)
              for d, q in mapping.items()}
-        self._core.set_dscp_map(switch, m)
+        self._core.set_dscp_map(switch, m, peer)
 
     def results(self) -> Results:
         """Everything the run produced up to now, as DataFrames."""

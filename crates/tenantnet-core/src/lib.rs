@@ -25,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+pub mod control;
 pub mod engine;
 pub mod net;
 pub mod qshare;

@@ -7,6 +7,7 @@
 mod qshare;
 
 use std::path::Path;
+use tenantnet_core::control::Action;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -269,36 +270,40 @@ impl Simulation {
         peer: Option<&str>,
     ) -> PyResult<()> {
         let (s, port) = self.switch_and_port(switch, peer)?;
-        self.sim
-            .set_queue_weights(s, port, &weights)
-            .map_err(|e| PyValueError::new_err(format!("set_queue_weights({switch:?}): {e}")))
+        let ports = port.map_or_else(|| self.sim.switch_ports(s).to_vec(), |p| vec![p]);
+        for port in ports {
+            let a = Action::QueueWeights {
+                port,
+                weights: weights.clone(),
+            };
+            self.sim.apply(a).map_err(|e| {
+                PyValueError::new_err(format!("set_queue_weights({switch:?}): {e}"))
+            })?;
+        }
+        Ok(())
     }
 
-    /// Replaces switch `switch`'s DSCP -> queue map from now on; unlisted DSCPs go
-    /// to queue 0.
+    /// Replaces the DSCP -> queue map of every port of switch `switch` (or only its
+    /// port toward `peer`) from now on; unlisted DSCPs go to queue 0.
+    #[pyo3(signature = (switch, mapping, peer = None))]
     fn set_dscp_map(
         &mut self,
         switch: &str,
-        mapping: std::collections::BTreeMap<u8, u8>,
+        mapping: std::collections::BTreeMap<u32, u32>,
+        peer: Option<&str>,
     ) -> PyResult<()> {
-        let (s, _) = self.switch_and_port(switch, None)?;
-        let queues = self.sim.net.nodes[self.sim.net.switches[s.idx()].node.idx()]
-            .ports
-            .iter()
-            .map(|p| self.sim.net.ports[p.idx()].queue_count())
-            .min()
-            .unwrap_or(1);
-        if let Some((d, q)) = mapping
-            .iter()
-            .find(|(d, q)| **d > 63 || **q as usize >= queues)
-        {
-            return Err(PyValueError::new_err(format!(
-                "set_dscp_map({switch:?}): DSCP {d} -> queue {q}: expected DSCP 0 to 63 and a queue from 0 to {}",
-                queues - 1
-            )));
+        let err = |e: String| PyValueError::new_err(format!("set_dscp_map({switch:?}): {e}"));
+        let (s, port) = self.switch_and_port(switch, peer)?;
+        let pairs: Vec<(u32, u32)> = mapping.into_iter().collect();
+        let map = DscpMap::try_from_pairs(&pairs).map_err(err)?;
+        let ports = port.map_or_else(|| self.sim.switch_ports(s).to_vec(), |p| vec![p]);
+        for port in ports {
+            let a = Action::DscpMap {
+                port,
+                map: map.clone(),
+            };
+            self.sim.apply(a).map_err(err)?;
         }
-        let pairs: Vec<(u8, u8)> = mapping.into_iter().collect();
-        self.sim.set_dscp_map(s, DscpMap::from_pairs(&pairs));
         Ok(())
     }
 

@@ -43,8 +43,6 @@ pub struct Host {
 pub struct Switch {
     /// The switch's node.
     pub node: NodeId,
-    /// DSCP → queue classification of packets it forwards.
-    pub dscp_map: DscpMap,
 }
 
 /// How every port of the fabric is configured.
@@ -73,6 +71,12 @@ pub struct Network {
     pub ports: Vec<Port>,
     /// The port at the other end of each port's link, by `PortId`.
     pub reverse: Vec<PortId>,
+    /// Each link's two ports, in the order links were added: `[a→b, b→a]`.
+    pub links: Vec<[PortId; 2]>,
+    /// Index in `dscp_maps` of each port's DSCP → queue map, by `PortId`.
+    port_map: Vec<u16>,
+    /// The distinct DSCP → queue maps in use.
+    dscp_maps: Vec<DscpMap>,
     /// ECMP forwarding tables.
     pub routing: Routing,
     /// Shared buffer pools (switches whose ports use dynamic thresholds).
@@ -86,12 +90,28 @@ impl Network {
         self.by_name.get(name).copied()
     }
 
-    /// The host called `name`.
-    pub fn host_by_name(&self, name: &str) -> Option<HostId> {
-        match self.nodes[self.node_by_name(name)?.idx()].kind {
-            NodeKind::Host(h) => Some(h),
-            NodeKind::Switch(_) => None,
-        }
+    /// The queue of port `port` that a packet with DSCP `dscp` joins.
+    #[inline]
+    pub fn classify(&self, port: PortId, dscp: u8) -> usize {
+        self.dscp_maps[self.port_map[port.idx()] as usize].queue(dscp)
+    }
+
+    /// Port `port`'s DSCP → queue map.
+    pub fn dscp_map(&self, port: PortId) -> &DscpMap {
+        &self.dscp_maps[self.port_map[port.idx()] as usize]
+    }
+
+    /// Replaces port `port`'s DSCP → queue map (maps are shared between ports
+    /// that have the same one).
+    pub fn set_dscp_map(&mut self, port: PortId, map: DscpMap) {
+        let i = match self.dscp_maps.iter().position(|m| *m == map) {
+            Some(i) => i,
+            None => {
+                self.dscp_maps.push(map);
+                self.dscp_maps.len() - 1
+            }
+        };
+        self.port_map[port.idx()] = i as u16;
     }
 
     /// A host's name.
@@ -207,6 +227,7 @@ impl NetworkBuilder {
         }
         let mut ports = Vec::with_capacity(self.links.len() * 2);
         let mut reverse = Vec::with_capacity(self.links.len() * 2);
+        let mut links = Vec::with_capacity(self.links.len());
         for l in &self.links {
             let (ab, ba) = (PortId(ports.len() as u32), PortId(ports.len() as u32 + 1));
             for (from, to, id) in [(l.a, l.b, ab), (l.b, l.a, ba)] {
@@ -218,6 +239,7 @@ impl NetworkBuilder {
                 ports.push(Port::new(from, to, l.rate_bps, l.delay, pc));
             }
             reverse.extend([ba, ab]);
+            links.push([ab, ba]);
         }
         let mut hosts = Vec::new();
         let mut switches = Vec::new();
@@ -242,7 +264,6 @@ impl NetworkBuilder {
                 }
                 NodeKind::Switch(_) => switches.push(Switch {
                     node: NodeId(i as u32),
-                    dscp_map: cfg.dscp_map.clone(),
                 }),
             }
         }
@@ -268,8 +289,11 @@ impl NetworkBuilder {
             nodes,
             hosts,
             switches,
+            port_map: vec![0; ports.len()],
+            dscp_maps: vec![cfg.dscp_map.clone()],
             ports,
             reverse,
+            links,
             routing,
             pools,
             by_name,

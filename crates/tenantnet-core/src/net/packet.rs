@@ -16,10 +16,13 @@ pub mod flags {
     pub const ECE: u8 = 8;
     /// Payload retransmitted by the sender.
     pub const RETX: u8 = 16;
+    /// A host-to-host control packet of a host policy (feedback); its payload word
+    /// is in `seq` and it belongs to no flow.
+    pub const CONTROL: u8 = 32;
 }
 
 /// One packet in flight.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Data: sequence number of the first payload byte. ACK: cumulative ACK number.
     pub seq: u64,
@@ -37,10 +40,31 @@ pub struct Packet {
     pub len: u32,
     /// ECMP hash of the packet's flow and direction.
     pub hash: u32,
+    /// Its directed VM pair (`crate::vswitch::NO_PAIR` when neither end is a VM),
+    /// so host policies see sender and receiver without a lookup by flow.
+    pub pair: u32,
     /// `flags::*` bits.
     pub flags: u8,
     /// Differentiated-services code point (0–63).
     pub dscp: u8,
+}
+
+impl Default for Packet {
+    fn default() -> Self {
+        Packet {
+            seq: 0,
+            ts: 0,
+            flow: FlowId::default(),
+            dst: HostId::default(),
+            at: NodeId::default(),
+            size: 0,
+            len: 0,
+            hash: 0,
+            pair: crate::vswitch::NO_PAIR,
+            flags: 0,
+            dscp: 0,
+        }
+    }
 }
 
 impl Packet {

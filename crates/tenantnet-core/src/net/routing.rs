@@ -137,14 +137,4 @@ impl Routing {
         let i = ((h as u64 * n as u64) >> 32) as u32;
         self.nexthops[(off + i) as usize]
     }
-
-    /// The equal-cost next hops of switch `sw` toward host `dst`.
-    pub fn next_hops(&self, sw: SwitchId, dst: HostId) -> &[PortId] {
-        let leaf = self.host_leaf[dst.idx()];
-        if self.leaf_switch[leaf as usize] == sw {
-            return std::slice::from_ref(&self.host_port[dst.idx()]);
-        }
-        let (off, n) = self.table[sw.idx() * self.n_leaves + leaf as usize];
-        &self.nexthops[off as usize..(off + n) as usize]
-    }
 }

@@ -159,7 +159,7 @@ impl Estimator {
         let what = format!("{} queue samples", human_count(qrows));
         self.fp.add(rec, what, key, qrows * fp::PER_QUEUE_ROW);
         if !r.vswitch.hosts.is_empty() {
-            let t = r.vswitch.mbfq.interval;
+            let t = r.vswitch.tick;
             let vrows = fp::samples(r.end, t) * r.vswitch.vms.len() as f64;
             let what = format!("{} vm_rates rows", human_count(vrows));
             let key = "vswitch.mbfq.interval";
@@ -337,7 +337,7 @@ fn events(r: &RunShape) -> f64 {
     let vm_ticks = if r.vswitch.hosts.is_empty() {
         0.0
     } else {
-        fp::samples(r.end, r.vswitch.mbfq.interval)
+        fp::samples(r.end, r.vswitch.tick)
     };
     total + ticks + vm_ticks
 }

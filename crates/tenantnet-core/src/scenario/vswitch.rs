@@ -8,7 +8,7 @@ use super::parse::{join, ScenarioError};
 use super::tenants::{MbfqSpec, PolicySpec, TenantSpec, VswitchSpec};
 use super::workloads::Hosts;
 use crate::net::{HostId, Network, VmId};
-use crate::vswitch::{HostVswitch, MbfqParams, Policy, Vm, VmChange, VswitchParams};
+use crate::vswitch::{HostVswitch, MbfqParams, PolicyConfig, Vm, VmChange, VswitchParams};
 use crate::workload::TrafficEnd;
 
 /// The VMs a scenario declares.
@@ -23,11 +23,12 @@ pub struct BuiltTenants {
     pub vm_queue: u64,
 }
 
-fn policy(p: PolicySpec) -> Policy {
+/// A host's policy with its parameters: they travel with the variant.
+fn policy(p: PolicySpec, mbfq: &MbfqParams) -> PolicyConfig {
     match p {
-        PolicySpec::None => Policy::None,
-        PolicySpec::Static => Policy::Static,
-        PolicySpec::Mbfq => Policy::Mbfq,
+        PolicySpec::None => PolicyConfig::None(()),
+        PolicySpec::Static => PolicyConfig::Static(()),
+        PolicySpec::Mbfq => PolicyConfig::Mbfq(mbfq.clone()),
     }
 }
 
@@ -158,11 +159,7 @@ pub fn build(
             for h in resolve_hosts(ctx, net, sel, &key)? {
                 let g = rate_of(None, &join(&tk, "guarantee"))?;
                 let name = format!("{}/{}", t.name, net.host_name(h));
-                mine.push(add(
-                    Vm::new(name, ti as u32, h, g, limit, burst),
-                    key.clone(),
-                    &mut vms,
-                )?);
+                mine.push(add(Vm::new(name, ti as u32, h, g), key.clone(), &mut vms)?);
             }
         }
         for (j, v) in t.vms.iter().enumerate() {
@@ -174,7 +171,7 @@ pub fn build(
                 .name
                 .clone()
                 .unwrap_or_else(|| format!("{}/vm{j}", t.name));
-            let mut vm = Vm::new(name, ti as u32, h, g, limit, burst);
+            let mut vm = Vm::new(name, ti as u32, h, g);
             vm.weight = v.weight;
             let id = add(vm, join(&vk, "name"), &mut vms)?;
             mine.push(id);
@@ -210,8 +207,9 @@ pub fn build(
 
     // one vswitch per host with VMs
     let mut hosts: Vec<HostVswitch> = Vec::new();
+    let mut configs: Vec<PolicyConfig> = Vec::new();
     let mut vswitch_of: Vec<Option<usize>> = vec![None; net.hosts.len()];
-    for (i, vm) in vms.iter().enumerate() {
+    for (i, vm) in vms.iter_mut().enumerate() {
         let k = match vswitch_of[vm.host.idx()] {
             Some(k) => k,
             None => {
@@ -227,9 +225,11 @@ pub fn build(
                         ),
                     ));
                 }
+                configs.push(policy(*vs.hosts.get(name).unwrap_or(&vs.policy), &mbfq));
                 hosts.push(HostVswitch {
                     host: vm.host,
-                    policy: policy(*vs.hosts.get(name).unwrap_or(&vs.policy)),
+                    policy: PolicyConfig::None(()).build(&[]),
+                    service: Default::default(),
                     capacity_bps: c,
                     vms: Vec::new(),
                     nic_at_tick: 0,
@@ -239,6 +239,10 @@ pub fn build(
             }
         };
         hosts[k].vms.push(VmId(i as u32));
+        vm.vswitch = k as u32;
+    }
+    for (h, cfg) in hosts.iter_mut().zip(&configs) {
+        h.policy = cfg.build(&h.vms);
     }
     for h in &hosts {
         let weighted = h
@@ -292,7 +296,10 @@ pub fn build(
             vms,
             hosts,
             changes: changes.into_iter().map(|c| c.0).collect(),
-            mbfq,
+            // the period of MBFQ's macroscheduler is every host's tick
+            tick: mbfq.interval,
+            queue: limit,
+            burst,
         },
         vm_queue: limit,
     })

@@ -3,10 +3,12 @@
 
 use super::flow::Endpoint;
 use super::{Event, Sim};
+use crate::engine::Time;
 use crate::net::packet::flags;
-use crate::net::{FlowId, Packet, PktId};
+use crate::net::{FlowId, Packet};
 use crate::transport::tcp_receiver::{DataSegment, ReceiverOut};
-use crate::transport::tcp_sender::SenderOut;
+use crate::transport::tcp_sender::{SenderOut, TcpSender};
+use crate::transport::TcpConfig;
 use crate::workload::FlowKind;
 
 /// The index of a flow's TCP configuration (0 for UDP flows, which have none).
@@ -39,22 +41,44 @@ impl Sim {
             let at = stop.max(now);
             self.schedule(at, Event::Stop(f));
         }
-        let mut out = self.sender_out(f);
-        let flow = &mut self.flows[f.idx()];
-        match &mut flow.ep {
-            Endpoint::Tcp { snd, .. } => {
-                let cfg = &self.tcp[transport_of(&flow.spec.kind)];
-                snd.start(now, cfg, &mut out);
-                self.emit_segments(f, &mut out);
-                self.note_blocked(f, &out);
-                self.sout = out;
+        match &mut self.flows[f.idx()].ep {
+            Endpoint::Tcp { .. } => {
+                self.drive_sender(f, false, |snd, now, cfg, out| snd.start(now, cfg, out));
             }
             Endpoint::Udp { src, .. } => {
                 let tick = src.start(now);
-                self.sout = out;
                 self.udp_step(f, tick.send, tick.next);
             }
         }
+    }
+
+    /// The index of flow `f`'s TCP configuration.
+    #[inline]
+    pub(super) fn transport(&self, f: FlowId) -> usize {
+        transport_of(&self.flows[f.idx()].spec.kind)
+    }
+
+    /// One call into flow `f`'s TCP sender: hands it the room its shaper has, runs
+    /// `op`, completes the flow if `op` acknowledged its last byte (`may_complete`),
+    /// sends the segments it asked for and notes whether it now waits for room.
+    pub(super) fn drive_sender(
+        &mut self,
+        f: FlowId,
+        may_complete: bool,
+        op: impl FnOnce(&mut TcpSender, Time, &TcpConfig, &mut SenderOut),
+    ) {
+        let mut out = self.sender_out(f);
+        let flow = &mut self.flows[f.idx()];
+        if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
+            let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+            op(snd, self.now, cfg, &mut out);
+            if may_complete && snd.done() && flow.spec.size.is_some() && flow.end.is_none() {
+                self.complete(f);
+            }
+            self.emit_segments(f, &mut out);
+            self.note_blocked(f, &out);
+        }
+        self.sout = out;
     }
 
     /// Sends the segments a TCP sender asked for and schedules its timer.
@@ -66,6 +90,7 @@ impl Sim {
             flow: f,
             dst: flow.spec.dst,
             hash: flow.hash,
+            pair: flow.pair,
             dscp: flow.spec.dscp,
             flags: if cfg.ect() { flags::ECT } else { 0 },
             ..Default::default()
@@ -98,6 +123,7 @@ impl Sim {
             flow: f,
             dst: flow.spec.src,
             hash: flow.hash_rev,
+            pair: flow.pair_rev,
             dscp: flow.spec.dscp,
             size: ack_size,
             ..Default::default()
@@ -117,11 +143,14 @@ impl Sim {
         }
     }
 
-    /// A packet reached host `_h`, its destination.
+    /// A packet delivered to its transport at the destination host. A control
+    /// packet that no host policy consumed (its policy does not use feedback) ends
+    /// here.
     #[inline]
-    pub(super) fn deliver(&mut self, _h: crate::net::HostId, id: PktId) {
-        let p = self.pkts[id];
-        self.pkts.free(id);
+    pub(super) fn hand_to_transport(&mut self, p: Packet) {
+        if p.has(flags::CONTROL) {
+            return;
+        }
         if p.has(flags::ACK) {
             self.on_ack(p);
         } else {
@@ -161,19 +190,9 @@ impl Sim {
     }
 
     fn on_ack(&mut self, p: Packet) {
-        let f = p.flow;
-        let mut out = self.sender_out(f);
-        let flow = &mut self.flows[f.idx()];
-        if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
-            let cfg = &self.tcp[transport_of(&flow.spec.kind)];
-            snd.on_ack(self.now, p.seq, p.has(flags::ECE), p.ts, cfg, &mut out);
-            if snd.done() && flow.spec.size.is_some() && flow.end.is_none() {
-                self.complete(f);
-            }
-            self.emit_segments(f, &mut out);
-            self.note_blocked(f, &out);
-        }
-        self.sout = out;
+        self.drive_sender(p.flow, true, |snd, now, cfg, out| {
+            snd.on_ack(now, p.seq, p.has(flags::ECE), p.ts, cfg, out)
+        });
     }
 
     /// A sized flow has every byte acknowledged: it completes now.
@@ -186,15 +205,9 @@ impl Sim {
     }
 
     pub(super) fn on_rto(&mut self, f: FlowId) {
-        let mut out = self.sender_out(f);
-        let flow = &mut self.flows[f.idx()];
-        if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
-            let cfg = &self.tcp[transport_of(&flow.spec.kind)];
-            snd.on_rto_event(self.now, cfg, &mut out);
-            self.emit_segments(f, &mut out);
-            self.note_blocked(f, &out);
-        }
-        self.sout = out;
+        self.drive_sender(f, false, |snd, now, cfg, out| {
+            snd.on_rto_event(now, cfg, out)
+        });
     }
 
     pub(super) fn on_delack(&mut self, f: FlowId) {
@@ -239,6 +252,7 @@ impl Sim {
                     size,
                     len: size,
                     hash: flow.hash,
+                    pair: flow.pair,
                     dscp: flow.spec.dscp_at(*sent),
                     ..Default::default()
                 };

@@ -1,34 +1,13 @@
 //! The simulation's events, packed into the 32-bit codes the event queue stores:
-//! 5 bits of kind and 27 bits of id.
+//! 5 bits of kind and 27 bits of id. One table (`events!` below) gives every kind
+//! its code, so encoding and decoding cannot disagree, and a code of no kind
+//! decodes to nothing rather than to another kind.
 
-use crate::net::{FlowId, PktId, PortId, VmId};
+use crate::net::{FlowId, PktId, PortId};
+use crate::vswitch::ShaperId;
 
-/// Something that happens at an instant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// A packet reaches the node in its `at` field.
-    Arrive(PktId),
-    /// A port finished serializing a packet and has more waiting.
-    TxDone(PortId),
-    /// The next flows in start order begin.
-    FlowStart,
-    /// A TCP sender's retransmission timer.
-    Rto(FlowId),
-    /// A TCP receiver's delayed-ACK timer.
-    DelAck(FlowId),
-    /// A UDP source sends its next packet or toggles on/off.
-    UdpTick(FlowId),
-    /// A flow stops offering new data.
-    Stop(FlowId),
-    /// Record throughput and queue samples.
-    Sample,
-    /// A VM's microscheduler may release its next packet.
-    VmTx(VmId),
-    /// The periodic vswitch tick: measurement and MBFQ's macroscheduler.
-    VmTick,
-    /// The next VM guarantee changes are due.
-    VmChange,
-}
+/// Index of a fabric controller among the run's.
+pub type ControllerId = u32;
 
 const ID_BITS: u32 = 27;
 const ID_MASK: u32 = (1 << ID_BITS) - 1;
@@ -36,44 +15,88 @@ const ID_MASK: u32 = (1 << ID_BITS) - 1;
 /// Largest id an event can carry.
 pub const MAX_ID: u32 = ID_MASK;
 
+macro_rules! events {
+    ($($(#[$doc:meta])* $code:literal => $v:ident $(($id:ident))?,)*) => {
+        /// Something that happens at an instant.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Event {
+            $($(#[$doc])* $v $(($id))?,)*
+        }
+
+        /// Every kind once (with id 0), in code order.
+        #[cfg(test)]
+        const ALL: &[Event] = &[$(Event::$v $((events!(@id $id 0)))?,)*];
+
+        impl Event {
+            /// The event's kind code.
+            #[inline]
+            fn kind(self) -> u32 {
+                match self {
+                    $(Event::$v { .. } => $code,)*
+                }
+            }
+
+            /// Unpacks an event code; `None` for a code of no kind.
+            #[inline]
+            pub fn decode(code: u32) -> Option<Event> {
+                #[allow(unused_variables)]
+                let id = code & ID_MASK;
+                Some(match code >> ID_BITS {
+                    $($code => Event::$v $((events!(@id $id id)))?,)*
+                    _ => return None,
+                })
+            }
+        }
+    };
+    (@id ControllerId $x:tt) => { $x };
+    (@id $t:ident $x:tt) => { $t($x) };
+}
+
+events! {
+    /// A packet reaches the node in its `at` field.
+    0 => Arrive(PktId),
+    /// A port finished serializing a packet and has more waiting.
+    1 => TxDone(PortId),
+    /// The next flows in start order begin.
+    2 => FlowStart,
+    /// A TCP sender's retransmission timer.
+    3 => Rto(FlowId),
+    /// A TCP receiver's delayed-ACK timer.
+    4 => DelAck(FlowId),
+    /// A UDP source sends its next packet or toggles on/off.
+    5 => UdpTick(FlowId),
+    /// A flow stops offering new data.
+    6 => Stop(FlowId),
+    /// Record throughput and queue samples.
+    7 => Sample,
+    /// A vswitch shaper is served: it may release its next packets.
+    8 => ShaperTx(ShaperId),
+    /// The periodic host tick: measurements and the host policies' tick.
+    9 => HostTick,
+    /// A fabric controller is woken.
+    10 => Control(ControllerId),
+}
+
 impl Event {
+    /// The id an event carries (0 for kinds without one).
+    #[inline]
+    fn id(self) -> u32 {
+        match self {
+            Event::Arrive(p) => p.0,
+            Event::TxDone(p) => p.0,
+            Event::Rto(f) | Event::DelAck(f) | Event::UdpTick(f) | Event::Stop(f) => f.0,
+            Event::ShaperTx(s) => s.0,
+            Event::Control(c) => c,
+            Event::FlowStart | Event::Sample | Event::HostTick => 0,
+        }
+    }
+
     /// Packs the event.
     #[inline]
     pub fn encode(self) -> u32 {
-        let (k, id) = match self {
-            Event::Arrive(p) => (0, p.0),
-            Event::TxDone(p) => (1, p.0),
-            Event::FlowStart => (2, 0),
-            Event::Rto(f) => (3, f.0),
-            Event::DelAck(f) => (4, f.0),
-            Event::UdpTick(f) => (5, f.0),
-            Event::Stop(f) => (6, f.0),
-            Event::Sample => (7, 0),
-            Event::VmTx(v) => (8, v.0),
-            Event::VmTick => (9, 0),
-            Event::VmChange => (10, 0),
-        };
+        let id = self.id();
         debug_assert!(id <= ID_MASK);
-        (k << ID_BITS) | id
-    }
-
-    /// Unpacks an event code.
-    #[inline]
-    pub fn decode(code: u32) -> Event {
-        let id = code & ID_MASK;
-        match code >> ID_BITS {
-            0 => Event::Arrive(PktId(id)),
-            1 => Event::TxDone(PortId(id)),
-            2 => Event::FlowStart,
-            3 => Event::Rto(FlowId(id)),
-            4 => Event::DelAck(FlowId(id)),
-            5 => Event::UdpTick(FlowId(id)),
-            6 => Event::Stop(FlowId(id)),
-            7 => Event::Sample,
-            8 => Event::VmTx(VmId(id)),
-            9 => Event::VmTick,
-            _ => Event::VmChange,
-        }
+        (self.kind() << ID_BITS) | id
     }
 }
 
@@ -82,21 +105,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trips() {
+    fn every_kind_round_trips_and_no_other_code_decodes() {
+        for &e in ALL {
+            assert_eq!(Event::decode(e.encode()), Some(e));
+        }
         for e in [
             Event::Arrive(PktId(MAX_ID)),
             Event::TxDone(PortId(7)),
-            Event::FlowStart,
-            Event::Rto(FlowId(1)),
-            Event::DelAck(FlowId(2)),
-            Event::UdpTick(FlowId(3)),
-            Event::Stop(FlowId(4)),
-            Event::Sample,
-            Event::VmTx(VmId(5)),
-            Event::VmTick,
-            Event::VmChange,
+            Event::ShaperTx(ShaperId(5)),
         ] {
-            assert_eq!(Event::decode(e.encode()), e);
+            assert_eq!(Event::decode(e.encode()), Some(e));
+        }
+        let kinds = ALL.len() as u32;
+        for k in kinds..(1 << (32 - ID_BITS)) {
+            assert_eq!(Event::decode(k << ID_BITS), None, "kind {k}");
         }
     }
 }

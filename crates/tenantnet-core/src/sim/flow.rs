@@ -7,6 +7,7 @@ use crate::transport::tcp_receiver::TcpReceiver;
 use crate::transport::tcp_sender::TcpSender;
 use crate::transport::udp::UdpSource;
 use crate::transport::TcpConfig;
+use crate::vswitch::{PairId, NO_PAIR};
 use crate::workload::{FlowKind, FlowSpec};
 
 /// Transport state of a flow. Kept inline rather than boxed: the TCP state is
@@ -47,6 +48,10 @@ pub struct Flow {
     pub ep: Endpoint,
     /// Waiting in its VM's list for room in the vswitch queue.
     pub blocked: bool,
+    /// Its VM pair, data direction (`NO_PAIR` without VMs).
+    pub pair: PairId,
+    /// Its VM pair, ACK direction.
+    pub pair_rev: PairId,
 }
 
 impl Flow {
@@ -81,6 +86,8 @@ impl Flow {
             delivered: 0,
             ep,
             blocked: false,
+            pair: NO_PAIR,
+            pair_rev: NO_PAIR,
         }
     }
 

@@ -1,12 +1,17 @@
 //! The simulation: the event loop and the data path between hosts and switches.
 //!
 //! A packet's life: a transport hands it to its host (`Sim::send_from`), which
-//! passes it through its VM's microscheduler, if any (`vms`), to the NIC port; each port either starts it on the wire at once or
+//! passes it through its VM's host policy and a shaper, if it comes from a VM
+//! (`datapath`), to the NIC port; each port either starts it on the wire at once or
 //! queues it; when it is on the wire its arrival at the far node is one `Arrive`
 //! event; a switch looks up the output port (ECMP by flow hash) and offers it
-//! there; a host hands it to the flow's receiver or sender. Host-side handling is
-//! in `endpoints`, recording in `recorder`, results in `results`.
+//! there; a host passes it through the receiving VM's policy and hands it to the
+//! flow's receiver or sender. Transport handling is in `endpoints`, recording in
+//! `recorder`, results in `results` and `vm_results`. ARCHITECTURE.md walks the path
+//! file by file.
 
+pub mod control;
+pub mod datapath;
 pub mod endpoints;
 pub mod event;
 pub mod flow;
@@ -14,21 +19,22 @@ pub mod footprint;
 pub mod ideal;
 pub mod recorder;
 pub mod results;
-pub mod vm_tables;
-pub mod vms;
+pub mod vm_results;
 
 use std::time::Instant;
 
+use crate::control::scheduled::ScheduledChanges;
+use crate::control::Controllers;
 use crate::engine::queue::EventQueue;
 use crate::engine::Time;
 use crate::net::port::Admit;
 use crate::net::PacketPool;
 use crate::net::{Network, NodeKind, PktId, PortId, SwitchId};
-use crate::switch::DscpMap;
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
-use crate::vswitch::{HostVswitch, MbfqParams, Vm, VmChange, VswitchParams};
+use crate::vswitch::policy::ControlMsg;
+use crate::vswitch::{HostVswitch, Shaper, ShaperId, Shapers, Vm, VmPair, VswitchParams};
 use crate::workload::FlowSpec;
 pub use event::Event;
 pub use flow::Flow;
@@ -118,12 +124,14 @@ pub struct Sim {
     /// The VMs, indexed by `VmId`.
     pub vms: Vec<Vm>,
     vhosts: Vec<HostVswitch>,
-    /// Index into `vhosts` of each host's vswitch (`u32::MAX`: the host has no VMs).
-    vhost_of: Vec<u32>,
-    vm_changes: Vec<VmChange>,
-    next_change: usize,
-    mbfq: MbfqParams,
-    vm_rates: vms::VmRateCols,
+    controllers: Vec<Controllers>,
+    vswitch_tick: Time,
+    pairs: Vec<VmPair>,
+    shapers: Shapers,
+    touched: Vec<ShaperId>,
+    control_out: Vec<ControlMsg>,
+    released: Vec<crate::net::Packet>,
+    vm_rates: datapath::VmRateCols,
     footprint: Footprint,
     budget: u64,
     failure: Option<RunFailure>,
@@ -133,7 +141,7 @@ impl Sim {
     /// A simulation at time 0 with its first events scheduled.
     pub fn new(p: SimParams) -> Self {
         let node_kind = p.net.nodes.iter().map(|n| n.kind).collect();
-        let flows: Vec<Flow> = p
+        let mut flows: Vec<Flow> = p
             .flows
             .into_iter()
             .enumerate()
@@ -142,9 +150,17 @@ impl Sim {
         let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
         start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
         let finite_flows = flows.iter().filter(|f| f.finite()).count() as u64;
-        let mut vhost_of = vec![u32::MAX; p.net.hosts.len()];
-        for (k, h) in p.vswitch.hosts.iter().enumerate() {
-            vhost_of[h.host.idx()] = k as u32;
+        let pairs = datapath::index_pairs(&mut flows);
+        let mut shapers = Shapers::default();
+        for (i, v) in p.vswitch.vms.iter().enumerate() {
+            let vm = crate::net::VmId(i as u32);
+            let s = shapers.add(Shaper::new(
+                vm,
+                v.guarantee_bps,
+                p.vswitch.queue,
+                p.vswitch.burst,
+            ));
+            debug_assert_eq!(s, ShaperId::of_vm(vm));
         }
         let rec = Recorder::new(
             p.output,
@@ -178,11 +194,20 @@ impl Sim {
             wall: 0.0,
             vms: p.vswitch.vms,
             vhosts: p.vswitch.hosts,
-            vhost_of,
-            vm_changes: p.vswitch.changes,
-            next_change: 0,
-            mbfq: p.vswitch.mbfq,
-            vm_rates: vms::VmRateCols::default(),
+            controllers: if p.vswitch.changes.is_empty() {
+                Vec::new()
+            } else {
+                vec![Controllers::Scheduled(ScheduledChanges::new(
+                    p.vswitch.changes,
+                ))]
+            },
+            vswitch_tick: p.vswitch.tick,
+            pairs,
+            shapers,
+            touched: Vec::new(),
+            control_out: Vec::new(),
+            released: Vec::new(),
+            vm_rates: datapath::VmRateCols::new(),
             footprint: p.footprint,
             budget: p.budget,
             failure: None,
@@ -309,7 +334,10 @@ impl Sim {
                 break;
             };
             self.now = at;
-            self.dispatch(Event::decode(code));
+            match Event::decode(code) {
+                Some(e) => self.dispatch(e),
+                None => debug_assert!(false, "event code {code:#x} of no kind"),
+            }
         }
         if !self.done {
             self.now = self.now.max(t);
@@ -332,9 +360,9 @@ impl Sim {
             Event::DelAck(f) => self.on_delack(f),
             Event::UdpTick(f) => self.on_udp_tick(f),
             Event::Stop(f) => self.on_stop(f),
-            Event::VmTx(v) => self.on_vm_tx(v),
-            Event::VmTick => self.on_vm_tick(),
-            Event::VmChange => self.on_vm_change(),
+            Event::ShaperTx(s) => self.on_shaper_tx(s),
+            Event::HostTick => self.on_host_tick(),
+            Event::Control(c) => self.on_control(c),
             Event::Sample => {
                 let now = self.now;
                 self.rec.sample(now, &self.net, &self.flows, &self.vms);
@@ -355,12 +383,12 @@ impl Sim {
             NodeKind::Switch(s) => {
                 let p = &self.pkts[id];
                 let port = self.net.routing.next_port(s, p.dst, p.hash);
-                let queue = self.net.switches[s.idx()].dscp_map.queue(p.dscp);
+                let queue = self.net.classify(port, p.dscp);
                 self.enqueue(port, id, queue);
             }
-            NodeKind::Host(h) => {
+            NodeKind::Host(_) => {
                 self.counters.delivered += 1;
-                self.deliver(h, id);
+                self.deliver(id);
             }
         }
     }
@@ -406,30 +434,9 @@ impl Sim {
         }
     }
 
-    /// Sets the queue weights of every port of switch `s` (or only `port`), from
-    /// now on: scheduler weights and the buffer and marking shares derived from them.
-    pub fn set_queue_weights(
-        &mut self,
-        s: SwitchId,
-        port: Option<PortId>,
-        weights: &[u32],
-    ) -> Result<(), String> {
-        let node = self.net.switches[s.idx()].node;
-        let ports: Vec<PortId> = match port {
-            Some(p) if self.net.ports[p.idx()].node() == node => vec![p],
-            Some(_) => return Err("the port does not belong to that switch".into()),
-            None => self.net.nodes[node.idx()].ports.clone(),
-        };
-        let packet = self.tcp[0].packet_size();
-        for p in ports {
-            self.net.ports[p.idx()].set_weights(weights, packet)?;
-        }
-        Ok(())
-    }
-
-    /// Replaces switch `s`'s DSCP → queue map, from now on.
-    pub fn set_dscp_map(&mut self, s: SwitchId, map: DscpMap) {
-        self.net.switches[s.idx()].dscp_map = map;
+    /// Every port of switch `s`.
+    pub fn switch_ports(&self, s: SwitchId) -> &[PortId] {
+        &self.net.nodes[self.net.switches[s.idx()].node.idx()].ports
     }
 
     /// Whether every shared buffer pool's count of bytes in use equals what its
@@ -453,7 +460,7 @@ impl Sim {
         let on_links = self
             .events
             .codes()
-            .filter(|&c| matches!(Event::decode(c), Event::Arrive(_)))
+            .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_))))
             .count() as u64;
         (self.pkts.live(), held + on_links)
     }

@@ -24,6 +24,24 @@ impl DscpMap {
         DscpMap(m)
     }
 
+    /// Every (DSCP, queue) of the map.
+    pub fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.0.iter().enumerate().map(|(d, &q)| (d, q as usize))
+    }
+
+    /// A map from (dscp, queue) pairs, or why a DSCP is out of range; unlisted
+    /// DSCPs go to queue 0.
+    pub fn try_from_pairs(pairs: &[(u32, u32)]) -> Result<Self, String> {
+        let mut m = [0u8; DSCPS];
+        for &(d, q) in pairs {
+            if d as usize >= DSCPS || q > u8::MAX as u32 {
+                return Err(format!("DSCP {d} -> queue {q}: expected DSCP 0 to 63"));
+            }
+            m[d as usize] = q as u8;
+        }
+        Ok(DscpMap(m))
+    }
+
     /// A map from (dscp, queue) pairs; unlisted DSCPs go to queue 0.
     pub fn from_pairs(pairs: &[(u8, u8)]) -> Self {
         let mut m = [0u8; DSCPS];

@@ -24,8 +24,15 @@
 //!   (the text says ≥).
 //! * While the microschedulers are off, AR is `Disabled` (line 6), RU and the
 //!   low-rate count restart from 0.
+//!
+//! [`Mbfq`] is the host policy: every tick (T) it runs the macroscheduler on the
+//! send rates the datapath measured and sets each VM's shaper (the
+//! microscheduler) to AR, or switches them off.
 
+use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
+use super::shaper::ShaperId;
 use crate::engine::Time;
+use crate::net::VmId;
 
 /// Every MBFQ constant; the defaults are the published values.
 #[derive(Clone, Debug, PartialEq)]
@@ -208,6 +215,75 @@ pub fn run(
         s.ar = Some(a);
     }
     Decision::Rates { ar, tr }
+}
+
+/// The `mbfq` host policy: the macroscheduler's memory of each of the host's VMs.
+#[derive(Clone, Debug)]
+pub struct Mbfq {
+    p: MbfqParams,
+    states: Vec<VmState>,
+    /// Latest TR per VM, for the record (`None` while inactive).
+    target: Vec<Option<f64>>,
+}
+
+impl Mbfq {
+    /// Its columns in `vm_rates`: TR and RU.
+    pub const COLUMNS: &'static [ColumnSpec] = &[
+        ColumnSpec {
+            name: "target_gbps",
+            other: Cell::Rate(None),
+        },
+        ColumnSpec {
+            name: "ru",
+            other: Cell::Count(0),
+        },
+    ];
+
+    /// The policy for a host with `vms`.
+    pub fn new(p: &MbfqParams, vms: &[VmId]) -> Self {
+        Mbfq {
+            p: p.clone(),
+            states: vec![VmState::default(); vms.len()],
+            target: vec![None; vms.len()],
+        }
+    }
+}
+
+impl HostPolicy for Mbfq {
+    /// §4: every T, Figs. 3–4 on the measured SRs; each VM's shaper gets AR (at
+    /// least 1 bit/s), or is switched off while the NIC is under 80 % utilised.
+    fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
+        let c = ctx.capacity_bps as f64;
+        let inputs: Vec<VmInput> = ctx
+            .mine
+            .iter()
+            .zip(m.sent_bps)
+            .map(|(v, &sr)| {
+                let vm = &ctx.vms[v.idx()];
+                let mg = vm.guarantee_bps as f64;
+                VmInput {
+                    sr,
+                    mg,
+                    w: vm.weight.unwrap_or(mg / c),
+                }
+            })
+            .collect();
+        let decision = run(&self.p, c, m.nic_utilisation, &mut self.states, &inputs);
+        let mine = ctx.mine;
+        for (i, &v) in mine.iter().enumerate() {
+            let (rate, tr) = match &decision {
+                Decision::Inactive => (None, None),
+                Decision::Rates { ar, tr } => (Some(ar[i].round().max(1.0) as u64), Some(tr[i])),
+            };
+            self.target[i] = tr;
+            ctx.shapers.set_rate(ctx.now, ShaperId::of_vm(v), rate);
+        }
+    }
+
+    fn record(&self, i: usize, out: &mut Vec<Cell>) {
+        out.push(Cell::Rate(self.target[i]));
+        out.push(Cell::Count(self.states[i].ru as u64));
+    }
 }
 
 #[cfg(test)]

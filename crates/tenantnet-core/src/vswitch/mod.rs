@@ -1,65 +1,45 @@
-//! The host's virtual switch: tenants' VMs, a per-VM egress queue with a
-//! token-bucket microscheduler in front of the NIC, and the enforcement policy
-//! that sets the buckets' rates.
+//! The host's virtual switch: tenants' VMs, the shapers (queue + token bucket) in
+//! front of the NIC, the service step that decides which shaper sends next, and one
+//! host policy per host that instantiates shapers, sets their rates and sees every
+//! packet on its way out and in.
 //!
-//! * [`vm`]: one VM's queue, bucket and backpressure.
-//! * [`token_bucket`]: the microscheduler.
-//! * [`mbfq`]: MBFQ's macroscheduler (HotMiddlebox 2016), as pure functions.
-//!
-//! Policies ([`Policy`]), one per host:
-//! * `None`: no microscheduler; VMs share the NIC as their transports do.
-//! * `Static`: every VM capped at its guarantee all the time (Oktopus-style static
-//!   reservation; not work-conserving).
-//! * `Mbfq`: every T the macroscheduler measures each VM's send rate and sets the
-//!   buckets (or switches them off while the NIC is under 80 % utilised).
+//! * [`tenant_vm`]: a VM's identity, guarantee and measured bytes.
+//! * [`shaper`], [`token_bucket`]: the datapath's shapers.
+//! * [`service`]: the per-host service step.
+//! * [`policy`]: the host-policy interface and its registration.
+//! * One file per policy: [`none`], [`static_reservation`], [`mbfq`] (its
+//!   macroscheduler as pure functions, and the policy).
 
 pub mod mbfq;
+pub mod none;
+pub mod policy;
+pub mod service;
+pub mod shaper;
+pub mod static_reservation;
+pub mod tenant_vm;
 pub mod token_bucket;
-pub mod vm;
 
 pub use mbfq::MbfqParams;
-pub use vm::{Offer, Vm};
+pub use policy::{HostPolicy, PairId, Policy, PolicyConfig, PolicyKind, VmPair, NO_PAIR};
+pub use shaper::{Offer, Shaper, ShaperId, Shapers};
+pub use tenant_vm::Vm;
 
 use crate::net::{HostId, VmId};
-
-/// How a host's vswitch limits its VMs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Policy {
-    /// No enforcement.
-    #[default]
-    None,
-    /// Each VM capped at its guarantee.
-    Static,
-    /// MBFQ.
-    Mbfq,
-}
-
-impl Policy {
-    /// Every policy, in the order of their codes in results.
-    pub const ALL: [Policy; 3] = [Policy::None, Policy::Static, Policy::Mbfq];
-
-    /// The name used in scenarios and results.
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::None => "none",
-            Policy::Static => "static",
-            Policy::Mbfq => "mbfq",
-        }
-    }
-}
 
 /// One host's vswitch.
 #[derive(Clone, Debug)]
 pub struct HostVswitch {
     /// The host.
     pub host: HostId,
-    /// Its policy.
+    /// Its policy and the policy's state.
     pub policy: Policy,
+    /// How it serves its shapers.
+    pub service: service::Service,
     /// C, the capacity shared among its VMs, bit/s.
     pub capacity_bps: u64,
     /// Its VMs.
     pub vms: Vec<VmId>,
-    /// NIC bytes sent at the last macroscheduler run.
+    /// NIC bytes sent at the last tick.
     pub nic_at_tick: u64,
 }
 
@@ -85,6 +65,11 @@ pub struct VswitchParams {
     pub hosts: Vec<HostVswitch>,
     /// Guarantee changes, in time order.
     pub changes: Vec<VmChange>,
-    /// MBFQ constants; `interval` is also the period of the per-VM rate record.
-    pub mbfq: MbfqParams,
+    /// The period of every host's tick (measurements, the policies' tick, the
+    /// `vm_rates` rows).
+    pub tick: crate::engine::Time,
+    /// Each VM shaper's queue, bytes.
+    pub queue: u64,
+    /// Each VM shaper's bucket depth, bytes.
+    pub burst: u64,
 }

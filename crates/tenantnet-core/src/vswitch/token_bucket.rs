@@ -1,68 +1,88 @@
-//! The microscheduler's token bucket (MBFQ §4: "the microschedulers are
-//! implemented as token buckets, whose rates are periodically adjusted by the
-//! macroscheduler"), kept exact in integer picoseconds.
+//! The shapers' token bucket (MBFQ §4: "the microschedulers are implemented as
+//! token buckets, whose rates are periodically adjusted by the macroscheduler"), kept
+//! exact in integer picoseconds.
+//!
+//! Tokens are generic: a bucket counts bytes filled at a rate in bit/s
+//! ([`TokenBucket::bytes`], 8 rate units per token) or any other resource at a
+//! rate in tokens per second ([`TokenBucket::new`] with 1 unit per token: CPU
+//! cycles at cycles/s, packets at packets/s).
 //!
 //! It is the virtual-scheduling form of a token bucket (the GCRA of ATM, equivalent
-//! to a bucket of depth `burst` bytes filled at `rate`): `tat` is the time at which
-//! the bucket would be full again if nothing more were sent. A packet may leave at
-//! `now` when the bytes still owed, `(tat − now) · rate`, are at most `burst`;
-//! sending it adds its serialization time at `rate` to `tat`. After an idle period a
-//! VM may therefore send `burst` bytes plus one packet back to back, and over any
-//! interval of length t at most `rate · t + burst` plus one packet.
+//! to a bucket of depth `burst` tokens filled at `rate`): `tat` is the time at which
+//! the bucket would be full again if nothing more were taken. A packet may leave at
+//! `now` when the tokens still owed, `(tat − now) · rate`, are at most `burst`;
+//! taking its tokens adds their time at `rate` to `tat`. After an idle period a
+//! shaper may therefore send `burst` tokens' worth plus one packet back to back, and
+//! over any interval of length t at most `rate · t + burst` plus one packet.
 
 use crate::engine::Time;
 use crate::units::PS_PER_SEC;
 
-/// A token bucket of `burst` bytes filled at `rate_bps`.
+/// A token bucket of `burst` tokens filled at `rate` rate units per second, each
+/// token worth `unit` rate units.
 #[derive(Clone, Debug)]
 pub struct TokenBucket {
-    rate_bps: u64,
+    rate: u64,
     burst: u64,
+    unit: u64,
     tat: Time,
 }
 
-fn span(bytes: u64, rate_bps: u64) -> Time {
-    let t = (bytes as u128 * 8 * PS_PER_SEC as u128).div_ceil(rate_bps.max(1) as u128);
-    t.min(u64::MAX as u128 / 4) as Time
-}
+/// Rate units per token of a byte bucket: its rate is in bit/s.
+pub const BITS_PER_BYTE: u64 = 8;
 
 impl TokenBucket {
-    /// A full bucket.
-    pub fn new(rate_bps: u64, burst: u64) -> Self {
+    /// A full bucket of `burst` tokens filled at `rate` units/s, `unit` units per
+    /// token.
+    pub fn new(rate: u64, burst: u64, unit: u64) -> Self {
         TokenBucket {
-            rate_bps: rate_bps.max(1),
+            rate: rate.max(1),
             burst,
+            unit: unit.max(1),
             tat: 0,
         }
     }
 
-    /// The fill rate in bit/s.
-    pub fn rate_bps(&self) -> u64 {
-        self.rate_bps
+    /// A full bucket of `burst` bytes filled at `rate_bps` bit/s.
+    pub fn bytes(rate_bps: u64, burst: u64) -> Self {
+        TokenBucket::new(rate_bps, burst, BITS_PER_BYTE)
+    }
+
+    /// The time `tokens` take to fill at `rate`.
+    fn span(&self, tokens: u64, rate: u64) -> Time {
+        let t =
+            (tokens as u128 * self.unit as u128 * PS_PER_SEC as u128).div_ceil(rate.max(1) as u128);
+        t.min(u64::MAX as u128 / 4) as Time
+    }
+
+    /// The fill rate, units per second (bit/s for a byte bucket).
+    pub fn rate(&self) -> u64 {
+        self.rate
     }
 
     /// The earliest time the next packet may leave.
     #[inline]
     pub fn conform_at(&self) -> Time {
-        self.tat.saturating_sub(span(self.burst, self.rate_bps))
+        self.tat.saturating_sub(self.span(self.burst, self.rate))
     }
 
-    /// Takes `bytes` of tokens for a packet leaving at `now` (which must be at or
-    /// after [`conform_at`](Self::conform_at)).
+    /// Takes `tokens` for a packet leaving at `now` (which must be at or after
+    /// [`conform_at`](Self::conform_at)).
     #[inline]
-    pub fn take(&mut self, now: Time, bytes: u64) {
+    pub fn take(&mut self, now: Time, tokens: u64) {
         debug_assert!(now >= self.conform_at());
-        self.tat = self.tat.max(now) + span(bytes, self.rate_bps);
+        self.tat = self.tat.max(now) + self.span(tokens, self.rate);
     }
 
-    /// Changes the fill rate at `now`, keeping the bytes owed (or the credit held).
-    pub fn set_rate(&mut self, now: Time, rate_bps: u64) {
-        let rate_bps = rate_bps.max(1);
+    /// Changes the fill rate at `now`, keeping the tokens owed (or the credit held).
+    pub fn set_rate(&mut self, now: Time, rate: u64) {
+        let rate = rate.max(1);
         if self.tat > now {
-            let owed = (self.tat - now) as u128 * self.rate_bps as u128 / (8 * PS_PER_SEC) as u128;
-            self.tat = now + span(owed as u64, rate_bps);
+            let owed = (self.tat - now) as u128 * self.rate as u128
+                / (self.unit as u128 * PS_PER_SEC as u128);
+            self.tat = now + self.span(owed as u64, rate);
         }
-        self.rate_bps = rate_bps;
+        self.rate = rate;
     }
 
     /// Fills the bucket completely at `now` (a microscheduler switched back on).
@@ -94,7 +114,7 @@ mod tests {
     #[test]
     fn long_run_rate_is_the_fill_rate_plus_the_burst() {
         for rate in [10_000_000u64, 226_000_000, 4_750_000_000, 9_500_000_000] {
-            let mut b = TokenBucket::new(rate, 15_000);
+            let mut b = TokenBucket::bytes(rate, 15_000);
             let bytes = send_all(&mut b, 100 * MS);
             let expect = rate as f64 * 0.1 / 8.0 + 15_000.0;
             assert!(
@@ -106,7 +126,7 @@ mod tests {
 
     #[test]
     fn an_idle_bucket_allows_its_burst_back_to_back() {
-        let mut b = TokenBucket::new(1_000_000_000, 15_000);
+        let mut b = TokenBucket::bytes(1_000_000_000, 15_000);
         let mut n = 0;
         while b.conform_at() == 0 {
             b.take(0, 1500);
@@ -117,12 +137,22 @@ mod tests {
 
     #[test]
     fn rate_change_keeps_the_debt_in_bytes() {
-        let mut b = TokenBucket::new(1_000_000_000, 0);
+        let mut b = TokenBucket::bytes(1_000_000_000, 0);
         b.take(0, 125_000); // 1 ms owed at 1 Gb/s
         assert_eq!(b.conform_at(), MS);
         b.set_rate(0, 2_000_000_000);
         assert_eq!(b.conform_at(), MS / 2);
         b.set_rate(MS / 4, 1_000_000_000);
         assert_eq!(b.conform_at(), MS / 4 + MS / 2);
+    }
+
+    #[test]
+    fn a_cycle_bucket_counts_tokens_at_tokens_per_second() {
+        // 2.2 GHz of cycles, 1000 cycles per packet: 2.2 M packets/s
+        let mut b = TokenBucket::new(2_200_000_000, 0, 1);
+        b.take(0, 2_200_000); // a millisecond's worth
+        assert_eq!(b.conform_at(), MS);
+        b.set_rate(0, 1_100_000_000);
+        assert_eq!(b.conform_at(), 2 * MS);
     }
 }

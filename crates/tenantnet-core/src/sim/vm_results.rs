@@ -1,11 +1,12 @@
 //! The VM results: `vms` (one row per VM: totals) and `vm_rates` (one row per VM
-//! per vswitch tick: measured send rate, the rate the microscheduler enforces, and
-//! MBFQ's target).
+//! per host tick: measured send rate, the rate the VM's shaper enforces, its
+//! guarantee, and every host policy's own columns, e.g. MBFQ's target and RU).
 
 use super::results::{Column, Table};
 use super::Sim;
 use crate::engine::to_secs;
-use crate::vswitch::Policy;
+use crate::vswitch::policy::Cell;
+use crate::vswitch::PolicyKind;
 
 fn gbps(bps: &[f64]) -> Column {
     Column::F64(bps.iter().map(|x| x / 1e9).collect())
@@ -13,6 +14,30 @@ fn gbps(bps: &[f64]) -> Column {
 
 fn opt_gbps(bps: &[Option<f64>]) -> Column {
     Column::OptF64(bps.iter().map(|x| x.map(|v| v / 1e9)).collect())
+}
+
+/// A policy's recorded column: rates in Gb/s, counts as they are.
+fn policy_column(kind: Cell, cells: &[Cell]) -> Column {
+    match kind {
+        Cell::Rate(_) => opt_gbps(
+            &cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Rate(r) => *r,
+                    Cell::Count(n) => Some(*n as f64),
+                })
+                .collect::<Vec<_>>(),
+        ),
+        Cell::Count(_) => Column::U64(
+            cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Count(n) => *n,
+                    Cell::Rate(r) => r.unwrap_or(0.0) as u64,
+                })
+                .collect(),
+        ),
+    }
 }
 
 impl Sim {
@@ -45,9 +70,12 @@ impl Sim {
             (
                 "policy",
                 Column::strings(
-                    Policy::ALL.iter().map(|p| p.name().to_string()).collect(),
+                    PolicyKind::ALL
+                        .iter()
+                        .map(|p| p.name().to_string())
+                        .collect(),
                     vms.iter()
-                        .map(|v| self.vhost_policy(v.host) as u32)
+                        .map(|v| self.vhosts[v.vswitch as usize].policy.kind() as u32)
                         .collect(),
                 ),
             ),
@@ -83,7 +111,7 @@ impl Sim {
     pub(super) fn vm_rates_table(&self) -> Table {
         let r = &self.vm_rates;
         let vms = &self.vms;
-        let columns = vec![
+        let mut columns = vec![
             ("time_s", Column::F64(r.time.clone())),
             ("vm", Column::strings(self.vm_labels(), r.vm.clone())),
             (
@@ -95,11 +123,12 @@ impl Sim {
             ),
             ("send_gbps", gbps(&r.sr)),
             ("allocated_gbps", opt_gbps(&r.ar)),
-            ("target_gbps", opt_gbps(&r.tr)),
-            ("ru", Column::U64(r.ru.clone())),
-            ("guarantee_gbps", gbps(&r.guarantee)),
-            ("nic_utilization", Column::F64(r.nic_util.clone())),
         ];
+        for (spec, cells) in r.specs.iter().zip(&r.extra) {
+            columns.push((spec.name, policy_column(spec.other, cells)));
+        }
+        columns.push(("guarantee_gbps", gbps(&r.guarantee)));
+        columns.push(("nic_utilization", Column::F64(r.nic_util.clone())));
         Table {
             name: "vm_rates",
             columns,

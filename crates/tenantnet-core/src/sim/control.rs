@@ -1,0 +1,130 @@
+//! Fabric controllers in the run (`crate::control`): woken when they ask, they read
+//! a [`FabricView`] and their actions are validated and applied here. The pyo3
+//! binding's mid-run changes go through the same [`Sim::apply`].
+
+use super::{Event, RunFailure, Sim};
+use crate::control::{Action, Controller, FabricView, TagScope};
+use crate::net::{NodeKind, PortId};
+use crate::vswitch::HostPolicy;
+
+impl Sim {
+    /// Schedules every controller's first wake.
+    pub(super) fn start_controllers(&mut self) {
+        for i in 0..self.controllers.len() {
+            if let Some(t) = self.controllers[i].next_wake(self.now) {
+                self.schedule(t, Event::Control(i as u32));
+            }
+        }
+    }
+
+    /// Controller `i` is woken: its actions are applied in order, then its next
+    /// wake is scheduled. An invalid action stops the run with its reason.
+    pub(super) fn on_control(&mut self, i: u32) {
+        let mut actions = Vec::new();
+        let view = FabricView {
+            now: self.now,
+            net: &self.net,
+            vms: &self.vms,
+        };
+        self.controllers[i as usize].wake(&view, &mut actions);
+        for a in actions {
+            if let Err(e) = self.apply(a) {
+                self.failure = Some(RunFailure {
+                    at: self.now,
+                    key: "controller".into(),
+                    message: format!("a controller asked for an invalid change: {e}"),
+                });
+                self.done = true;
+                return;
+            }
+        }
+        if let Some(t) = self.controllers[i as usize].next_wake(self.now) {
+            self.schedule(t, Event::Control(i));
+        }
+    }
+
+    /// A switch port, or why `port` is not one.
+    fn switch_port(&self, port: PortId) -> Result<&crate::net::port::Port, String> {
+        let p = self
+            .net
+            .ports
+            .get(port.idx())
+            .ok_or_else(|| format!("there is no port {}", port.0))?;
+        match self.net.nodes[p.node().idx()].kind {
+            NodeKind::Switch(_) => Ok(p),
+            NodeKind::Host(_) => Err(format!(
+                "port {} is a host's NIC, not a switch port",
+                self.net.port_name(port)
+            )),
+        }
+    }
+
+    /// Checks action `a` and applies it now.
+    pub fn apply(&mut self, a: Action) -> Result<(), String> {
+        match a {
+            Action::QueueWeights { port, weights } => {
+                self.switch_port(port)?;
+                let packet = self.tcp[0].packet_size();
+                self.net.ports[port.idx()].set_weights(&weights, packet)
+            }
+            Action::DscpMap { port, map } => {
+                let queues = self.switch_port(port)?.queue_count();
+                if let Some((d, q)) = map.pairs().find(|&(_, q)| q >= queues) {
+                    return Err(format!(
+                        "DSCP {d} -> queue {q}: expected a queue from 0 to {}",
+                        queues - 1
+                    ));
+                }
+                self.net.set_dscp_map(port, map);
+                Ok(())
+            }
+            Action::TagDscp { scope, dscp } => {
+                if let Some(d) = dscp.filter(|&d| d > 63) {
+                    return Err(format!("DSCP {d}: expected 0 to 63"));
+                }
+                let hit = |v: &crate::vswitch::Vm| match scope {
+                    TagScope::Host(h) => v.host == h,
+                    TagScope::Tenant(t) => v.tenant == t,
+                };
+                let mut any = false;
+                for v in self.vms.iter_mut().filter(|v| hit(v)) {
+                    v.dscp_tag = dscp;
+                    any = true;
+                }
+                any.then_some(())
+                    .ok_or_else(|| format!("{scope:?} has no VMs"))
+            }
+            Action::VmCap { vm, cap_bps } => {
+                self.check_vm(vm.idx())?;
+                if cap_bps == Some(0) {
+                    return Err("a cap must be a positive rate".into());
+                }
+                self.shapers.set_cap(self.now, vm, cap_bps);
+                self.after_hook();
+                Ok(())
+            }
+            Action::VmGuarantee {
+                vm,
+                guarantee_bps,
+                weight,
+            } => {
+                self.check_vm(vm.idx())?;
+                if guarantee_bps == 0 || weight.is_some_and(|w| !(w.is_finite() && w > 0.0)) {
+                    return Err("expected a positive guarantee and weight".into());
+                }
+                let v = &mut self.vms[vm.idx()];
+                v.guarantee_bps = guarantee_bps;
+                v.weight = weight.or(v.weight);
+                let k = v.vswitch as usize;
+                self.with_host(k, |p, ctx| p.guarantee_changed(ctx, vm));
+                Ok(())
+            }
+        }
+    }
+
+    fn check_vm(&self, v: usize) -> Result<(), String> {
+        (v < self.vms.len())
+            .then_some(())
+            .ok_or_else(|| format!("there is no VM {v}"))
+    }
+}

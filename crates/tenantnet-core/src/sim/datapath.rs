@@ -1,0 +1,392 @@
+//! The vswitch in the data path: a VM's packet passes its host's policy (egress)
+//! and a shaper on the way to the NIC; a packet arriving for a VM passes the
+//! receiving host's policy (ingress) before its transport; blocked TCP senders are
+//! woken when their shaper drains; every host with VMs ticks periodically, measures
+//! its VMs and NIC and runs its policy's tick (`crate::vswitch`).
+
+use super::flow::Flow;
+use super::{Event, Sim};
+use crate::engine::{to_secs, Time};
+use crate::net::packet::flags;
+use crate::net::{FlowId, HostId, Packet, PktId, VmId};
+use crate::transport::tcp_sender::SenderOut;
+use crate::vswitch::policy::{
+    all_columns, Cell, ColumnSpec, Egress, HostCtx, HostMeasure, Ingress,
+};
+use crate::vswitch::{HostPolicy, Offer, Policy, ShaperId, VmPair, NO_PAIR};
+
+/// The per-VM rate record (`vm_rates`): one row per VM per tick.
+#[derive(Default)]
+pub struct VmRateCols {
+    /// Tick time, seconds.
+    pub time: Vec<f64>,
+    /// VM index.
+    pub vm: Vec<u32>,
+    /// SR, the send rate over the last interval, bit/s.
+    pub sr: Vec<f64>,
+    /// The rate the VM's own shaper enforces from this tick (`None`: off).
+    pub ar: Vec<Option<f64>>,
+    /// The VM's guarantee at this tick, bit/s.
+    pub guarantee: Vec<f64>,
+    /// NIC utilisation of the VM's host over the last interval.
+    pub nic_util: Vec<f64>,
+    /// Every policy kind's own columns, in registration order.
+    pub specs: Vec<ColumnSpec>,
+    /// Index in `specs` of each kind's first column.
+    pub first: Vec<usize>,
+    /// Their values, one vector per column.
+    pub extra: Vec<Vec<Cell>>,
+}
+
+impl VmRateCols {
+    /// An empty record with every policy kind's columns.
+    pub fn new() -> Self {
+        let (specs, first) = all_columns();
+        VmRateCols {
+            extra: vec![Vec::new(); specs.len()],
+            specs,
+            first,
+            ..Default::default()
+        }
+    }
+}
+
+/// Each flow's VM pairs (both directions), and the table of distinct pairs.
+pub(super) fn index_pairs(flows: &mut [Flow]) -> Vec<VmPair> {
+    let mut pairs: Vec<VmPair> = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    let mut id = |src: Option<VmId>, dst: Option<VmId>| {
+        *index.entry((src, dst)).or_insert_with(|| {
+            pairs.push(VmPair {
+                src,
+                dst,
+                ..Default::default()
+            });
+            pairs.len() as u32 - 1
+        })
+    };
+    for f in flows.iter_mut() {
+        let (s, d) = (f.spec.src_vm, f.spec.dst_vm);
+        if s.is_some() || d.is_some() {
+            f.pair = id(s, d);
+            f.pair_rev = id(d, s);
+        }
+    }
+    pairs
+}
+
+impl Sim {
+    /// Runs `hook` on host vswitch `k`'s policy with its context, then carries out
+    /// what it asked for.
+    pub(super) fn with_host<R>(
+        &mut self,
+        k: usize,
+        hook: impl FnOnce(&mut Policy, &mut HostCtx) -> R,
+    ) -> R {
+        let hv = &mut self.vhosts[k];
+        let mut ctx = HostCtx {
+            now: self.now,
+            capacity_bps: hv.capacity_bps,
+            mine: &hv.vms,
+            vms: &self.vms,
+            pairs: &self.pairs,
+            shapers: &mut self.shapers,
+            control: &mut self.control_out,
+            release: &mut self.released,
+        };
+        let r = hook(&mut hv.policy, &mut ctx);
+        self.after_hook();
+        r
+    }
+
+    /// Releases what re-rated shapers now allow, sends the policies' control
+    /// packets and hands held packets on.
+    pub(super) fn after_hook(&mut self) {
+        let mut touched = std::mem::take(&mut self.touched);
+        self.shapers.take_touched(&mut touched);
+        for &s in &touched {
+            self.shaper_drain(s);
+        }
+        self.touched = touched;
+        while let Some(c) = self.control_out.pop() {
+            self.send_control(c.pair, c.size, c.word);
+        }
+        while let Some(p) = self.released.pop() {
+            self.hand_to_transport(p);
+        }
+    }
+
+    /// A host puts a packet on the wire, through VM `vm`'s vswitch if the packet
+    /// comes from a VM. `may_drop`: the sender does not respect the shaper's room
+    /// (UDP).
+    #[inline]
+    pub(super) fn send_from(&mut self, h: HostId, vm: Option<VmId>, id: PktId, may_drop: bool) {
+        self.counters.sent += 1;
+        match vm {
+            Some(v) => self.egress(v, id, may_drop),
+            None => {
+                let nic = self.net.hosts[h.idx()].nic;
+                self.enqueue(nic, id, 0);
+            }
+        }
+    }
+
+    /// VM `v`'s packet through its host's policy and into a shaper.
+    #[inline]
+    fn egress(&mut self, v: VmId, id: PktId, may_drop: bool) {
+        let vm = &self.vms[v.idx()];
+        let k = vm.vswitch as usize;
+        let pkt = &mut self.pkts[id];
+        if let Some(d) = vm.dscp_tag {
+            pkt.dscp = d;
+        }
+        let pair = pkt.pair;
+        let offer = match self.vhosts[k].policy.egress(pkt, v, pair) {
+            Egress::Shaper(s) => {
+                let size = self.pkts[id].size;
+                let offer = self.shapers[s].offer(self.now, id, size, may_drop);
+                if offer == Offer::Queued {
+                    self.shaper_schedule(s);
+                }
+                offer
+            }
+            Egress::Drop => Offer::Dropped,
+        };
+        match offer {
+            Offer::Pass => self.pass_to_nic(v, id),
+            Offer::Queued => {}
+            Offer::Dropped => {
+                self.vms[v.idx()].drops += 1;
+                self.counters.dropped += 1;
+                self.pkts.free(id);
+            }
+        }
+    }
+
+    /// VM `v`'s packet leaves the vswitch for its host's NIC.
+    #[inline]
+    fn pass_to_nic(&mut self, v: VmId, id: PktId) {
+        let p = &self.pkts[id];
+        let size = p.size as u64;
+        self.pairs[p.pair as usize].tx_bytes += size;
+        let vm = &mut self.vms[v.idx()];
+        vm.tx_bytes += size;
+        let nic = self.net.hosts[vm.host.idx()].nic;
+        self.enqueue(nic, id, 0);
+    }
+
+    /// A packet reached its destination host: through the receiving VM's policy
+    /// (if it is for a VM), then to its transport.
+    #[inline]
+    pub(super) fn deliver(&mut self, id: PktId) {
+        let p = self.pkts[id];
+        self.pkts.free(id);
+        if p.pair != NO_PAIR && self.ingress(&p) == Ingress::Consumed {
+            return;
+        }
+        self.hand_to_transport(p);
+    }
+
+    fn ingress(&mut self, p: &Packet) -> Ingress {
+        let pr = &mut self.pairs[p.pair as usize];
+        pr.rx_bytes += p.size as u64;
+        let Some(v) = pr.dst else {
+            return Ingress::Deliver;
+        };
+        let vm = &mut self.vms[v.idx()];
+        vm.rx_bytes += p.size as u64;
+        let k = vm.vswitch as usize;
+        self.with_host(k, |pol, ctx| pol.ingress(ctx, p, v))
+    }
+
+    /// A control packet from pair `pair`'s sending VM to its receiving VM's host
+    /// (policies send them through `HostCtx::control`).
+    pub fn send_control(&mut self, pair: u32, size: u32, word: u64) {
+        let Some(&VmPair { src, dst, .. }) = self.pairs.get(pair as usize) else {
+            debug_assert!(false, "no pair {pair}");
+            return;
+        };
+        let (Some(s), Some(d)) = (src, dst) else {
+            debug_assert!(false, "control packets travel between VMs");
+            return;
+        };
+        let host = self.vms[s.idx()].host;
+        let p = Packet {
+            seq: word,
+            ts: self.now,
+            flow: FlowId(u32::MAX),
+            dst: self.vms[d.idx()].host,
+            size,
+            hash: crate::net::routing::mix32(pair ^ 0x6a09_e667),
+            pair,
+            flags: flags::CONTROL,
+            ..Default::default()
+        };
+        let id = self.alloc_packet(p);
+        self.send_from(host, Some(s), id, true);
+    }
+
+    /// The shaper a sender of flow `f` feeds, if it comes from a VM.
+    #[inline]
+    fn channel_of(&self, f: FlowId) -> Option<ShaperId> {
+        let flow = &self.flows[f.idx()];
+        let v = flow.spec.src_vm?;
+        let k = self.vms[v.idx()].vswitch as usize;
+        Some(self.vhosts[k].policy.channel(v, flow.pair))
+    }
+
+    /// A sender-call buffer with the room flow `f`'s shaper has for it.
+    pub(super) fn sender_out(&mut self, f: FlowId) -> SenderOut {
+        let mut out = std::mem::take(&mut self.sout);
+        out.room = match self.channel_of(f) {
+            Some(s) => self.shapers[s].room(),
+            None => u64::MAX,
+        };
+        out.blocked = false;
+        out
+    }
+
+    /// After a sender call: a sender that ran out of room waits in its shaper's list.
+    pub(super) fn note_blocked(&mut self, f: FlowId, out: &SenderOut) {
+        if out.blocked && !self.flows[f.idx()].blocked {
+            if let Some(s) = self.channel_of(f) {
+                self.flows[f.idx()].blocked = true;
+                self.shapers[s].block(f);
+            }
+        }
+    }
+
+    /// Makes sure a wake-up is pending for shaper `s`'s next departure.
+    fn shaper_schedule(&mut self, s: ShaperId) {
+        let sh = &self.shapers[s];
+        if let Some(ready) = sh.next_departure() {
+            let k = self.vms[sh.vm.idx()].vswitch as usize;
+            let t = self.vhosts[k].service.serve_at(self.now, ready);
+            if self.shapers[s].wake_at != Some(t) {
+                self.shapers[s].wake_at = Some(t);
+                self.schedule(t, Event::ShaperTx(s));
+            }
+        }
+    }
+
+    /// A shaper is served: it sends what its bucket allows, then wakes its senders.
+    pub(super) fn on_shaper_tx(&mut self, s: ShaperId) {
+        if self.shapers[s].wake_at != Some(self.now) {
+            return; // superseded by a rate change
+        }
+        self.shapers[s].wake_at = None;
+        self.shaper_drain(s);
+    }
+
+    /// Passes every packet shaper `s` may send now to the NIC and wakes its senders.
+    fn shaper_drain(&mut self, s: ShaperId) {
+        let v = self.shapers[s].vm;
+        while let Some(id) = self.shapers[s].pop_ready(self.now) {
+            self.pass_to_nic(v, id);
+        }
+        self.shaper_schedule(s);
+        self.wake_blocked(s);
+    }
+
+    /// Wakes shaper `s`'s blocked TCP senders, longest-waiting first, while it has
+    /// room for a full packet of the next one.
+    fn wake_blocked(&mut self, s: ShaperId) {
+        for _ in 0..self.shapers[s].blocked() {
+            let Some(f) = self.shapers[s].first_blocked() else {
+                break;
+            };
+            if self.shapers[s].room() < self.tcp[self.transport(f)].packet_size() {
+                break;
+            }
+            self.shapers[s].pop_blocked();
+            self.flows[f.idx()].blocked = false;
+            self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
+        }
+    }
+
+    /// The start of the run: every policy's start hook, the controllers' first
+    /// wakes and the first tick.
+    pub(super) fn start_vswitches(&mut self) {
+        for k in 0..self.vhosts.len() {
+            self.with_host(k, |p, ctx| p.start(ctx));
+        }
+        self.start_controllers();
+        let t = self.vswitch_tick;
+        if !self.vhosts.is_empty() && t <= self.end {
+            self.schedule(t, Event::HostTick);
+        }
+    }
+
+    /// Every tick: each host measures its VMs and NIC over the interval just ended,
+    /// its policy ticks on what it measured, and each VM's row is recorded.
+    pub(super) fn on_host_tick(&mut self) {
+        let t = self.vswitch_tick;
+        let secs = to_secs(t);
+        for k in 0..self.vhosts.len() {
+            let hv = &self.vhosts[k];
+            let nic = &self.net.ports[self.net.hosts[hv.host.idx()].nic.idx()];
+            let nic_tx = nic.tx_bytes();
+            let util = (nic_tx - hv.nic_at_tick) as f64 * 8.0 / (nic.rate_bps() as f64 * secs);
+            let ids = hv.vms.clone();
+            self.vhosts[k].nic_at_tick = nic_tx;
+            let rate = |now: u64, then: u64| (now - then) as f64 * 8.0 / secs;
+            let vms = &self.vms;
+            let sent: Vec<f64> = ids
+                .iter()
+                .map(|v| rate(vms[v.idx()].tx_bytes, vms[v.idx()].tx_at_tick))
+                .collect();
+            let received: Vec<f64> = ids
+                .iter()
+                .map(|v| rate(vms[v.idx()].rx_bytes, vms[v.idx()].rx_at_tick))
+                .collect();
+            let m = HostMeasure {
+                interval_s: secs,
+                nic_utilisation: util,
+                sent_bps: &sent,
+                received_bps: &received,
+            };
+            self.with_host(k, |p, ctx| p.tick(ctx, &m));
+            self.record_host(k, &ids, &sent, util);
+        }
+        self.check_memory("vswitch.mbfq.interval");
+        let next: Time = self.now + t;
+        if next <= self.end {
+            self.schedule(next, Event::HostTick);
+        }
+    }
+
+    /// Host `k`'s rows of `vm_rates`; the measurement baselines move to now.
+    fn record_host(&mut self, k: usize, ids: &[VmId], sent: &[f64], util: f64) {
+        let now = to_secs(self.now);
+        let policy = &self.vhosts[k].policy;
+        let r = &mut self.vm_rates;
+        let first = r.first[policy.kind() as usize];
+        let mut cells = Vec::new();
+        for (i, &v) in ids.iter().enumerate() {
+            let vm = &mut self.vms[v.idx()];
+            vm.tx_at_tick = vm.tx_bytes;
+            vm.rx_at_tick = vm.rx_bytes;
+            r.time.push(now);
+            r.vm.push(v.0);
+            r.sr.push(sent[i]);
+            r.ar.push(
+                self.shapers[ShaperId::of_vm(v)]
+                    .shaping_rate()
+                    .map(|x| x as f64),
+            );
+            r.guarantee.push(vm.guarantee_bps as f64);
+            r.nic_util.push(util);
+            cells.clear();
+            policy.record(i, &mut cells);
+            for (c, spec) in r.specs.iter().enumerate() {
+                let own = c.checked_sub(first).and_then(|j| cells.get(j));
+                r.extra[c].push(*own.unwrap_or(&spec.other));
+            }
+        }
+    }
+
+    /// Packets waiting in vswitch shapers.
+    pub(super) fn vm_held(&self) -> u64 {
+        self.shapers.held()
+    }
+}

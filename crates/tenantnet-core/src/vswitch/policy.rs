@@ -1,0 +1,270 @@
+//! The host-policy interface: what a host's virtual switch does to its VMs'
+//! packets. One implementation per scheme, one file each (`none`,
+//! `static_reservation`, `mbfq`, …), dispatched statically through [`Policy`], as
+//! smoltcp dispatches its congestion controllers.
+//!
+//! A policy sees four things, each a hook with a default that does nothing:
+//! * **egress**, each packet a VM sends, with its VM pair: it may set the DSCP and
+//!   ECT bits and chooses the [`Shaper`](super::shaper::Shaper) it waits in (by
+//!   default the VM's own, which passes everything while its bucket is off);
+//! * **ingress** at the receiving host, each packet arriving for a VM before its
+//!   transport sees it: it may consume it (a control packet, feedback it measures)
+//!   or hold it and hand it on later ([`HostCtx::release`], for resequencing);
+//! * a periodic **tick** with the host's measurements ([`HostMeasure`]);
+//! * a VM's guarantee changing (a controller's action).
+//!
+//! It acts through [`HostCtx`]: shaper rates, new shapers, control packets to other
+//! hosts. Its own recorded columns (in `vm_rates`, one row per VM per tick) are
+//! declared by [`PolicyKind::columns`] and filled by [`HostPolicy::record`].
+//!
+//! Adding a policy: a file with a struct implementing [`HostPolicy`], plus its line
+//! in the `policies!` registration below.
+
+use super::mbfq::{Mbfq, MbfqParams};
+use super::none::NoEnforcement;
+use super::shaper::{ShaperId, Shapers};
+use super::static_reservation::StaticReservation;
+use super::tenant_vm::Vm;
+use crate::engine::Time;
+use crate::net::{Packet, VmId};
+
+/// Index of a directed VM pair (sender VM → receiver VM) in the run's pair table;
+/// every packet from or to a VM carries its pair.
+pub type PairId = u32;
+
+/// The pair of packets that involve no VM.
+pub const NO_PAIR: PairId = u32::MAX;
+
+/// A directed VM pair and the bytes the datapath counted on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VmPair {
+    /// The sending VM (`None`: a plain host).
+    pub src: Option<VmId>,
+    /// The receiving VM (`None`: a plain host).
+    pub dst: Option<VmId>,
+    /// Wire bytes the sending host's vswitch passed to its NIC on this pair.
+    pub tx_bytes: u64,
+    /// Wire bytes delivered on this pair at the receiving host.
+    pub rx_bytes: u64,
+}
+
+/// A control packet a policy sends to the host of the other end of a pair (it
+/// crosses the fabric like any packet and counts in packet conservation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ControlMsg {
+    /// The pair it travels on (from this host's VM to the other host's VM).
+    pub pair: PairId,
+    /// Size on the wire, bytes.
+    pub size: u32,
+    /// Its 64 bits of payload (carried in the packet's `seq`).
+    pub word: u64,
+}
+
+/// Where a VM's packet goes next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Egress {
+    /// Into this shaper (it passes on at once while its bucket allows).
+    Shaper(ShaperId),
+    /// Dropped by the policy.
+    Drop,
+}
+
+/// What the policy did with an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ingress {
+    /// On to the transport.
+    Deliver,
+    /// Taken by the policy (consumed, or held to be released later).
+    Consumed,
+}
+
+/// What a hook may read and change.
+pub struct HostCtx<'a> {
+    /// Now.
+    pub now: Time,
+    /// C, the capacity the host shares among its VMs, bit/s.
+    pub capacity_bps: u64,
+    /// The host's VMs.
+    pub mine: &'a [VmId],
+    /// Every VM of the run.
+    pub vms: &'a [Vm],
+    /// Every VM pair of the run.
+    pub pairs: &'a [VmPair],
+    /// Every shaper of the run.
+    pub shapers: &'a mut Shapers,
+    /// Control packets to send after the hook.
+    pub control: &'a mut Vec<ControlMsg>,
+    /// Held packets handed on to their transport after the hook.
+    pub release: &'a mut Vec<Packet>,
+}
+
+/// What the datapath measured at a host over the tick's interval.
+pub struct HostMeasure<'a> {
+    /// The interval, seconds.
+    pub interval_s: f64,
+    /// Share of the NIC's rate it transmitted.
+    pub nic_utilisation: f64,
+    /// Each of the host's VMs' send rate (as `HostCtx::mine`), bit/s.
+    pub sent_bps: &'a [f64],
+    /// Each of the host's VMs' receive rate, bit/s.
+    pub received_bps: &'a [f64],
+}
+
+/// A value of a policy's recorded column.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Cell {
+    /// A rate in bit/s, or none (recorded in Gb/s).
+    Rate(Option<f64>),
+    /// A count.
+    Count(u64),
+}
+
+/// One of a policy's recorded columns in `vm_rates`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColumnSpec {
+    /// The column's name.
+    pub name: &'static str,
+    /// Its value in rows of hosts that run another policy.
+    pub other: Cell,
+}
+
+/// A host policy. Every hook has a default that does nothing.
+pub trait HostPolicy {
+    /// The start of the run.
+    fn start(&mut self, _ctx: &mut HostCtx) {}
+
+    /// A packet VM `src` sends on `pair`: where it goes. It may change the
+    /// packet's `dscp` and `flags::ECT`.
+    #[inline]
+    fn egress(&mut self, _pkt: &mut Packet, src: VmId, _pair: PairId) -> Egress {
+        Egress::Shaper(ShaperId::of_vm(src))
+    }
+
+    /// The shaper whose room a sender of VM `src` on `pair` waits for.
+    #[inline]
+    fn channel(&self, src: VmId, _pair: PairId) -> ShaperId {
+        ShaperId::of_vm(src)
+    }
+
+    /// A packet for VM `dst` arrived, before its transport sees it.
+    #[inline]
+    fn ingress(&mut self, _ctx: &mut HostCtx, _pkt: &Packet, _dst: VmId) -> Ingress {
+        Ingress::Deliver
+    }
+
+    /// VM `vm`'s guarantee (or weight) changed.
+    fn guarantee_changed(&mut self, _ctx: &mut HostCtx, _vm: VmId) {}
+
+    /// The periodic tick, with what the host measured since the last.
+    fn tick(&mut self, _ctx: &mut HostCtx, _m: &HostMeasure) {}
+
+    /// This policy's recorded cells for the host's `i`-th VM, one per column of
+    /// its kind's [`PolicyKind::columns`].
+    fn record(&self, _i: usize, _out: &mut Vec<Cell>) {}
+}
+
+/// Declares the policies: each line is `Variant(Type, Config) = "name": columns`.
+macro_rules! policies {
+    ($($(#[$doc:meta])* $v:ident($t:ty, $cfg:ty) = $name:literal;)*) => {
+        /// A host policy's kind, as scenarios and results name it.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub enum PolicyKind {
+            /// No enforcement (the first kind is the default).
+            #[default]
+            $($(#[$doc])* $v,)*
+        }
+
+        impl PolicyKind {
+            /// Every kind, in the order of their codes in results.
+            pub const ALL: &'static [PolicyKind] = &[$(PolicyKind::$v,)*];
+
+            /// The name used in scenarios and results.
+            pub fn name(self) -> &'static str {
+                match self { $(PolicyKind::$v => $name,)* }
+            }
+
+            /// The columns each kind records, in this order in `vm_rates`.
+            pub fn columns(self) -> &'static [ColumnSpec] {
+                match self { $(PolicyKind::$v => <$t>::COLUMNS,)* }
+            }
+        }
+
+        /// A policy and its parameters, as the scenario gives them.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum PolicyConfig {
+            $($(#[$doc])* $v($cfg),)*
+        }
+
+        impl PolicyConfig {
+            /// Its kind.
+            pub fn kind(&self) -> PolicyKind {
+                match self { $(PolicyConfig::$v(_) => PolicyKind::$v,)* }
+            }
+
+            /// The policy for a host with `vms`.
+            pub fn build(&self, vms: &[VmId]) -> Policy {
+                match self { $(PolicyConfig::$v(c) => Policy::$v(<$t>::new(c, vms)),)* }
+            }
+        }
+
+        /// One host's policy and its state.
+        #[derive(Clone, Debug)]
+        pub enum Policy {
+            $($(#[$doc])* $v($t),)*
+        }
+
+        impl Policy {
+            /// Its kind.
+            pub fn kind(&self) -> PolicyKind {
+                match self { $(Policy::$v(_) => PolicyKind::$v,)* }
+            }
+        }
+
+        impl HostPolicy for Policy {
+            fn start(&mut self, ctx: &mut HostCtx) {
+                match self { $(Policy::$v(p) => p.start(ctx),)* }
+            }
+            #[inline]
+            fn egress(&mut self, pkt: &mut Packet, src: VmId, pair: PairId) -> Egress {
+                match self { $(Policy::$v(p) => p.egress(pkt, src, pair),)* }
+            }
+            #[inline]
+            fn channel(&self, src: VmId, pair: PairId) -> ShaperId {
+                match self { $(Policy::$v(p) => p.channel(src, pair),)* }
+            }
+            #[inline]
+            fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, dst: VmId) -> Ingress {
+                match self { $(Policy::$v(p) => p.ingress(ctx, pkt, dst),)* }
+            }
+            fn guarantee_changed(&mut self, ctx: &mut HostCtx, vm: VmId) {
+                match self { $(Policy::$v(p) => p.guarantee_changed(ctx, vm),)* }
+            }
+            fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
+                match self { $(Policy::$v(p) => p.tick(ctx, m),)* }
+            }
+            fn record(&self, i: usize, out: &mut Vec<Cell>) {
+                match self { $(Policy::$v(p) => p.record(i, out),)* }
+            }
+        }
+    };
+}
+
+policies! {
+    /// No enforcement: VMs share the NIC as their transports do.
+    None(NoEnforcement, ()) = "none";
+    /// Each VM capped at its guarantee (Oktopus-style static reservation).
+    Static(StaticReservation, ()) = "static";
+    /// MBFQ (HotMiddlebox 2016).
+    Mbfq(Mbfq, MbfqParams) = "mbfq";
+}
+
+/// Every kind's recorded columns, in order, with the offset of each kind's first.
+pub fn all_columns() -> (Vec<ColumnSpec>, Vec<usize>) {
+    let mut cols = Vec::new();
+    let mut first = Vec::new();
+    for k in PolicyKind::ALL {
+        first.push(cols.len());
+        cols.extend_from_slice(k.columns());
+    }
+    (cols, first)
+}
