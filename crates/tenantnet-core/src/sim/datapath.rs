@@ -101,13 +101,16 @@ impl Sim {
 
     /// Releases what re-rated shapers now allow, sends the policies' control
     /// packets and hands held packets on.
+    #[inline]
     pub(super) fn after_hook(&mut self) {
-        let mut touched = std::mem::take(&mut self.touched);
-        self.shapers.take_touched(&mut touched);
-        for &s in &touched {
-            self.shaper_drain(s);
+        if self.shapers.any_touched() {
+            let mut touched = std::mem::take(&mut self.touched);
+            self.shapers.take_touched(&mut touched);
+            for &s in &touched {
+                self.shaper_drain(s);
+            }
+            self.touched = touched;
         }
-        self.touched = touched;
         while let Some(c) = self.control_out.pop() {
             self.send_control(c.pair, c.size, c.word);
         }
@@ -258,12 +261,11 @@ impl Sim {
 
     /// Makes sure a wake-up is pending for shaper `s`'s next departure.
     fn shaper_schedule(&mut self, s: ShaperId) {
-        let sh = &self.shapers[s];
+        let sh = &mut self.shapers[s];
         if let Some(ready) = sh.next_departure() {
-            let k = self.vms[sh.vm.idx()].vswitch as usize;
-            let t = self.vhosts[k].service.serve_at(self.now, ready);
-            if self.shapers[s].wake_at != Some(t) {
-                self.shapers[s].wake_at = Some(t);
+            let t = sh.service.serve_at(self.now, ready);
+            if sh.wake_at != Some(t) {
+                sh.wake_at = Some(t);
                 self.schedule(t, Event::ShaperTx(s));
             }
         }

@@ -154,12 +154,9 @@ impl Sim {
         let mut shapers = Shapers::default();
         for (i, v) in p.vswitch.vms.iter().enumerate() {
             let vm = crate::net::VmId(i as u32);
-            let s = shapers.add(Shaper::new(
-                vm,
-                v.guarantee_bps,
-                p.vswitch.queue,
-                p.vswitch.burst,
-            ));
+            let mut sh = Shaper::new(vm, v.guarantee_bps, p.vswitch.queue, p.vswitch.burst);
+            sh.service = p.vswitch.hosts[v.vswitch as usize].service;
+            let s = shapers.add(sh);
             debug_assert_eq!(s, ShaperId::of_vm(vm));
         }
         let rec = Recorder::new(

@@ -55,6 +55,8 @@ pub struct Shaper {
     pub vm: VmId,
     /// Set while a wake-up event for this shaper is pending at that time.
     pub wake_at: Option<Time>,
+    /// How its host serves it (its host vswitch's service).
+    pub service: super::service::Service,
     queue: VecDeque<(PktId, u32)>,
     bytes: u64,
     limit: u64,
@@ -72,6 +74,7 @@ impl Shaper {
         Shaper {
             vm,
             wake_at: None,
+            service: Default::default(),
             queue: VecDeque::new(),
             bytes: 0,
             limit,
@@ -231,6 +234,12 @@ impl Shapers {
                 self.touched.push(ShaperId(i as u32));
             }
         }
+    }
+
+    /// Whether a shaper's rate was set since the last [`take_touched`](Self::take_touched).
+    #[inline]
+    pub fn any_touched(&self) -> bool {
+        !self.touched.is_empty()
     }
 
     /// The shapers whose rate was set since the last call, in the order they were set.
