@@ -111,6 +111,20 @@ fn invalid_actions_are_refused_with_the_reason() {
             "0 to 63",
         ),
         (
+            Action::TagDscp {
+                scope: TagScope::Tenant(7),
+                dscp: Some(1),
+            },
+            "tenant 7 has no VMs",
+        ),
+        (
+            Action::TagDscp {
+                scope: TagScope::Host(tenantnet_core::net::HostId(99)),
+                dscp: None,
+            },
+            "no host 99",
+        ),
+        (
             Action::VmCap {
                 vm: VmId(9),
                 cap_bps: Some(1),

@@ -91,8 +91,13 @@ impl Sim {
                     v.dscp_tag = dscp;
                     any = true;
                 }
-                any.then_some(())
-                    .ok_or_else(|| format!("{scope:?} has no VMs"))
+                any.then_some(()).ok_or_else(|| match scope {
+                    TagScope::Host(h) if h.idx() < self.net.hosts.len() => {
+                        format!("host {} has no VMs", self.net.host_name(h))
+                    }
+                    TagScope::Host(h) => format!("there is no host {}", h.0),
+                    TagScope::Tenant(t) => format!("tenant {t} has no VMs"),
+                })
             }
             Action::VmCap { vm, cap_bps } => {
                 self.check_vm(vm.idx())?;

@@ -34,8 +34,43 @@ pub struct VmRateCols {
     pub specs: Vec<ColumnSpec>,
     /// Index in `specs` of each kind's first column.
     pub first: Vec<usize>,
-    /// Their values, one vector per column.
-    pub extra: Vec<Vec<Cell>>,
+    /// Their values, one per column.
+    pub extra: Vec<PolicyValues>,
+}
+
+/// The values of one policy column, typed as its [`ColumnSpec::other`].
+#[derive(Clone, Debug)]
+pub enum PolicyValues {
+    /// Rates, bit/s.
+    Rate(Vec<Option<f64>>),
+    /// Counts.
+    Count(Vec<u64>),
+}
+
+impl PolicyValues {
+    fn new(kind: Cell) -> Self {
+        match kind {
+            Cell::Rate(_) => PolicyValues::Rate(Vec::new()),
+            Cell::Count(_) => PolicyValues::Count(Vec::new()),
+        }
+    }
+
+    /// Appends `c`. A cell of the other type (a policy's bug, caught in debug
+    /// builds) records nothing useful: none or 0.
+    fn push(&mut self, c: Cell) {
+        match (self, c) {
+            (PolicyValues::Rate(v), Cell::Rate(r)) => v.push(r),
+            (PolicyValues::Count(v), Cell::Count(n)) => v.push(n),
+            (PolicyValues::Rate(v), Cell::Count(_)) => {
+                debug_assert!(false, "a count in a rate column");
+                v.push(None)
+            }
+            (PolicyValues::Count(v), Cell::Rate(_)) => {
+                debug_assert!(false, "a rate in a count column");
+                v.push(0)
+            }
+        }
+    }
 }
 
 impl VmRateCols {
@@ -43,7 +78,7 @@ impl VmRateCols {
     pub fn new() -> Self {
         let (specs, first) = all_columns();
         VmRateCols {
-            extra: vec![Vec::new(); specs.len()],
+            extra: specs.iter().map(|c| PolicyValues::new(c.other)).collect(),
             specs,
             first,
             ..Default::default()
@@ -199,6 +234,9 @@ impl Sim {
         let vm = &mut self.vms[v.idx()];
         vm.rx_bytes += p.size as u64;
         let k = vm.vswitch as usize;
+        if !self.vhosts[k].policy.uses_ingress() {
+            return Ingress::Deliver;
+        }
         self.with_host(k, |pol, ctx| pol.ingress(ctx, p, v))
     }
 

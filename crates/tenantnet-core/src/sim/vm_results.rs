@@ -2,10 +2,10 @@
 //! per host tick: measured send rate, the rate the VM's shaper enforces, its
 //! guarantee, and every host policy's own columns, e.g. MBFQ's target and RU).
 
+use super::datapath::PolicyValues;
 use super::results::{Column, Table};
 use super::Sim;
 use crate::engine::to_secs;
-use crate::vswitch::policy::Cell;
 use crate::vswitch::PolicyKind;
 
 fn gbps(bps: &[f64]) -> Column {
@@ -17,26 +17,10 @@ fn opt_gbps(bps: &[Option<f64>]) -> Column {
 }
 
 /// A policy's recorded column: rates in Gb/s, counts as they are.
-fn policy_column(kind: Cell, cells: &[Cell]) -> Column {
-    match kind {
-        Cell::Rate(_) => opt_gbps(
-            &cells
-                .iter()
-                .map(|c| match c {
-                    Cell::Rate(r) => *r,
-                    Cell::Count(n) => Some(*n as f64),
-                })
-                .collect::<Vec<_>>(),
-        ),
-        Cell::Count(_) => Column::U64(
-            cells
-                .iter()
-                .map(|c| match c {
-                    Cell::Count(n) => *n,
-                    Cell::Rate(r) => r.unwrap_or(0.0) as u64,
-                })
-                .collect(),
-        ),
+fn policy_column(values: &PolicyValues) -> Column {
+    match values {
+        PolicyValues::Rate(r) => opt_gbps(r),
+        PolicyValues::Count(n) => Column::U64(n.clone()),
     }
 }
 
@@ -125,7 +109,7 @@ impl Sim {
             ("allocated_gbps", opt_gbps(&r.ar)),
         ];
         for (spec, cells) in r.specs.iter().zip(&r.extra) {
-            columns.push((spec.name, policy_column(spec.other, cells)));
+            columns.push((spec.name, policy_column(cells)));
         }
         columns.push(("guarantee_gbps", gbps(&r.guarantee)));
         columns.push(("nic_utilization", Column::F64(r.nic_util.clone())));

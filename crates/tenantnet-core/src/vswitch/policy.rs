@@ -146,6 +146,13 @@ pub trait HostPolicy {
         ShaperId::of_vm(src)
     }
 
+    /// Whether [`ingress`](Self::ingress) does anything: the datapath calls it
+    /// only for policies that say so (most act at the sender only).
+    #[inline]
+    fn uses_ingress(&self) -> bool {
+        false
+    }
+
     /// A packet for VM `dst` arrived, before its transport sees it.
     #[inline]
     fn ingress(&mut self, _ctx: &mut HostCtx, _pkt: &Packet, _dst: VmId) -> Ingress {
@@ -231,6 +238,10 @@ macro_rules! policies {
             #[inline]
             fn channel(&self, src: VmId, pair: PairId) -> ShaperId {
                 match self { $(Policy::$v(p) => p.channel(src, pair),)* }
+            }
+            #[inline]
+            fn uses_ingress(&self) -> bool {
+                match self { $(Policy::$v(p) => p.uses_ingress(),)* }
             }
             #[inline]
             fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, dst: VmId) -> Ingress {
