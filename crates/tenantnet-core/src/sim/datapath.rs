@@ -4,7 +4,7 @@
 //! woken when their shaper drains; every host with VMs ticks periodically, measures
 //! its VMs and NIC and runs its policy's tick (`crate::vswitch`).
 
-use super::flow::Flow;
+use super::flow::{Flow, LIVE_CHANNEL, NO_CHANNEL};
 use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
 use crate::net::packet::flags;
@@ -271,12 +271,34 @@ impl Sim {
     #[inline]
     fn channel_of(&self, f: FlowId) -> Option<ShaperId> {
         let flow = &self.flows[f.idx()];
-        let v = flow.spec.src_vm?;
-        let k = self.vms[v.idx()].vswitch as usize;
-        Some(self.vhosts[k].policy.channel(v, flow.pair))
+        match flow.chan {
+            NO_CHANNEL => None,
+            LIVE_CHANNEL => {
+                let v = flow.spec.src_vm?;
+                let k = self.vms[v.idx()].vswitch as usize;
+                Some(self.vhosts[k].policy.channel(v, flow.pair))
+            }
+            c => Some(ShaperId(c)),
+        }
+    }
+
+    /// Each flow from a VM learns its channel, once if its policy's are fixed.
+    fn fix_channels(&mut self) {
+        for flow in self.flows.iter_mut() {
+            let Some(v) = flow.spec.src_vm else {
+                continue;
+            };
+            let policy = &self.vhosts[self.vms[v.idx()].vswitch as usize].policy;
+            flow.chan = if policy.fixed_channels() {
+                policy.channel(v, flow.pair).0
+            } else {
+                LIVE_CHANNEL
+            };
+        }
     }
 
     /// A sender-call buffer with the room flow `f`'s shaper has for it.
+    #[inline]
     pub(super) fn sender_out(&mut self, f: FlowId) -> SenderOut {
         let mut out = std::mem::take(&mut self.sout);
         out.room = match self.channel_of(f) {
@@ -288,8 +310,16 @@ impl Sim {
     }
 
     /// After a sender call: a sender that ran out of room waits in its shaper's list.
+    #[inline]
     pub(super) fn note_blocked(&mut self, f: FlowId, out: &SenderOut) {
-        if out.blocked && !self.flows[f.idx()].blocked {
+        if out.blocked {
+            self.block_sender(f);
+        }
+    }
+
+    /// Flow `f`'s sender waits for room in its shaper (once).
+    fn block_sender(&mut self, f: FlowId) {
+        if !self.flows[f.idx()].blocked {
             if let Some(s) = self.channel_of(f) {
                 self.flows[f.idx()].blocked = true;
                 self.shapers[s].block(f);
@@ -350,6 +380,7 @@ impl Sim {
         for k in 0..self.vhosts.len() {
             self.with_host(k, |p, ctx| p.start(ctx));
         }
+        self.fix_channels();
         self.start_controllers();
         let t = self.vswitch_tick;
         if !self.vhosts.is_empty() && t <= self.end {

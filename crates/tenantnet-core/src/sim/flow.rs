@@ -52,7 +52,17 @@ pub struct Flow {
     pub pair: PairId,
     /// Its VM pair, ACK direction.
     pub pair_rev: PairId,
+    /// The shaper its sender waits for room in: a `ShaperId`, [`NO_CHANNEL`] (not
+    /// from a VM) or [`LIVE_CHANNEL`] (the policy chooses afresh each time). Set
+    /// when the vswitches start.
+    pub chan: u32,
 }
+
+/// A flow whose sender is not in a VM: nothing limits its room.
+pub const NO_CHANNEL: u32 = u32::MAX;
+
+/// A flow whose policy may move it between shapers during the run.
+pub const LIVE_CHANNEL: u32 = u32::MAX - 1;
 
 impl Flow {
     /// Flow number `index` for `spec`. Its ECMP hash and its on/off periods come from
@@ -88,6 +98,7 @@ impl Flow {
             blocked: false,
             pair: NO_PAIR,
             pair_rev: NO_PAIR,
+            chan: NO_CHANNEL,
         }
     }
 

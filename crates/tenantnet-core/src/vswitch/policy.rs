@@ -146,6 +146,14 @@ pub trait HostPolicy {
         ShaperId::of_vm(src)
     }
 
+    /// Whether [`channel`](Self::channel) gives the same shaper for a VM and pair
+    /// all through the run: the datapath then asks once per flow, at the start, and
+    /// keeps the answer on the flow (no lookup per sender call).
+    #[inline]
+    fn fixed_channels(&self) -> bool {
+        true
+    }
+
     /// Whether [`ingress`](Self::ingress) does anything: the datapath calls it
     /// only for policies that say so (most act at the sender only).
     #[inline]
@@ -238,6 +246,10 @@ macro_rules! policies {
             #[inline]
             fn channel(&self, src: VmId, pair: PairId) -> ShaperId {
                 match self { $(Policy::$v(p) => p.channel(src, pair),)* }
+            }
+            #[inline]
+            fn fixed_channels(&self) -> bool {
+                match self { $(Policy::$v(p) => p.fixed_channels(),)* }
             }
             #[inline]
             fn uses_ingress(&self) -> bool {

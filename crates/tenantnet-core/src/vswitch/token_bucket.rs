@@ -24,7 +24,12 @@ use crate::units::PS_PER_SEC;
 pub struct TokenBucket {
     rate: u64,
     burst: u64,
-    unit: u64,
+    /// Rate units per token times picoseconds per second: the time `t` tokens take
+    /// at `rate` is `t · scale / rate` ps.
+    scale: u64,
+    /// The time `burst` takes to fill at `rate`, kept with the rate so that
+    /// [`conform_at`](Self::conform_at), asked for every packet, does not divide.
+    burst_span: Time,
     tat: Time,
 }
 
@@ -35,12 +40,15 @@ impl TokenBucket {
     /// A full bucket of `burst` tokens filled at `rate` units/s, `unit` units per
     /// token.
     pub fn new(rate: u64, burst: u64, unit: u64) -> Self {
-        TokenBucket {
+        let mut b = TokenBucket {
             rate: rate.max(1),
             burst,
-            unit: unit.max(1),
+            scale: unit.max(1).saturating_mul(PS_PER_SEC),
+            burst_span: 0,
             tat: 0,
-        }
+        };
+        b.burst_span = b.span(burst, b.rate);
+        b
     }
 
     /// A full bucket of `burst` bytes filled at `rate_bps` bit/s.
@@ -50,8 +58,7 @@ impl TokenBucket {
 
     /// The time `tokens` take to fill at `rate`.
     fn span(&self, tokens: u64, rate: u64) -> Time {
-        let t =
-            (tokens as u128 * self.unit as u128 * PS_PER_SEC as u128).div_ceil(rate.max(1) as u128);
+        let t = (tokens as u128 * self.scale as u128).div_ceil(rate.max(1) as u128);
         t.min(u64::MAX as u128 / 4) as Time
     }
 
@@ -63,7 +70,7 @@ impl TokenBucket {
     /// The earliest time the next packet may leave.
     #[inline]
     pub fn conform_at(&self) -> Time {
-        self.tat.saturating_sub(self.span(self.burst, self.rate))
+        self.tat.saturating_sub(self.burst_span)
     }
 
     /// Takes `tokens` for a packet leaving at `now` (which must be at or after
@@ -78,11 +85,11 @@ impl TokenBucket {
     pub fn set_rate(&mut self, now: Time, rate: u64) {
         let rate = rate.max(1);
         if self.tat > now {
-            let owed = (self.tat - now) as u128 * self.rate as u128
-                / (self.unit as u128 * PS_PER_SEC as u128);
+            let owed = (self.tat - now) as u128 * self.rate as u128 / self.scale as u128;
             self.tat = now + self.span(owed as u64, rate);
         }
         self.rate = rate;
+        self.burst_span = self.span(self.burst, rate);
     }
 
     /// Fills the bucket completely at `now` (a microscheduler switched back on).
