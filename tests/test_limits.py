@@ -79,6 +79,15 @@ def test_mbfq_interval_floor_and_vm_rates_budget() -> None:
     vm["simulation"] = {"duration": "1000s"}
     vm["output"] = {"throughput": [], "queues": False}
     refused(scenario(**vm), "vswitch.mbfq.interval", "vm_rates rows", "memory budget")
+    # the hosts' tick, when given, is the key that sets the rows (and is checked)
+    vm["vswitch"]["mbfq"]["interval"] = "100ms"
+    vm["vswitch"]["interval"] = "1us"
+    refused(scenario(**vm), "vswitch.interval", "vm_rates rows", "memory budget")
+    vm["vswitch"]["interval"] = "0.5us"
+    refused(scenario(**vm), "vswitch.interval", "at least 1us")
+    # MBFQ's T must be a whole number of ticks
+    vm["vswitch"]["interval"] = "30ms"
+    refused(scenario(**vm), "vswitch.mbfq.interval", "whole multiple", "vswitch.interval = 30ms")
 
 
 def test_a_run_that_outgrows_its_budget_stops_with_an_error() -> None:

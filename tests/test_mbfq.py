@@ -113,3 +113,24 @@ def test_udp_beyond_the_bucket_is_dropped_and_counted() -> None:
     assert abs(rate - 1.0) < 0.02
     assert s["vm_queue_drops"] == s["packets_dropped"] == int(r.vms["drops"].iloc[0])
     assert abs(s["vm_queue_drops"] / s["data_packets_sent"] - 0.5) < 0.02
+
+
+def test_a_finer_host_tick_records_more_rows_without_changing_mbfq() -> None:
+    """`vswitch.interval` sets the hosts' tick apart from MBFQ's T: at 50 ms the
+    macroscheduler still runs every 100 ms on the send rates over those 100 ms, so
+    every flow is as before and the 100 ms rows keep their allocations."""
+    base = mbfq.fig6_scenario("mbfq", 0.6, phases=2)
+    fine = mbfq.fig6_scenario("mbfq", 0.6, phases=2)
+    fine["vswitch"]["interval"] = "50ms"
+    r0, _ = simulate(base)
+    r1, _ = simulate(fine)
+    assert len(r1.vm_rates) == 2 * len(r0.vm_rates)
+    pd.testing.assert_frame_equal(r0.flows, r1.flows)
+    t100 = r1.vm_rates[(r1.vm_rates["time_s"] * 10).round(9) % 1 == 0].reset_index(drop=True)
+    for col in ("allocated_gbps", "target_gbps", "ru"):
+        pd.testing.assert_series_equal(t100[col], r0.vm_rates[col], check_names=False)
+    # between two runs the allocation holds
+    ar = ar_of(r1, "VM1")
+    half = ar[(ar.index * 10).round(9) % 1 != 0]
+    prev = ar.shift(1)[half.index]
+    assert ((half == prev) | (half.isna() & prev.isna())).all()

@@ -162,7 +162,7 @@ impl Estimator {
             let t = r.vswitch.tick;
             let vrows = fp::samples(r.end, t) * r.vswitch.vms.len() as f64;
             let what = format!("{} vm_rates rows", human_count(vrows));
-            let key = "vswitch.mbfq.interval";
+            let key = &r.vswitch.tick_key;
             self.fp.add(rec, what, key, vrows * fp::PER_VM_RATE_ROW);
         }
         self.check(ctx)

@@ -14,7 +14,7 @@ use toml::{Table, Value};
 
 use super::keys::{self, quote};
 use super::spec::{ScenarioSpec, TopologySpec, TransportSpec, TOPOLOGY_KINDS};
-use super::tenants::MbfqSpec;
+use super::tenants::policy_table_defaults;
 use super::workloads::{WorkloadCommon, WorkloadKind, WorkloadSpec, COMMON_KEYS, WORKLOAD_KINDS};
 
 /// A scenario that cannot be run, and why.
@@ -348,19 +348,18 @@ pub fn topology(
 pub fn json_schema() -> String {
     let mut schema = schemars::schema_for!(Scenario).to_value();
     drop_null_defaults(&mut schema);
-    let mut filled = [
-        (
-            "TransportSpec",
-            serde_json::to_value(TransportSpec::defaults()),
-        ),
-        ("MbfqSpec", serde_json::to_value(MbfqSpec::defaults())),
-    ];
-    for (_, v) in filled.iter_mut() {
+    let mut filled = vec![(
+        "TransportSpec".to_string(),
+        "",
+        serde_json::to_value(TransportSpec::defaults()),
+    )];
+    filled.extend(policy_table_defaults());
+    for (_, _, v) in filled.iter_mut() {
         if let Ok(serde_json::Value::Object(m)) = v {
             m.retain(|_, x| !x.is_null()); // absent means unbounded (init_ssthresh)
         }
     }
-    for (def, values) in &filled {
+    for (def, _, values) in &filled {
         if let (Ok(serde_json::Value::Object(vals)), Some(props)) = (
             values,
             schema.pointer_mut(&format!("/$defs/{def}/properties")),
@@ -372,16 +371,15 @@ pub fn json_schema() -> String {
             }
         }
     }
-    if let Ok(t) = &filled[0].1 {
+    if let Ok(t) = &filled[0].2 {
         if let Some(p) = schema.pointer_mut("/properties/transport") {
             p["default"] = t.clone();
         }
     }
-    if let (Ok(m), Some(p)) = (
-        &filled[1].1,
-        schema.pointer_mut("/properties/vswitch/default"),
-    ) {
-        p["mbfq"] = m.clone();
+    for (_, field, values) in &filled[1..] {
+        if let (Ok(m), Some(p)) = (values, schema.pointer_mut("/properties/vswitch/default")) {
+            p[*field] = m.clone();
+        }
     }
     serde_json::to_string_pretty(&schema).expect("schema serializes")
 }

@@ -6,8 +6,11 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::parse::join;
 use super::workloads::Hosts;
+use crate::engine::Time;
 use crate::units::{Rate, Size, TimeSpan};
+use crate::vswitch::{PolicyConfig, PolicyKind, PolicyTable};
 
 /// A tenant: VMs placed on hosts, each with a bandwidth guarantee (the hose
 /// model's per-VM B). Workloads of this tenant send from and to its VMs.
@@ -61,42 +64,111 @@ pub struct VmChangeSpec {
     pub weight: Option<f64>,
 }
 
-/// Enforcement in a host's virtual switch.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PolicySpec {
-    /// No enforcement: VMs share the NIC as their transports do.
-    #[default]
-    None,
-    /// Static reservation: each VM capped at its guarantee (not work-conserving).
-    Static,
-    /// MBFQ: a macroscheduler resets each VM's token bucket every interval.
-    Mbfq,
+/// Generates [`VswitchSpec`] from the host policies' registration: its common keys,
+/// then one table per policy that has parameters (`[vswitch.mbfq]`, …).
+macro_rules! vswitch_spec {
+    ($($(#[$doc:meta])* $v:ident($t:ty) = $name:literal $(, $field:ident: $table:ty)?;)*) => {
+        /// The virtual switch of every host that has VMs.
+        #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct VswitchSpec {
+            /// Enforcement, one of the host policies [none].
+            #[serde(default)]
+            pub policy: PolicyKind,
+            /// Per-host policies that differ from `policy`, e.g. `{ h3 = "static" }`.
+            #[serde(default)]
+            pub hosts: BTreeMap<String, PolicyKind>,
+            /// C, the bandwidth a host shares among its VMs [the NIC rate].
+            #[serde(default)]
+            pub capacity: Option<Rate>,
+            /// Each VM's egress queue ["64KB"]; TCP senders wait when it is full.
+            #[serde(default = "default_queue")]
+            pub queue: Size,
+            /// Token-bucket depth of each microscheduler ["10pkt"].
+            #[serde(default = "default_burst")]
+            pub burst: Size,
+            /// How often each host measures its VMs and NIC, ticks its policy and
+            /// records a row of `vm_rates` [a policy table's period if one is given
+            /// (`mbfq.interval`), else "100ms"].
+            #[serde(default)]
+            pub interval: Option<TimeSpan>,
+            $($(
+                #[doc = concat!("The `", $name, "` policy's parameters.")]
+                #[serde(default)]
+                pub $field: $table,
+            )?)*
+        }
+
+        impl Default for VswitchSpec {
+            fn default() -> Self {
+                VswitchSpec {
+                    policy: PolicyKind::default(),
+                    hosts: BTreeMap::new(),
+                    capacity: None,
+                    queue: default_queue(),
+                    burst: default_burst(),
+                    interval: None,
+                    $($($field: <$table>::default(),)?)*
+                }
+            }
+        }
+
+        /// Every policy table resolved: each policy's configuration, and the
+        /// periods policies run at (key, period, whether the table set it).
+        pub struct PolicyTables {
+            configs: Vec<PolicyConfig>,
+            /// `(key, period, set explicitly)` of each policy that has a period.
+            pub periods: Vec<(String, Time, bool)>,
+        }
+
+        impl PolicyTables {
+            /// Resolves every table of `vs` (used or not, so a scenario is checked
+            /// whole); an error names the key within `[vswitch]` and what it expected.
+            pub fn resolve(vs: &VswitchSpec) -> Result<Self, (String, String)> {
+                let mut configs = Vec::new();
+                let mut periods = Vec::new();
+                $(
+                    #[allow(unused_mut, unused_assignments)]
+                    let mut c = PolicyConfig::$v(Default::default());
+                    $(
+                        let table = &vs.$field;
+                        let p = table
+                            .resolve()
+                            .map_err(|(k, m)| (join(stringify!($field), k), m))?;
+                        if let (Some(k), Some(t)) =
+                            (<$table>::PERIOD_KEY, <$table>::run_period(&p))
+                        {
+                            periods.push((join(stringify!($field), k), t, table.period().is_some()));
+                        }
+                        c = PolicyConfig::$v(p);
+                    )?
+                    configs.push(c);
+                )*
+                Ok(PolicyTables { configs, periods })
+            }
+
+            /// The configuration of policy `kind`.
+            pub fn config(&self, kind: PolicyKind) -> PolicyConfig {
+                self.configs[kind as usize].clone()
+            }
+        }
+
+        /// Every policy table at its defaults: its schema name, its key in
+        /// `[vswitch]` and its value (for the schema's `default`s).
+        pub fn policy_table_defaults(
+        ) -> Vec<(String, &'static str, serde_json::Result<serde_json::Value>)> {
+            vec![$($(
+                (
+                    <$table as JsonSchema>::schema_name().to_string(),
+                    stringify!($field),
+                    serde_json::to_value(<$table as PolicyTable>::defaults()),
+                ),
+            )?)*]
+        }
+    };
 }
 
-/// The virtual switch of every host that has VMs.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct VswitchSpec {
-    /// Enforcement: none, static or mbfq [none].
-    #[serde(default)]
-    pub policy: PolicySpec,
-    /// Per-host policies that differ from `policy`, e.g. `{ h3 = "static" }`.
-    #[serde(default)]
-    pub hosts: BTreeMap<String, PolicySpec>,
-    /// C, the bandwidth a host shares among its VMs [the NIC rate].
-    #[serde(default)]
-    pub capacity: Option<Rate>,
-    /// Each VM's egress queue ["64KB"]; TCP senders wait when it is full.
-    #[serde(default = "default_queue")]
-    pub queue: Size,
-    /// Token-bucket depth of each microscheduler ["10pkt"].
-    #[serde(default = "default_burst")]
-    pub burst: Size,
-    /// MBFQ's constants.
-    #[serde(default)]
-    pub mbfq: MbfqSpec,
-}
+crate::vswitch::policy::for_each_policy!(vswitch_spec);
 
 fn default_queue() -> Size {
     Size(crate::units::ByteSize::Bytes(64_000))
@@ -104,62 +176,4 @@ fn default_queue() -> Size {
 
 fn default_burst() -> Size {
     Size(crate::units::ByteSize::Packets(10))
-}
-
-impl Default for VswitchSpec {
-    fn default() -> Self {
-        VswitchSpec {
-            policy: PolicySpec::None,
-            hosts: BTreeMap::new(),
-            capacity: None,
-            queue: default_queue(),
-            burst: default_burst(),
-            mbfq: MbfqSpec::default(),
-        }
-    }
-}
-
-/// MBFQ's constants (Figs. 3–4, §4); every key optional, published defaults in brackets.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MbfqSpec {
-    /// T, the macroscheduler period ["100ms"]; also the period of `vm_rates`.
-    pub interval: Option<TimeSpan>,
-    /// How long a VM must use under `reclaim_below` of its rate before it is reclaimed ["500ms"].
-    pub reclaim_after: Option<TimeSpan>,
-    /// Fraction of AR under which a VM is not using its allocation [0.85].
-    pub reclaim_below: Option<f64>,
-    /// TR = headroom × SR when reclaiming or unthrottled [1.1].
-    pub headroom: Option<f64>,
-    /// Fraction of AR above which a VM is using all of it [0.95].
-    pub full_use: Option<f64>,
-    /// TR multipliers of ramp-up stages 1 and 2 [[1.2, 1.5]].
-    pub ramp: Option<[f64; 2]>,
-    /// Cap of stages 1 and 2 as a fraction of C above AR [0.1].
-    pub ramp_cap: Option<f64>,
-    /// Stage 3: TR = max(ramp_final × AR, MG) [2.0].
-    pub ramp_final: Option<f64>,
-    /// Floor under every target rate ["10Mbps"].
-    pub floor: Option<Rate>,
-    /// NIC utilisation under which microschedulers are off [0.8].
-    pub activate_above: Option<f64>,
-}
-
-impl MbfqSpec {
-    /// Every key set to MBFQ's published constant, the value used when it is absent.
-    pub fn defaults() -> MbfqSpec {
-        let d = crate::vswitch::MbfqParams::default();
-        MbfqSpec {
-            interval: Some(TimeSpan(d.interval)),
-            reclaim_after: Some(TimeSpan(d.reclaim_after)),
-            reclaim_below: Some(d.reclaim_below),
-            headroom: Some(d.headroom),
-            full_use: Some(d.full_use),
-            ramp: Some(d.ramp),
-            ramp_cap: Some(d.ramp_cap),
-            ramp_final: Some(d.ramp_final),
-            floor: Some(Rate(d.floor_bps as u64)),
-            activate_above: Some(d.activate_above),
-        }
-    }
 }

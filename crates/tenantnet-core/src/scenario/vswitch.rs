@@ -5,10 +5,11 @@
 
 use super::build::{glob, resolve_hosts, Ctx};
 use super::parse::{join, ScenarioError};
-use super::tenants::{MbfqSpec, PolicySpec, TenantSpec, VswitchSpec};
+use super::tenants::{PolicyTables, TenantSpec, VmSpec, VswitchSpec};
 use super::workloads::Hosts;
+use crate::engine::Time;
 use crate::net::{HostId, Network, VmId};
-use crate::vswitch::{HostVswitch, MbfqParams, PolicyConfig, Vm, VmChange, VswitchParams};
+use crate::vswitch::{HostVswitch, PolicyKind, Vm, VmChange, VswitchParams, DEFAULT_TICK};
 use crate::workload::TrafficEnd;
 
 /// The VMs a scenario declares.
@@ -21,64 +22,6 @@ pub struct BuiltTenants {
     pub params: VswitchParams,
     /// Each VM's egress queue, bytes (`vswitch.queue`).
     pub vm_queue: u64,
-}
-
-/// A host's policy with its parameters: they travel with the variant.
-fn policy(p: PolicySpec, mbfq: &MbfqParams) -> PolicyConfig {
-    match p {
-        PolicySpec::None => PolicyConfig::None(()),
-        PolicySpec::Static => PolicyConfig::Static(()),
-        PolicySpec::Mbfq => PolicyConfig::Mbfq(mbfq.clone()),
-    }
-}
-
-fn mbfq_params(ctx: &Ctx, m: &MbfqSpec) -> Result<MbfqParams, ScenarioError> {
-    let d = MbfqParams::default();
-    let k = |f: &str| join("vswitch.mbfq", f);
-    let p = MbfqParams {
-        interval: m.interval.map_or(d.interval, |x| x.0),
-        reclaim_after: m.reclaim_after.map_or(d.reclaim_after, |x| x.0),
-        reclaim_below: m.reclaim_below.unwrap_or(d.reclaim_below),
-        headroom: m.headroom.unwrap_or(d.headroom),
-        full_use: m.full_use.unwrap_or(d.full_use),
-        ramp: m.ramp.unwrap_or(d.ramp),
-        ramp_cap: m.ramp_cap.unwrap_or(d.ramp_cap),
-        ramp_final: m.ramp_final.unwrap_or(d.ramp_final),
-        floor_bps: m.floor.map_or(d.floor_bps, |x| x.0 as f64),
-        activate_above: m.activate_above.unwrap_or(d.activate_above),
-    };
-    if p.interval < super::transport::MIN_TIMER {
-        return Err(ctx.err(
-            &k("interval"),
-            "expected at least 1us (the shortest timer tenantnet runs)",
-        ));
-    }
-    for (f, v) in [
-        ("reclaim_below", p.reclaim_below),
-        ("full_use", p.full_use),
-        ("ramp_cap", p.ramp_cap),
-    ] {
-        if !(v > 0.0 && v <= 1.0) {
-            return Err(ctx.err(&k(f), "expected a fraction in (0, 1]"));
-        }
-    }
-    if !(0.0..=1.0).contains(&p.activate_above) {
-        return Err(ctx.err(&k("activate_above"), "expected a fraction in [0, 1]"));
-    }
-    for (f, v) in [
-        ("headroom", p.headroom),
-        ("ramp", p.ramp[0]),
-        ("ramp", p.ramp[1]),
-        ("ramp_final", p.ramp_final),
-    ] {
-        if !(v.is_finite() && v >= 1.0) {
-            return Err(ctx.err(&k(f), "expected a multiplier of at least 1"));
-        }
-    }
-    if p.floor_bps < 1.0 {
-        return Err(ctx.err(&k("floor"), "expected a positive rate"));
-    }
-    Ok(p)
 }
 
 /// A rate for messages: `12 Gb/s`, `100 Mb/s`.
@@ -108,106 +51,167 @@ fn positive_weight(ctx: &Ctx, w: Option<f64>, key: &str) -> Result<(), ScenarioE
     }
 }
 
-/// Builds the VMs of `tenants` and the vswitches of their hosts.
-pub fn build(
+/// The hosts' tick and the key that set it: `vswitch.interval`, else the period a
+/// policy table sets, else [`DEFAULT_TICK`]. Every policy's period must be a whole
+/// multiple of it.
+fn tick(
     ctx: &Ctx,
-    net: &Network,
-    tenants: &[TenantSpec],
     vs: &VswitchSpec,
-    packet: u64,
-) -> Result<BuiltTenants, ScenarioError> {
-    let mbfq = mbfq_params(ctx, &vs.mbfq)?;
-    // whether packets fit is checked against each workload's transport by the caller
-    let limit = vs.queue.0.bytes(packet);
-    let burst = vs.burst.0.bytes(packet);
-    for name in vs.hosts.keys() {
-        one_host(ctx, net, name, &join("vswitch.hosts", name))?;
+    tables: &PolicyTables,
+) -> Result<(Time, String), ScenarioError> {
+    let set = tables.periods.iter().filter(|p| p.2).min_by_key(|p| p.1);
+    let (t, key) = match (vs.interval, set) {
+        (Some(t), _) => (t.0, "vswitch.interval".to_string()),
+        (None, Some((k, t, _))) => (*t, join("vswitch", k)),
+        (None, None) => (DEFAULT_TICK, "vswitch.interval".to_string()),
+    };
+    if t < super::transport::MIN_TIMER {
+        return Err(ctx.err(
+            &key,
+            "expected at least 1us (the shortest timer tenantnet runs)",
+        ));
     }
-    let mut names: Vec<String> = Vec::new();
-    let mut vms_of = Vec::new();
-    let mut vms: Vec<Vm> = Vec::new();
-    let mut keys: Vec<String> = Vec::new(); // where each VM was declared
-    let mut vm_names = std::collections::HashSet::new();
-    let mut changes = Vec::new();
-    for (ti, t) in tenants.iter().enumerate() {
+    for (k, p, _) in &tables.periods {
+        if p % t != 0 {
+            return Err(ctx.err(
+                &join("vswitch", k),
+                format!(
+                    "expected a whole multiple of the hosts' tick ({key} = {}); set {} to one",
+                    crate::units::format_duration(t),
+                    join("vswitch", k)
+                ),
+            ));
+        }
+    }
+    Ok((t, key))
+}
+
+/// The VMs declared so far, with where each was declared (for errors).
+#[derive(Default)]
+struct Declared {
+    names: Vec<String>,
+    vms_of: Vec<Vec<VmId>>,
+    vms: Vec<Vm>,
+    keys: Vec<String>,
+    vm_names: std::collections::HashSet<String>,
+    changes: Vec<(VmChange, String)>,
+}
+
+impl Declared {
+    fn add(&mut self, ctx: &Ctx, vm: Vm, key: String) -> Result<VmId, ScenarioError> {
+        if !self.vm_names.insert(vm.name.clone()) {
+            return Err(ctx.err(&key, format!("VM name {:?} is used twice", vm.name)));
+        }
+        self.vms.push(vm);
+        self.keys.push(key);
+        Ok(VmId(self.vms.len() as u32 - 1))
+    }
+
+    /// Tenant `ti`'s VMs: one per host of `hosts`, then those listed.
+    fn tenant(
+        &mut self,
+        ctx: &Ctx,
+        net: &Network,
+        ti: usize,
+        t: &TenantSpec,
+    ) -> Result<(), ScenarioError> {
         let tk = format!("tenants[{ti}]");
-        if names.contains(&t.name) {
+        if self.names.contains(&t.name) {
             return Err(ctx.err(&join(&tk, "name"), "tenant declared twice"));
         }
-        names.push(t.name.clone());
+        self.names.push(t.name.clone());
         let mut mine = Vec::new();
-        let mut add = |vm: Vm, key: String, vms: &mut Vec<Vm>| -> Result<VmId, ScenarioError> {
-            if !vm_names.insert(vm.name.clone()) {
-                return Err(ctx.err(&key, format!("VM name {:?} is used twice", vm.name)));
-            }
-            vms.push(vm);
-            keys.push(key);
-            Ok(VmId(vms.len() as u32 - 1))
-        };
-        let rate_of = |r: Option<crate::units::Rate>, key: &str| -> Result<u64, ScenarioError> {
-            match r.or(t.guarantee) {
-                None => Err(ctx.err(
-                    key,
-                    "required key is missing; give the VM or its tenant a guarantee",
-                )),
-                Some(x) if x.0 == 0 => Err(ctx.err(key, "expected a positive rate")),
-                Some(x) => Ok(x.0),
-            }
-        };
         if let Some(sel) = &t.hosts {
             let key = join(&tk, "hosts");
             for h in resolve_hosts(ctx, net, sel, &key)? {
-                let g = rate_of(None, &join(&tk, "guarantee"))?;
+                let g = guarantee(ctx, t, None, &join(&tk, "guarantee"))?;
                 let name = format!("{}/{}", t.name, net.host_name(h));
-                mine.push(add(Vm::new(name, ti as u32, h, g), key.clone(), &mut vms)?);
+                mine.push(self.add(ctx, Vm::new(name, ti as u32, h, g), key.clone())?);
             }
         }
         for (j, v) in t.vms.iter().enumerate() {
-            let vk = format!("{tk}.vms[{j}]");
-            let h = one_host(ctx, net, &v.host, &join(&vk, "host"))?;
-            let g = rate_of(v.guarantee, &join(&vk, "guarantee"))?;
-            positive_weight(ctx, v.weight, &join(&vk, "weight"))?;
-            let name = v
-                .name
-                .clone()
-                .unwrap_or_else(|| format!("{}/vm{j}", t.name));
-            let mut vm = Vm::new(name, ti as u32, h, g);
-            vm.weight = v.weight;
-            let id = add(vm, join(&vk, "name"), &mut vms)?;
-            mine.push(id);
-            for (c, ch) in v.changes.iter().enumerate() {
-                let ck = format!("{vk}.changes[{c}]");
-                if ch.guarantee.0 == 0 {
-                    return Err(ctx.err(&join(&ck, "guarantee"), "expected a positive rate"));
-                }
-                positive_weight(ctx, ch.weight, &join(&ck, "weight"))?;
-                if ch.weight.is_some() != v.weight.is_some() {
-                    return Err(ctx.err(
-                        &join(&ck, "weight"),
-                        "give a weight here exactly when the VM has one",
-                    ));
-                }
-                changes.push((
-                    VmChange {
-                        at: ch.at.0,
-                        vm: id,
-                        guarantee_bps: ch.guarantee.0,
-                        weight: ch.weight,
-                    },
-                    join(&ck, "guarantee"),
-                ));
-            }
+            mine.push(self.vm(ctx, net, ti, t, j, v)?);
         }
         if mine.is_empty() {
             return Err(ctx.err(&tk, "a tenant needs VMs; expected hosts or vms"));
         }
-        vms_of.push(mine);
+        self.vms_of.push(mine);
+        Ok(())
     }
-    changes.sort_by_key(|c| c.0.at);
 
-    // one vswitch per host with VMs
+    /// VM `j` listed by tenant `ti`, and its guarantee changes.
+    fn vm(
+        &mut self,
+        ctx: &Ctx,
+        net: &Network,
+        ti: usize,
+        t: &TenantSpec,
+        j: usize,
+        v: &VmSpec,
+    ) -> Result<VmId, ScenarioError> {
+        let vk = format!("tenants[{ti}].vms[{j}]");
+        let h = one_host(ctx, net, &v.host, &join(&vk, "host"))?;
+        let g = guarantee(ctx, t, v.guarantee, &join(&vk, "guarantee"))?;
+        positive_weight(ctx, v.weight, &join(&vk, "weight"))?;
+        let name = v
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}/vm{j}", t.name));
+        let mut vm = Vm::new(name, ti as u32, h, g);
+        vm.weight = v.weight;
+        let id = self.add(ctx, vm, join(&vk, "name"))?;
+        for (c, ch) in v.changes.iter().enumerate() {
+            let ck = format!("{vk}.changes[{c}]");
+            if ch.guarantee.0 == 0 {
+                return Err(ctx.err(&join(&ck, "guarantee"), "expected a positive rate"));
+            }
+            positive_weight(ctx, ch.weight, &join(&ck, "weight"))?;
+            if ch.weight.is_some() != v.weight.is_some() {
+                return Err(ctx.err(
+                    &join(&ck, "weight"),
+                    "give a weight here exactly when the VM has one",
+                ));
+            }
+            let change = VmChange {
+                at: ch.at.0,
+                vm: id,
+                guarantee_bps: ch.guarantee.0,
+                weight: ch.weight,
+            };
+            self.changes.push((change, join(&ck, "guarantee")));
+        }
+        Ok(id)
+    }
+}
+
+/// A VM's guarantee: its own, else its tenant's.
+fn guarantee(
+    ctx: &Ctx,
+    t: &TenantSpec,
+    own: Option<crate::units::Rate>,
+    key: &str,
+) -> Result<u64, ScenarioError> {
+    match own.or(t.guarantee) {
+        None => Err(ctx.err(
+            key,
+            "required key is missing; give the VM or its tenant a guarantee",
+        )),
+        Some(x) if x.0 == 0 => Err(ctx.err(key, "expected a positive rate")),
+        Some(x) => Ok(x.0),
+    }
+}
+
+/// One vswitch per host with VMs, in the order of their first VM, each with its
+/// policy (`vswitch.hosts` or `vswitch.policy`) built for its VMs.
+fn vswitches(
+    ctx: &Ctx,
+    net: &Network,
+    vs: &VswitchSpec,
+    tables: &PolicyTables,
+    vms: &mut [Vm],
+) -> Result<Vec<HostVswitch>, ScenarioError> {
     let mut hosts: Vec<HostVswitch> = Vec::new();
-    let mut configs: Vec<PolicyConfig> = Vec::new();
+    let mut kinds: Vec<PolicyKind> = Vec::new();
     let mut vswitch_of: Vec<Option<usize>> = vec![None; net.hosts.len()];
     for (i, vm) in vms.iter_mut().enumerate() {
         let k = match vswitch_of[vm.host.idx()] {
@@ -217,18 +221,16 @@ pub fn build(
                 let nic = net.host_rate(vm.host);
                 let c = vs.capacity.map_or(nic, |r| r.0);
                 if c == 0 || c > nic {
-                    return Err(ctx.err(
-                        "vswitch.capacity",
-                        format!(
-                            "expected a positive rate at most host {name}'s NIC rate ({})",
-                            show(nic)
-                        ),
-                    ));
+                    let m = format!(
+                        "expected a positive rate at most host {name}'s NIC rate ({})",
+                        show(nic)
+                    );
+                    return Err(ctx.err("vswitch.capacity", m));
                 }
-                configs.push(policy(*vs.hosts.get(name).unwrap_or(&vs.policy), &mbfq));
+                kinds.push(*vs.hosts.get(name).unwrap_or(&vs.policy));
                 hosts.push(HostVswitch {
                     host: vm.host,
-                    policy: PolicyConfig::None(()).build(&[]),
+                    policy: tables.config(PolicyKind::default()).build(&[]),
                     service: Default::default(),
                     capacity_bps: c,
                     vms: Vec::new(),
@@ -241,63 +243,90 @@ pub fn build(
         hosts[k].vms.push(VmId(i as u32));
         vm.vswitch = k as u32;
     }
-    for (h, cfg) in hosts.iter_mut().zip(&configs) {
-        h.policy = cfg.build(&h.vms);
+    for (h, kind) in hosts.iter_mut().zip(kinds) {
+        h.policy = tables.config(kind).build(&h.vms);
     }
+    Ok(hosts)
+}
+
+/// Host `h`'s VMs have weights all or none, and their guarantees fit its capacity
+/// at the start and after every change.
+fn check_host(
+    ctx: &Ctx,
+    net: &Network,
+    h: &HostVswitch,
+    d: &Declared,
+) -> Result<(), ScenarioError> {
+    let vms = &d.vms;
+    if let Some(v) = h.vms.iter().find(|v| vms[v.idx()].weight.is_none()) {
+        if h.vms.iter().any(|v| vms[v.idx()].weight.is_some()) {
+            let m = format!(
+                "give every VM on host {} a weight, or none",
+                net.host_name(h.host)
+            );
+            return Err(ctx.err(&d.keys[v.idx()], m));
+        }
+    }
+    let mut g: Vec<u64> = h.vms.iter().map(|v| vms[v.idx()].guarantee_bps).collect();
+    let check = |g: &[u64], key: &str| -> Result<(), ScenarioError> {
+        let sum: u64 = g.iter().sum();
+        if sum <= h.capacity_bps {
+            return Ok(());
+        }
+        Err(ctx.err(
+            key,
+            format!(
+                "the VMs on host {} would be guaranteed {} in all, more than its capacity C = {}",
+                net.host_name(h.host),
+                show(sum),
+                show(h.capacity_bps)
+            ),
+        ))
+    };
+    check(&g, &d.keys[h.vms[h.vms.len() - 1].idx()])?;
+    for (c, key) in &d.changes {
+        if let Some(i) = h.vms.iter().position(|v| *v == c.vm) {
+            g[i] = c.guarantee_bps;
+            check(&g, key)?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds the VMs of `tenants` and the vswitches of their hosts.
+pub fn build(
+    ctx: &Ctx,
+    net: &Network,
+    tenants: &[TenantSpec],
+    vs: &VswitchSpec,
+    packet: u64,
+) -> Result<BuiltTenants, ScenarioError> {
+    let tables = PolicyTables::resolve(vs).map_err(|(k, m)| ctx.err(&join("vswitch", &k), m))?;
+    let (tick, tick_key) = tick(ctx, vs, &tables)?;
+    // whether packets fit is checked against each workload's transport by the caller
+    let limit = vs.queue.0.bytes(packet);
+    let burst = vs.burst.0.bytes(packet);
+    for name in vs.hosts.keys() {
+        one_host(ctx, net, name, &join("vswitch.hosts", name))?;
+    }
+    let mut d = Declared::default();
+    for (ti, t) in tenants.iter().enumerate() {
+        d.tenant(ctx, net, ti, t)?;
+    }
+    d.changes.sort_by_key(|c| c.0.at);
+    let hosts = vswitches(ctx, net, vs, &tables, &mut d.vms)?;
     for h in &hosts {
-        let weighted = h
-            .vms
-            .iter()
-            .filter(|v| vms[v.idx()].weight.is_some())
-            .count();
-        if weighted != 0 && weighted != h.vms.len() {
-            let v = h
-                .vms
-                .iter()
-                .find(|v| vms[v.idx()].weight.is_none())
-                .unwrap();
-            return Err(ctx.err(
-                &keys[v.idx()],
-                format!(
-                    "give every VM on host {} a weight, or none",
-                    net.host_name(h.host)
-                ),
-            ));
-        }
-        // guarantees must fit C at the start and after every change
-        let mut g: Vec<u64> = h.vms.iter().map(|v| vms[v.idx()].guarantee_bps).collect();
-        let check = |g: &[u64], key: &str| -> Result<(), ScenarioError> {
-            let sum: u64 = g.iter().sum();
-            if sum > h.capacity_bps {
-                return Err(ctx.err(
-                    key,
-                    format!(
-                        "the VMs on host {} would be guaranteed {} in all, more than its capacity C = {}",
-                        net.host_name(h.host),
-                        show(sum),
-                        show(h.capacity_bps)
-                    ),
-                ));
-            }
-            Ok(())
-        };
-        check(&g, &keys[h.vms[h.vms.len() - 1].idx()])?;
-        for (c, key) in &changes {
-            if let Some(i) = h.vms.iter().position(|v| *v == c.vm) {
-                g[i] = c.guarantee_bps;
-                check(&g, key)?;
-            }
-        }
+        check_host(ctx, net, h, &d)?;
     }
     Ok(BuiltTenants {
-        names,
-        vms_of,
+        names: d.names,
+        vms_of: d.vms_of,
         params: VswitchParams {
-            vms,
+            vms: d.vms,
             hosts,
-            changes: changes.into_iter().map(|c| c.0).collect(),
-            // the period of MBFQ's macroscheduler is every host's tick
-            tick: mbfq.interval,
+            changes: d.changes.into_iter().map(|c| c.0).collect(),
+            tick,
+            tick_key,
             queue: limit,
             burst,
         },

@@ -412,6 +412,7 @@ impl Sim {
                 .collect();
             let m = HostMeasure {
                 interval_s: secs,
+                interval: t,
                 nic_utilisation: util,
                 sent_bps: &sent,
                 received_bps: &received,
@@ -419,7 +420,9 @@ impl Sim {
             self.with_host(k, |p, ctx| p.tick(ctx, &m));
             self.record_host(k, &ids, &sent, util);
         }
-        self.check_memory("vswitch.mbfq.interval");
+        let key = std::mem::take(&mut self.vswitch_tick_key);
+        self.check_memory(&key);
+        self.vswitch_tick_key = key;
         let next: Time = self.now + t;
         if next <= self.end {
             self.schedule(next, Event::HostTick);

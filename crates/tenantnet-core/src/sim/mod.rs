@@ -126,6 +126,8 @@ pub struct Sim {
     vhosts: Vec<HostVswitch>,
     controllers: Vec<Controllers>,
     vswitch_tick: Time,
+    /// The scenario key that set it.
+    vswitch_tick_key: String,
     pairs: Vec<VmPair>,
     shapers: Shapers,
     touched: Vec<ShaperId>,
@@ -199,6 +201,7 @@ impl Sim {
                 ))]
             },
             vswitch_tick: p.vswitch.tick,
+            vswitch_tick_key: p.vswitch.tick_key.clone(),
             pairs,
             shapers,
             touched: Vec::new(),

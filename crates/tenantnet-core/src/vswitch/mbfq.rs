@@ -25,9 +25,14 @@
 //! * While the microschedulers are off, AR is `Disabled` (line 6), RU and the
 //!   low-rate count restart from 0.
 //!
-//! [`Mbfq`] is the host policy: every tick (T) it runs the macroscheduler on the
-//! send rates the datapath measured and sets each VM's shaper (the
-//! microscheduler) to AR, or switches them off.
+//! [`Mbfq`] is the host policy: every T it runs the macroscheduler on the send
+//! rates the datapath measured over T and sets each VM's shaper (the
+//! microscheduler) to AR, or switches them off. T is a whole multiple of the hosts'
+//! tick (by default the tick is T); with several ticks per T the send rates and NIC
+//! utilisation are the means over T. [`MbfqSpec`] is its `[vswitch.mbfq]` table.
+
+mod table;
+pub use table::MbfqSpec;
 
 use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::ShaperId;
@@ -224,6 +229,18 @@ pub struct Mbfq {
     states: Vec<VmState>,
     /// Latest TR per VM, for the record (`None` while inactive).
     target: Vec<Option<f64>>,
+    /// Measurements of the ticks since the last run, while T spans several.
+    since: Since,
+}
+
+/// What the ticks since the macroscheduler's last run measured: bits each VM sent,
+/// and the NIC's utilisation times seconds.
+#[derive(Clone, Debug, Default)]
+struct Since {
+    time: Time,
+    secs: f64,
+    bits: Vec<f64>,
+    nic: f64,
 }
 
 impl Mbfq {
@@ -245,7 +262,38 @@ impl Mbfq {
             p: p.clone(),
             states: vec![VmState::default(); vms.len()],
             target: vec![None; vms.len()],
+            since: Since {
+                bits: vec![0.0; vms.len()],
+                ..Default::default()
+            },
         }
+    }
+
+    /// Adds a tick's measurements to those since the last run; the means over T
+    /// (send rates, NIC utilisation) once T is complete. One tick per T hands its
+    /// measurements on unchanged.
+    fn over_t(&mut self, m: &HostMeasure) -> Option<(Vec<f64>, f64)> {
+        let s = &mut self.since;
+        if s.time == 0 && m.interval >= self.p.interval {
+            return Some((m.sent_bps.to_vec(), m.nic_utilisation));
+        }
+        s.time += m.interval;
+        s.secs += m.interval_s;
+        for (b, r) in s.bits.iter_mut().zip(m.sent_bps) {
+            *b += r * m.interval_s;
+        }
+        s.nic += m.nic_utilisation * m.interval_s;
+        if s.time < self.p.interval {
+            return None;
+        }
+        let secs = s.secs;
+        let sr = s.bits.iter().map(|b| b / secs).collect();
+        let util = s.nic / secs;
+        *s = Since {
+            bits: vec![0.0; s.bits.len()],
+            ..Default::default()
+        };
+        Some((sr, util))
     }
 }
 
@@ -253,11 +301,14 @@ impl HostPolicy for Mbfq {
     /// §4: every T, Figs. 3–4 on the measured SRs; each VM's shaper gets AR (at
     /// least 1 bit/s), or is switched off while the NIC is under 80 % utilised.
     fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
+        let Some((sent, util)) = self.over_t(m) else {
+            return;
+        };
         let c = ctx.capacity_bps as f64;
         let inputs: Vec<VmInput> = ctx
             .mine
             .iter()
-            .zip(m.sent_bps)
+            .zip(&sent)
             .map(|(v, &sr)| {
                 let vm = &ctx.vms[v.idx()];
                 let mg = vm.guarantee_bps as f64;
@@ -268,7 +319,7 @@ impl HostPolicy for Mbfq {
                 }
             })
             .collect();
-        let decision = run(&self.p, c, m.nic_utilisation, &mut self.states, &inputs);
+        let decision = run(&self.p, c, util, &mut self.states, &inputs);
         let mine = ctx.mine;
         for (i, &v) in mine.iter().enumerate() {
             let (rate, tr) = match &decision {

@@ -19,8 +19,10 @@ pub mod static_reservation;
 pub mod tenant_vm;
 pub mod token_bucket;
 
-pub use mbfq::MbfqParams;
-pub use policy::{HostPolicy, PairId, Policy, PolicyConfig, PolicyKind, VmPair, NO_PAIR};
+pub use mbfq::{MbfqParams, MbfqSpec};
+pub use policy::{
+    HostPolicy, PairId, Policy, PolicyConfig, PolicyKind, PolicyTable, VmPair, NO_PAIR,
+};
 pub use shaper::{Offer, Shaper, ShaperId, Shapers};
 pub use tenant_vm::Vm;
 
@@ -56,6 +58,10 @@ pub struct VmChange {
     pub weight: Option<f64>,
 }
 
+/// The hosts' tick when the scenario sets none (nor a policy's period): MBFQ's T
+/// (§4), 100 ms.
+pub const DEFAULT_TICK: crate::engine::Time = 100_000_000_000;
+
 /// Everything about VMs the builder hands the simulation.
 #[derive(Clone, Debug, Default)]
 pub struct VswitchParams {
@@ -68,6 +74,8 @@ pub struct VswitchParams {
     /// The period of every host's tick (measurements, the policies' tick, the
     /// `vm_rates` rows).
     pub tick: crate::engine::Time,
+    /// The scenario key that set it (named when the tick makes a run too big).
+    pub tick_key: String,
     /// Each VM shaper's queue, bytes.
     pub queue: u64,
     /// Each VM shaper's bucket depth, bytes.

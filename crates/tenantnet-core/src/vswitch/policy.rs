@@ -17,13 +17,11 @@
 //! hosts. Its own recorded columns (in `vm_rates`, one row per VM per tick) are
 //! declared by [`PolicyKind::columns`] and filled by [`HostPolicy::record`].
 //!
-//! Adding a policy: a file with a struct implementing [`HostPolicy`], plus its line
-//! in the `policies!` registration below.
+//! Adding a policy: a file with a struct implementing [`HostPolicy`] (and, if it
+//! takes parameters, a [`PolicyTable`] for its `[vswitch.<name>]` table), plus its
+//! line in the `for_each_policy!` registration below.
 
-use super::mbfq::{Mbfq, MbfqParams};
-use super::none::NoEnforcement;
 use super::shaper::{ShaperId, Shapers};
-use super::static_reservation::StaticReservation;
 use super::tenant_vm::Vm;
 use crate::engine::Time;
 use crate::net::{Packet, VmId};
@@ -102,6 +100,8 @@ pub struct HostCtx<'a> {
 pub struct HostMeasure<'a> {
     /// The interval, seconds.
     pub interval_s: f64,
+    /// The interval (the hosts' tick).
+    pub interval: Time,
     /// Share of the NIC's rate it transmitted.
     pub nic_utilisation: f64,
     /// Each of the host's VMs' send rate (as `HostCtx::mine`), bit/s.
@@ -178,15 +178,76 @@ pub trait HostPolicy {
     fn record(&self, _i: usize, _out: &mut Vec<Cell>) {}
 }
 
-/// Declares the policies: each line is `Variant(Type, Config) = "name": columns`.
+/// A policy's own table of parameters in the scenario (`[vswitch.<name>]`): what
+/// the user writes, every key optional, resolved into the policy's parameters.
+pub trait PolicyTable: Default {
+    /// The parameters the policy is built with.
+    type Params: Clone + std::fmt::Debug + PartialEq;
+
+    /// The table with every key at its default (shown in the scenario schema).
+    fn defaults() -> Self;
+
+    /// The parameters, or the key (within the table) that is wrong and what it
+    /// expected.
+    fn resolve(&self) -> Result<Self::Params, (&'static str, String)>;
+
+    /// The key of the policy's own period, if it has one (`"interval"`): the hosts'
+    /// tick follows it when the scenario sets no `vswitch.interval`.
+    const PERIOD_KEY: Option<&'static str> = None;
+
+    /// The period the table sets explicitly, if any.
+    fn period(&self) -> Option<Time> {
+        None
+    }
+
+    /// The period the policy runs at (set or default): it must be a whole multiple
+    /// of the hosts' tick.
+    fn run_period(_p: &Self::Params) -> Option<Time> {
+        None
+    }
+}
+
+/// The host policies, one line each: `Variant(Type) = "name"`, or with its own
+/// table of parameters `Variant(Type) = "name", field: Table` (`[vswitch.field]`,
+/// a [`PolicyTable`]). Every list of policies (the kinds, the configurations, the
+/// dispatch enum here; the scenario's `[vswitch]` table) is generated from this
+/// one list through the macro named by `$then`.
+macro_rules! for_each_policy {
+    ($then:ident) => {
+        $then! {
+            /// No enforcement: VMs share the NIC as their transports do.
+            None($crate::vswitch::none::NoEnforcement) = "none";
+            /// Static reservation: each VM capped at its guarantee (not work-conserving).
+            Static($crate::vswitch::static_reservation::StaticReservation) = "static";
+            /// MBFQ: a macroscheduler resets each VM's token bucket every interval.
+            Mbfq($crate::vswitch::mbfq::Mbfq) = "mbfq", mbfq: $crate::vswitch::mbfq::MbfqSpec;
+        }
+    };
+}
+pub(crate) use for_each_policy;
+
+/// The parameters type of a policy: its table's, or `()` without a table.
+macro_rules! params_of {
+    () => {
+        ()
+    };
+    ($table:ty) => {
+        <$table as PolicyTable>::Params
+    };
+}
+
+/// Generates [`PolicyKind`], [`PolicyConfig`] and [`Policy`] from the registration.
 macro_rules! policies {
-    ($($(#[$doc:meta])* $v:ident($t:ty, $cfg:ty) = $name:literal;)*) => {
+    ($($(#[$doc:meta])* $v:ident($t:ty) = $name:literal $(, $field:ident: $table:ty)?;)*) => {
         /// A host policy's kind, as scenarios and results name it.
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        #[derive(
+            Clone, Copy, Debug, Default, PartialEq, Eq,
+            serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+        )]
         pub enum PolicyKind {
-            /// No enforcement (the first kind is the default).
+            // the first kind is the default
             #[default]
-            $($(#[$doc])* $v,)*
+            $($(#[$doc])* #[serde(rename = $name)] $v,)*
         }
 
         impl PolicyKind {
@@ -207,7 +268,7 @@ macro_rules! policies {
         /// A policy and its parameters, as the scenario gives them.
         #[derive(Clone, Debug, PartialEq)]
         pub enum PolicyConfig {
-            $($(#[$doc])* $v($cfg),)*
+            $($(#[$doc])* $v(params_of!($($table)?)),)*
         }
 
         impl PolicyConfig {
@@ -272,14 +333,7 @@ macro_rules! policies {
     };
 }
 
-policies! {
-    /// No enforcement: VMs share the NIC as their transports do.
-    None(NoEnforcement, ()) = "none";
-    /// Each VM capped at its guarantee (Oktopus-style static reservation).
-    Static(StaticReservation, ()) = "static";
-    /// MBFQ (HotMiddlebox 2016).
-    Mbfq(Mbfq, MbfqParams) = "mbfq";
-}
+for_each_policy!(policies);
 
 /// Every kind's recorded columns, in order, with the offset of each kind's first.
 pub fn all_columns() -> (Vec<ColumnSpec>, Vec<usize>) {
