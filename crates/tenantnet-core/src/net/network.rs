@@ -6,7 +6,7 @@ use super::ids::{HostId, NodeId, PortId, SwitchId};
 use super::port::{Port, PortConfig};
 use super::routing::Routing;
 use crate::engine::Time;
-use crate::switch::buffer::{BufferPolicy, SharedPool};
+use crate::switch::buffer::SharedPool;
 use crate::switch::DscpMap;
 
 /// What a node is.
@@ -268,7 +268,7 @@ impl NetworkBuilder {
             }
         }
         let mut pools = Vec::new();
-        if let BufferPolicy::DynamicThreshold { alpha } = cfg.switch_port.policy {
+        if let Some(alpha) = cfg.switch_port.policy.pool_alpha() {
             for sw in &switches {
                 let own = &nodes[sw.node.idx()].ports;
                 let size = cfg

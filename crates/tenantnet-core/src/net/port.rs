@@ -33,7 +33,7 @@
 use super::ids::{NodeId, PktId};
 use super::packet::{flags, Packet, PacketPool};
 use crate::engine::{Time, PS_PER_SEC};
-use crate::switch::buffer::{barberq, static_partition, weighted_shares, BufferPolicy, SharedPool};
+use crate::switch::buffer::{weighted_shares, Arrival, BufferPolicy, SharedPool};
 use crate::switch::ecn::{over_threshold, EcnScope};
 use crate::switch::queues::{QueueSet, QueueStats, QueueStore};
 use crate::switch::sched::{Scheduler, SchedulerKind};
@@ -105,7 +105,7 @@ impl PortConfig {
             buffer,
             ecn,
             queues: QueueConfig::fifo(),
-            policy: BufferPolicy::TailDrop,
+            policy: BufferPolicy::default(),
         }
     }
 }
@@ -341,14 +341,9 @@ impl Port {
                 self.queue_count()
             ));
         }
-        if self.core.policy == BufferPolicy::StaticPartition
-            && !static_partition::shares_fit(weights, self.core.buffer, packet)
-        {
-            return Err(format!(
-                "weights {weights:?} leave a queue a static share of the {}-byte buffer smaller than one full-size packet ({packet} bytes)",
-                self.core.buffer
-            ));
-        }
+        self.core
+            .policy
+            .check_weights(weights, self.core.buffer, packet)?;
         self.core.sched.set_weights(weights);
         *self.core.shares = Shares::new(weights, self.core.buffer);
         Ok(())
@@ -509,32 +504,21 @@ impl PortCore {
             queue.min(qs.count() - 1)
         };
         let size = pkts[id].size;
-        let admitted = match self.policy {
-            BufferPolicy::TailDrop => qs.total(now) + size as u64 <= self.buffer,
-            BufferPolicy::StaticPartition => {
-                static_partition::admit(qs, now, i, size, self.shares.tau[i])
-            }
-            BufferPolicy::BarberQ => {
-                let mut victims = Vec::new();
-                let ok = barberq::admit(
-                    qs,
-                    now,
-                    i,
-                    size,
-                    self.buffer,
-                    &self.shares.tau,
-                    &mut victims,
-                );
-                for (j, v) in victims {
-                    self.sched.evicted(j, qs.head(j).is_none());
-                    evicted.push(v);
-                }
-                ok
-            }
-            BufferPolicy::DynamicThreshold { .. } => {
-                pool.as_deref().is_some_and(|p| p.admit(qs, now, i, size))
-            }
-        };
+        let mut victims = Vec::new();
+        let admitted = self.policy.admit(Arrival {
+            qs,
+            now,
+            queue: i,
+            size,
+            buffer: self.buffer,
+            tau: &self.shares.tau,
+            pool: pool.as_deref(),
+            evicted: &mut victims,
+        });
+        for (j, v) in victims {
+            self.sched.evicted(j, qs.head(j).is_none());
+            evicted.push(v);
+        }
         if !admitted {
             qs.count_drop(i);
             return Admit::Dropped;

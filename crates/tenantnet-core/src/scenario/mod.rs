@@ -1,17 +1,15 @@
-//! Scenarios: the TOML format ([`spec`], [`workloads`], [`tenants`]), reading it
-//! with precise errors ([`parse`]), and turning it into a simulation ([`build`],
-//! [`vswitch`] for tenants' VMs).
+//! Scenarios: the format ([`spec`], [`workloads`], [`tenants`]: serde structs of
+//! what users write), reading it with precise errors ([`parse`], [`keys`]), and
+//! turning it into a simulation ([`build`]: the fabric, transports, flows and
+//! tenants' VMs, one file each under `build/`), refused up front when it would not
+//! fit ([`estimate`]).
 
 pub mod build;
 pub mod estimate;
-pub mod fabric;
-pub mod flows;
 pub mod keys;
 pub mod parse;
 pub mod spec;
 pub mod tenants;
-pub mod transport;
-pub mod vswitch;
 pub mod workloads;
 
 use std::path::Path;

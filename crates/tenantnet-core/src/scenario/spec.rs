@@ -8,6 +8,7 @@ use super::tenants::{TenantSpec, VswitchSpec};
 use super::workloads::WorkloadSpec;
 use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecError, Star};
 use crate::net::NetworkBuilder;
+use crate::switch::buffer::BufferPolicyKind;
 use crate::units::{Size, TimeSpan};
 
 // `T` and `W` are the topology and workload types: the parser first reads both as
@@ -162,7 +163,7 @@ pub struct NetworkSpec {
     pub strict_queues: u32,
     /// Buffer management of switch ports: tail_drop, static_partition, barberq, dynamic_threshold [tail_drop].
     #[serde(default)]
-    pub buffer_policy: BufferPolicySpec,
+    pub buffer_policy: BufferPolicyKind,
     /// α of dynamic_threshold [1.0].
     #[serde(default = "default_alpha")]
     pub dt_alpha: f64,
@@ -210,21 +211,6 @@ pub enum SchedulerSpec {
     Wfq,
     /// Strict-priority queues 0..strict_queues above a DWRR group of the rest.
     SpDwrr,
-}
-
-/// Buffer management of switch ports.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BufferPolicySpec {
-    /// The port buffer completely shared by its queues; tail drop ("best effort").
-    #[default]
-    TailDrop,
-    /// Queue i may hold at most w_i/Σw of the port buffer (BarberQ's strawman).
-    StaticPartition,
-    /// Complete sharing with eviction from the longest satisfied queue (BarberQ Alg. 1).
-    Barberq,
-    /// A switch-wide pool with Choudhury–Hahne dynamic thresholds.
-    DynamicThreshold,
 }
 
 /// A switch's DSCP → queue map.
@@ -323,7 +309,7 @@ impl Default for NetworkSpec {
             weights: None,
             quantum: None,
             strict_queues: 1,
-            buffer_policy: BufferPolicySpec::TailDrop,
+            buffer_policy: BufferPolicyKind::TailDrop,
             dt_alpha: 1.0,
             pool: None,
             dscp_map: DscpMapSpec::Zero,

@@ -1,4 +1,6 @@
 use super::*;
+use crate::switch::buffer::shared_dt::DynamicThreshold;
+use crate::switch::buffer::static_partition::StaticPartition;
 use crate::switch::sched::SchedulerKind;
 
 const RATE: u64 = 10_000_000_000;
@@ -234,24 +236,34 @@ fn assert_shares(bytes: &[u64], weights: &[u32], tol: f64) {
 #[test]
 fn wrr_dwrr_wfq_give_weighted_shares() {
     let w = [1, 2, 3, 4];
-    let mut p = multi(SchedulerKind::Wrr, &w, 0, BufferPolicy::TailDrop);
+    let mut p = multi(SchedulerKind::Wrr, &w, 0, BufferPolicy::default());
     assert_shares(&shares(&mut p, 4, 2000, |_| 1500, 4000), &w, 0.01);
     // DWRR and WFQ with unequal packet sizes: byte shares still follow weights
     let sizes = |q: usize| [1500u32, 700, 64, 9000][q];
-    let mut p = multi(SchedulerKind::Dwrr, &w, 0, BufferPolicy::TailDrop);
+    let mut p = multi(SchedulerKind::Dwrr, &w, 0, BufferPolicy::default());
     let b = shares(&mut p, 4, 60_000, sizes, 36_000);
     assert_shares(&b, &w, 0.01);
-    let mut p = multi(SchedulerKind::Wfq, &w, 0, BufferPolicy::TailDrop);
+    let mut p = multi(SchedulerKind::Wfq, &w, 0, BufferPolicy::default());
     let b = shares(&mut p, 4, 60_000, sizes, 36_000);
     assert_shares(&b, &w, 0.01);
 }
 
 #[test]
 fn strict_priority_starves_lower_queues() {
-    let mut p = multi(SchedulerKind::Strict, &[1, 1, 1], 0, BufferPolicy::TailDrop);
+    let mut p = multi(
+        SchedulerKind::Strict,
+        &[1, 1, 1],
+        0,
+        BufferPolicy::default(),
+    );
     let b = shares(&mut p, 3, 100, |_| 1500, 100);
     assert_eq!(b, vec![150_000, 0, 0]);
-    let mut p = multi(SchedulerKind::SpDwrr, &[1, 1, 3], 1, BufferPolicy::TailDrop);
+    let mut p = multi(
+        SchedulerKind::SpDwrr,
+        &[1, 1, 3],
+        1,
+        BufferPolicy::default(),
+    );
     let b = shares(&mut p, 3, 400, |_| 1500, 700);
     // queue 0 first (400 packets), then DWRR 1:3 between queues 1 and 2
     assert_eq!(b[0], 400 * 1500);
@@ -260,7 +272,7 @@ fn strict_priority_starves_lower_queues() {
 
 #[test]
 fn weights_can_change_mid_run() {
-    let mut p = multi(SchedulerKind::Dwrr, &[1, 1], 0, BufferPolicy::TailDrop);
+    let mut p = multi(SchedulerKind::Dwrr, &[1, 1], 0, BufferPolicy::default());
     p.set_weights(&[3, 1], 1500).unwrap();
     assert_shares(&shares(&mut p, 2, 2000, |_| 1500, 2000), &[3, 1], 0.01);
     assert!(p.set_weights(&[1, 0], 1500).is_err());
@@ -278,7 +290,7 @@ fn static_partition_caps_each_queue_at_its_share() {
             quantum: 1500,
             strict: 0,
         },
-        policy: BufferPolicy::StaticPartition,
+        policy: BufferPolicy::StaticPartition(StaticPartition),
     };
     let mut p = Port::new(NodeId(0), NodeId(1), RATE, 0, &cfg);
     let mut pool = PacketPool::default();
@@ -308,7 +320,7 @@ fn eager_port_wakes_at_every_departure_and_returns_bytes_to_the_pool() {
         buffer: 0,
         ecn: EcnConfig::default(),
         queues: QueueConfig::fifo(),
-        policy: BufferPolicy::DynamicThreshold { alpha: 1.0 },
+        policy: BufferPolicy::DynamicThreshold(DynamicThreshold { alpha: 1.0 }),
     };
     let mut p = Port::new(NodeId(0), NodeId(1), RATE, 0, &cfg);
     p.core.pool = Some(0);
@@ -349,7 +361,7 @@ fn a_stale_eager_wake_changes_nothing() {
         buffer: 0,
         ecn: EcnConfig::default(),
         queues: QueueConfig::fifo(),
-        policy: BufferPolicy::DynamicThreshold { alpha: 8.0 },
+        policy: BufferPolicy::DynamicThreshold(DynamicThreshold { alpha: 8.0 }),
     };
     let mut p = Port::new(NodeId(0), NodeId(1), RATE, 0, &cfg);
     p.core.pool = Some(0);
@@ -396,7 +408,7 @@ fn a_stale_eager_wake_changes_nothing() {
 fn dwrr_does_not_give_a_refilled_queue_a_second_turn() {
     // two queues, one packet each per turn: after queue 0 sends its only packet and
     // gets another, queue 1 must go next
-    let mut p = multi(SchedulerKind::Dwrr, &[1, 1], 0, BufferPolicy::TailDrop);
+    let mut p = multi(SchedulerKind::Dwrr, &[1, 1], 0, BufferPolicy::default());
     let mut pool = PacketPool::default();
     let mut queue_of = std::collections::HashMap::new();
     let mut send = |p: &mut Port, pool: &mut PacketPool, t: Time, q: usize| {

@@ -14,9 +14,26 @@
 //! in length go to the lower-numbered queue (the linear search of line 4 keeps the
 //! first maximum).
 
+use super::{Arrival, BufferRule};
 use crate::engine::Time;
 use crate::net::PktId;
+use crate::scenario::spec::NetworkSpec;
 use crate::switch::queues::QueueStore;
+
+/// The `barberq` policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BarberQ;
+
+impl BufferRule for BarberQ {
+    #[inline(always)]
+    fn admit<Q: QueueStore>(&self, a: Arrival<'_, Q>) -> bool {
+        admit(a.qs, a.now, a.queue, a.size, a.buffer, a.tau, a.evicted)
+    }
+
+    fn configure(_: &NetworkSpec) -> Result<Self, (&'static str, String)> {
+        Ok(BarberQ)
+    }
+}
 
 /// Admits a packet of `size` bytes for queue `i` of a port with buffer `buffer` and
 /// shares `tau`, evicting as Algorithm 1 does; evicted packets are appended to

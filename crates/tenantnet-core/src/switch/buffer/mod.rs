@@ -1,33 +1,152 @@
 //! Buffer management: whether an arriving packet may enter its queue.
 //!
-//! * `TailDrop`: the port buffer B is completely shared by the port's queues; a
+//! * [`tail_drop`]: the port buffer B is completely shared by the port's queues; a
 //!   packet is dropped only when the port is full (BarberQ's "best effort").
 //! * [`static_partition`]: queue i may hold at most τ_i = w_i/Σw·B (BarberQ Eq. 3,
 //!   its strawman).
 //! * [`barberq`]: complete sharing, but an arrival for an unsatisfied queue evicts
 //!   tail packets of the longest satisfied queue (BarberQ Alg. 1).
 //! * [`shared_dt`]: a switch-wide pool with Choudhury–Hahne dynamic thresholds.
+//!
+//! Adding one: a file with a type implementing [`BufferRule`], plus its line in the
+//! `buffer_policies!` registration below.
 
 pub mod barberq;
 pub mod shared_dt;
 pub mod static_partition;
+pub mod tail_drop;
 
 pub use shared_dt::SharedPool;
 
-/// Buffer-policy kinds, as scenarios name them.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum BufferPolicy {
-    /// Complete sharing of the port buffer, tail drop.
-    TailDrop,
-    /// Per-queue static shares of the port buffer.
-    StaticPartition,
-    /// BarberQ eviction over a completely shared port buffer.
-    BarberQ,
-    /// Dynamic thresholds over a switch-wide pool, with parameter α.
-    DynamicThreshold {
-        /// α: a queue may grow to α times the free pool.
-        alpha: f64,
-    },
+use crate::engine::Time;
+use crate::net::PktId;
+use crate::scenario::spec::NetworkSpec;
+use crate::switch::queues::QueueStore;
+
+/// What a buffer policy sees when a packet arrives at a port.
+pub struct Arrival<'a, Q> {
+    /// The port's queues.
+    pub qs: &'a mut Q,
+    /// Now.
+    pub now: Time,
+    /// The queue the packet is for.
+    pub queue: usize,
+    /// Its size, bytes.
+    pub size: u32,
+    /// The port buffer B, bytes.
+    pub buffer: u64,
+    /// Each queue's share τ_i = w_i/Σw·B.
+    pub tau: &'a [u64],
+    /// The switch-wide pool, for a port that draws on one.
+    pub pool: Option<&'a SharedPool>,
+    /// Packets evicted to make room, as (queue, packet): the port frees them.
+    pub evicted: &'a mut Vec<(usize, PktId)>,
+}
+
+/// A buffer policy: whether an arriving packet may enter its queue.
+pub trait BufferRule {
+    /// Admits or refuses the arrival (evicting packets if the policy does).
+    fn admit<Q: QueueStore>(&self, a: Arrival<'_, Q>) -> bool;
+
+    /// The policy configured from `[network]`, or the key (under `network.`) that
+    /// is wrong and what it expected.
+    fn configure(nw: &NetworkSpec) -> Result<Self, (&'static str, String)>
+    where
+        Self: Sized;
+
+    /// α of a switch-wide pool with dynamic thresholds, for a policy that draws on
+    /// one (its ports then wake at every departure to return bytes to the pool).
+    fn pool_alpha(&self) -> Option<f64> {
+        None
+    }
+
+    /// Whether queue weights suit the policy on a `buffer`-byte port with
+    /// `packet`-byte packets (an explanation if not).
+    fn check_weights(&self, _weights: &[u32], _buffer: u64, _packet: u64) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The buffer policies, one line each: `Variant(Type) = "name"`. The scenario's
+/// names ([`BufferPolicyKind`]), the configured policy ([`BufferPolicy`]) and the
+/// port's admission dispatch are generated from it.
+macro_rules! buffer_policies {
+    ($($(#[$doc:meta])* $v:ident($t:ty) = $name:literal;)*) => {
+        /// A buffer policy's name in scenarios.
+        #[derive(
+            Clone, Copy, Debug, Default, PartialEq, Eq,
+            serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+        )]
+        pub enum BufferPolicyKind {
+            // the first is the default
+            #[default]
+            $($(#[$doc])* #[serde(rename = $name)] $v,)*
+        }
+
+        impl BufferPolicyKind {
+            /// Every kind.
+            pub const ALL: &'static [BufferPolicyKind] = &[$(BufferPolicyKind::$v,)*];
+
+            /// The name scenarios use.
+            pub fn name(self) -> &'static str {
+                match self { $(BufferPolicyKind::$v => $name,)* }
+            }
+        }
+
+        /// A configured buffer policy.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum BufferPolicy {
+            $($(#[$doc])* $v($t),)*
+        }
+
+        impl BufferPolicy {
+            /// Its kind.
+            pub fn kind(&self) -> BufferPolicyKind {
+                match self { $(BufferPolicy::$v(_) => BufferPolicyKind::$v,)* }
+            }
+
+            /// Policy `kind` configured from `[network]`.
+            pub fn configure(
+                kind: BufferPolicyKind,
+                nw: &NetworkSpec,
+            ) -> Result<Self, (&'static str, String)> {
+                match kind { $(BufferPolicyKind::$v => Ok(BufferPolicy::$v(<$t>::configure(nw)?)),)* }
+            }
+
+            /// See [`BufferRule::admit`].
+            #[inline(always)]
+            pub fn admit<Q: QueueStore>(&self, a: Arrival<'_, Q>) -> bool {
+                match self { $(BufferPolicy::$v(p) => p.admit(a),)* }
+            }
+
+            /// See [`BufferRule::pool_alpha`].
+            pub fn pool_alpha(&self) -> Option<f64> {
+                match self { $(BufferPolicy::$v(p) => p.pool_alpha(),)* }
+            }
+
+            /// See [`BufferRule::check_weights`].
+            pub fn check_weights(&self, w: &[u32], buffer: u64, packet: u64) -> Result<(), String> {
+                match self { $(BufferPolicy::$v(p) => p.check_weights(w, buffer, packet),)* }
+            }
+        }
+    };
+}
+
+buffer_policies! {
+    /// The port buffer completely shared by its queues; tail drop ("best effort").
+    TailDrop(tail_drop::TailDrop) = "tail_drop";
+    /// Queue i may hold at most w_i/Σw of the port buffer (BarberQ's strawman).
+    StaticPartition(static_partition::StaticPartition) = "static_partition";
+    /// Complete sharing with eviction from the longest satisfied queue (BarberQ Alg. 1).
+    BarberQ(barberq::BarberQ) = "barberq";
+    /// A switch-wide pool with Choudhury–Hahne dynamic thresholds.
+    DynamicThreshold(shared_dt::DynamicThreshold) = "dynamic_threshold";
+}
+
+impl Default for BufferPolicy {
+    fn default() -> Self {
+        BufferPolicy::TailDrop(tail_drop::TailDrop)
+    }
 }
 
 /// τ_i = w_i/Σw · B for every queue (BarberQ Eq. 3), rounded down.

@@ -7,8 +7,36 @@
 //! The pool must see every byte leave, so ports using it wake at the end of every
 //! transmission (see `crate::net::port`).
 
+use super::{Arrival, BufferRule};
 use crate::engine::Time;
+use crate::scenario::spec::NetworkSpec;
 use crate::switch::queues::QueueStore;
+
+/// The `dynamic_threshold` policy: its ports draw on their switch's [`SharedPool`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DynamicThreshold {
+    /// α: a queue may grow to α times the free pool (`network.dt_alpha`).
+    pub alpha: f64,
+}
+
+impl BufferRule for DynamicThreshold {
+    #[inline(always)]
+    fn admit<Q: QueueStore>(&self, a: Arrival<'_, Q>) -> bool {
+        a.pool
+            .is_some_and(|p| p.admit(a.qs, a.now, a.queue, a.size))
+    }
+
+    fn configure(nw: &NetworkSpec) -> Result<Self, (&'static str, String)> {
+        if !(nw.dt_alpha.is_finite() && nw.dt_alpha > 0.0) {
+            return Err(("dt_alpha", "expected a positive number such as 1.0".into()));
+        }
+        Ok(DynamicThreshold { alpha: nw.dt_alpha })
+    }
+
+    fn pool_alpha(&self) -> Option<f64> {
+        Some(self.alpha)
+    }
+}
 
 /// The switch's shared pool.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

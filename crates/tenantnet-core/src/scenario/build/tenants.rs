@@ -3,12 +3,12 @@
 //! fit the capacity at every moment, weights are given for all VMs of a host or
 //! none. Also resolves a workload's `src`/`dst` against its tenant's VMs.
 
-use super::build::{glob, resolve_hosts, Ctx};
-use super::parse::{join, ScenarioError};
-use super::tenants::{PolicyTables, TenantSpec, VmSpec, VswitchSpec};
-use super::workloads::Hosts;
+use super::{glob, resolve_hosts, Ctx};
 use crate::engine::Time;
 use crate::net::{HostId, Network, VmId};
+use crate::scenario::parse::{join, ScenarioError};
+use crate::scenario::tenants::{PolicyTables, TenantSpec, VmSpec, VswitchSpec};
+use crate::scenario::workloads::Hosts;
 use crate::vswitch::{HostVswitch, PolicyKind, Vm, VmChange, VswitchParams, DEFAULT_TICK};
 use crate::workload::TrafficEnd;
 

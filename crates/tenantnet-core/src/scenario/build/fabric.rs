@@ -2,14 +2,13 @@
 //! scheduler, buffer policy, ECN and DSCP classification, with the checks that
 //! tie those keys together.
 
-use super::build::Ctx;
-use super::parse::ScenarioError;
-use super::spec::{
-    BufferPolicySpec, DscpMapSpec, EcnMark, EcnScopeSpec, NetworkSpec, SchedulerSpec,
-};
+use super::Ctx;
 use crate::net::port::{EcnConfig, EcnMarkPoint, PortConfig, QueueConfig};
 use crate::net::FabricConfig;
-use crate::switch::buffer::{static_partition, BufferPolicy};
+use crate::scenario::parse::join;
+use crate::scenario::parse::ScenarioError;
+use crate::scenario::spec::{DscpMapSpec, EcnMark, EcnScopeSpec, NetworkSpec, SchedulerSpec};
+use crate::switch::buffer::{BufferPolicy, BufferPolicyKind};
 use crate::switch::ecn::EcnScope;
 use crate::switch::sched::SchedulerKind;
 use crate::switch::DscpMap;
@@ -24,6 +23,41 @@ pub const MAX_QUEUES: u32 = 32;
 pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, ScenarioError> {
     let buffer = nw.buffer.0.bytes(pkt);
     let host_buffer = nw.host_buffer.map_or(buffer, |b| b.0.bytes(pkt));
+    let queues = queue_config(ctx, nw, pkt)?;
+    let policy = BufferPolicy::configure(nw.buffer_policy, nw)
+        .map_err(|(k, m)| ctx.err(&join("network", k), m))?;
+    if let Err(m) = policy.check_weights(&queues.weights, buffer, pkt) {
+        return Err(ctx.err("network.buffer", m));
+    }
+    let pool_size = nw.pool.map(|p| p.0.bytes(pkt));
+    if pool_size.is_some_and(|p| p < pkt) {
+        return Err(ctx.err("network.pool", "smaller than one full-size packet"));
+    }
+    let dscp_map = dscp_map(ctx, nw)?;
+    let ecn = ecn_config(nw, pkt);
+    if let Some(k) = ecn.threshold {
+        ecn_reachable(ctx, nw, k, (buffer, host_buffer, pool_size))?;
+    }
+    let host_ecn = EcnConfig {
+        threshold: if nw.host_ecn { ecn.threshold } else { None },
+        at: ecn.at,
+        scope: EcnScope::Port,
+    };
+    Ok(FabricConfig {
+        host_port: PortConfig::fifo(host_buffer, host_ecn),
+        switch_port: PortConfig {
+            buffer,
+            ecn,
+            queues,
+            policy,
+        },
+        dscp_map,
+        pool_size,
+    })
+}
+
+/// Switch ports' queues: how many, their weights, the scheduler and its quantum.
+fn queue_config(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<QueueConfig, ScenarioError> {
     let n = nw.queues;
     if !(1..=MAX_QUEUES).contains(&n) {
         return Err(ctx.err(
@@ -60,30 +94,18 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
             other => other.bytes(pkt),
         },
     };
-    let policy = match nw.buffer_policy {
-        BufferPolicySpec::TailDrop => BufferPolicy::TailDrop,
-        BufferPolicySpec::StaticPartition => BufferPolicy::StaticPartition,
-        BufferPolicySpec::Barberq => BufferPolicy::BarberQ,
-        BufferPolicySpec::DynamicThreshold => {
-            if !(nw.dt_alpha.is_finite() && nw.dt_alpha > 0.0) {
-                return Err(ctx.err("network.dt_alpha", "expected a positive number such as 1.0"));
-            }
-            BufferPolicy::DynamicThreshold { alpha: nw.dt_alpha }
-        }
-    };
-    if policy == BufferPolicy::StaticPartition
-        && !static_partition::shares_fit(&weights, buffer, pkt)
-    {
-        return Err(ctx.err(
-            "network.buffer",
-            "a queue's static share is smaller than one full-size packet",
-        ));
-    }
-    let pool_size = nw.pool.map(|p| p.0.bytes(pkt));
-    if pool_size.is_some_and(|p| p < pkt) {
-        return Err(ctx.err("network.pool", "smaller than one full-size packet"));
-    }
-    let dscp_map = match &nw.dscp_map {
+    Ok(QueueConfig {
+        weights,
+        scheduler,
+        quantum,
+        strict: nw.strict_queues as usize,
+    })
+}
+
+/// Every switch port's DSCP → queue map.
+fn dscp_map(ctx: &Ctx, nw: &NetworkSpec) -> Result<DscpMap, ScenarioError> {
+    let n = nw.queues;
+    Ok(match &nw.dscp_map {
         DscpMapSpec::Zero => DscpMap::default(),
         DscpMapSpec::Identity => DscpMap::identity(n as usize),
         DscpMapSpec::Pairs(p) => {
@@ -102,7 +124,11 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
                     .collect::<Vec<_>>(),
             )
         }
-    };
+    })
+}
+
+/// Switch ports' ECN marking: threshold, instant and scope.
+fn ecn_config(nw: &NetworkSpec, pkt: u64) -> EcnConfig {
     let at = match nw.ecn_mark {
         EcnMark::Enqueue => EcnMarkPoint::Enqueue,
         EcnMark::Dequeue => EcnMarkPoint::Dequeue,
@@ -112,36 +138,11 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
         EcnScopeSpec::Queue => EcnScope::Queue,
         EcnScopeSpec::Pmsb => EcnScope::Pmsb,
     };
-    let threshold = nw.ecn_threshold.map(|k| k.0.bytes(pkt));
-    if let Some(k) = threshold {
-        ecn_reachable(ctx, nw, k, (buffer, host_buffer, pool_size))?;
-    }
-    let switch_port = PortConfig {
-        buffer,
-        ecn: EcnConfig {
-            threshold,
-            at,
-            scope,
-        },
-        queues: QueueConfig {
-            weights,
-            scheduler,
-            quantum,
-            strict: nw.strict_queues as usize,
-        },
-        policy,
-    };
-    let host_ecn = EcnConfig {
-        threshold: if nw.host_ecn { threshold } else { None },
+    EcnConfig {
+        threshold: nw.ecn_threshold.map(|k| k.0.bytes(pkt)),
         at,
-        scope: EcnScope::Port,
-    };
-    Ok(FabricConfig {
-        host_port: PortConfig::fifo(host_buffer, host_ecn),
-        switch_port,
-        dscp_map,
-        pool_size,
-    })
+        scope,
+    }
 }
 
 /// A threshold K that no occupancy can exceed marks nothing: refuse it rather than
@@ -154,9 +155,9 @@ fn ecn_reachable(
     (buffer, host_buffer, pool): (u64, u64, Option<u64>),
 ) -> Result<(), ScenarioError> {
     let (cap, what) = match (nw.buffer_policy, pool) {
-        (BufferPolicySpec::DynamicThreshold, Some(p)) => (p, "network.pool"),
+        (BufferPolicyKind::DynamicThreshold, Some(p)) => (p, "network.pool"),
         // a default pool is the buffer times the switch's ports: any K may be reachable
-        (BufferPolicySpec::DynamicThreshold, None) => (u64::MAX, ""),
+        (BufferPolicyKind::DynamicThreshold, None) => (u64::MAX, ""),
         _ => (buffer, "network.buffer"),
     };
     if k >= cap {

@@ -11,10 +11,10 @@
 //!   least [`MIN_TIMER`]: a timer that fires every picosecond would never let the run
 //!   finish.
 
-use super::build::Ctx;
-use super::parse::{join, ScenarioError};
-use super::spec::{Protocol, TransportSpec};
+use super::Ctx;
 use crate::engine::Time;
+use crate::scenario::parse::{join, ScenarioError};
+use crate::scenario::spec::{Protocol, TransportSpec};
 use crate::transport::{CongestionControl, TcpConfig};
 use crate::units::{format_duration, ByteSize, Size, MAX_PACKET};
 

@@ -3,18 +3,18 @@
 //! Each kind counts its flows and adds them to the memory estimate before it makes
 //! them, so a workload too large to hold is refused before it is allocated.
 
-use super::build::{bytes_only, Ctx};
-use super::estimate::Estimator;
-use super::parse::{join, ScenarioError};
+use super::tenants::resolve_ends;
 use super::transport::MIN_TIMER;
-use super::vswitch::resolve_ends;
-use super::workloads::{
-    Cbr, Fixed, Hosts, Incast, LongLived, OnOff as OnOffSpec, PeriodDistribution, Permutation,
-    Poisson as PoissonSpec, SizeSampling, WorkloadKind,
-};
+use super::{bytes_only, Ctx};
 use crate::engine::rng::Rng;
 use crate::engine::Time;
 use crate::net::{Network, VmId};
+use crate::scenario::estimate::Estimator;
+use crate::scenario::parse::{join, ScenarioError};
+use crate::scenario::workloads::{
+    Cbr, Fixed, Hosts, Incast, LongLived, OnOff as OnOffSpec, PeriodDistribution, Permutation,
+    Poisson as PoissonSpec, SizeSampling, WorkloadKind,
+};
 use crate::sim::event;
 use crate::sim::results::WorkloadInfo;
 use crate::transport::udp::OnOff;

@@ -8,12 +8,14 @@ use std::path::Path;
 
 use toml::Value;
 
+pub mod fabric;
+pub mod flows;
+pub mod tenants;
+pub mod transport;
+
+use self::flows::WorkloadCtx;
 use super::estimate::{Estimator, RunShape};
-use super::fabric;
-use super::flows::{self, WorkloadCtx};
 use super::parse::{join, lookup, Scenario, ScenarioError};
-use super::transport;
-use super::vswitch;
 use super::workloads::Hosts;
 use super::LoadOptions;
 use crate::engine::Time;
@@ -137,7 +139,7 @@ struct Shared<'a> {
     net: &'a Network,
     base_tcp: &'a TcpConfig,
     fabric: &'a FabricConfig,
-    declared: &'a vswitch::BuiltTenants,
+    declared: &'a tenants::BuiltTenants,
 }
 
 /// Checks that a transport's packets fit every port buffer.
@@ -292,7 +294,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
         .build(&fabric, seed)
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
 
-    let declared = vswitch::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
+    let declared = tenants::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
     let shared = Shared {
         net: &net,
         base_tcp: &base_tcp,
