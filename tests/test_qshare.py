@@ -47,7 +47,7 @@ def test_fluid_model_is_work_conserving_and_never_below_the_guarantee() -> None:
     for sharing in ("per-link", "max-min"):
         gains = []
         for r_in in (0.0, 0.5, 0.9):
-            gs, uq_, us_ = c.core.gain_at(r_in, 2, sharing)
+            gs, uq_, us_ = c.gain_at(r_in, 2, sharing)
             uq, us = np.array(uq_), np.array(us_)
             g = float(np.mean(gs))
             gains.append(g)
@@ -57,12 +57,12 @@ def test_fluid_model_is_work_conserving_and_never_below_the_guarantee() -> None:
                   f"links QShare {np.median(uq[used]):.3f}, static {np.median(us[used]):.3f}")
         assert gains[0] < gains[1] < gains[2], "idle tenants' bandwidth goes to the active ones"
     with pytest.raises(ValueError, match="sharing"):
-        c.core.gain_at(0.5, 1, "fair")
+        c.gain_at(0.5, 1, "fair")
 
 
 def sonic_for(c: Controller) -> dict[str, dict[str, object]]:
     b = c.bind({t: 1.0 + (t % 7) for t in c.tenants()}, max_weight=100)
-    return config_db(b, c.links(), set(c.core.servers()))
+    return config_db(c.switch_ports(b))
 
 
 def test_sonic_config_passes_the_yang_rules_and_the_validator_catches_each_rule() -> None:
@@ -275,3 +275,22 @@ def test_an_explicit_graph_places_tenants_and_carries_packets(tmp_path: Path) ->
     assert p.returncode == 2
     assert p.stderr.startswith(f'error: {bad}: topology.links[10].b = "td": unknown node'), p.stderr
     assert not (tmp_path / "b").exists()
+
+
+def test_the_core_keeps_the_log_that_replays_the_datacenter() -> None:
+    """Placements, rejections, departures and a random fill are logged by the core as
+    they happen (rejections change nothing and are not logged); replaying the log
+    rebuilds the same tenants with the same ids."""
+    c = Controller(FAT_TREE_16 | {"k": 4}, slots=6)
+    a = c.place([100_000_000] * 10)
+    assert c.place([100_000_000] * 1000) is None  # more VMs than slots
+    b = c.place([200_000_000, 100_000_000], ha=0.5)
+    assert a is not None and b is not None and c.depart(a) and not c.depart(a)
+    c.fill(5, mean_vms=4, ha=0.5, give_up=20)
+    ops = [op["op"] for op in c.log]
+    assert ops[:3] == ["place", "place", "depart"] and ops.count("depart") == 1
+    assert len(ops) == 2 + 1 + (len(c.tenants()) - 1)
+    assert c.log[1] == {"op": "place", "guarantees_bps": [200_000_000, 100_000_000],
+                        "ha": 0.5, "id": b}
+    again = Controller.from_state(json.loads(json.dumps(c.state())))
+    assert again.tenants() == c.tenants() and again.log == c.log

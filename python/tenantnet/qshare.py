@@ -31,7 +31,8 @@ class Controller:
     strategy: str = "balanced"
     cq_weight: float = 0.5
     k_paths: int = 3
-    log: list[dict[str, Any]] = field(default_factory=list)
+    replay: list[dict[str, Any]] = field(default_factory=list)
+    """Requests to replay when it is built (a saved state's ``log``)."""
     core: Any = None
     source: str = field(default="<qshare>", compare=False)
     """Where the topology came from, named in errors."""
@@ -44,14 +45,21 @@ class Controller:
                                          self.source)
             except (ValueError, OverflowError, TypeError) as e:
                 raise ValueError(str(e)) from None
-        replay, self.log = self.log, []
-        for i, op in enumerate(replay):
+        for i, op in enumerate(self.replay):
             if op["op"] == "place":
                 self.place(op["guarantees_bps"], op.get("ha"))
             elif op["op"] == "depart":
                 self.depart(op["id"])
             else:
                 raise ValueError(f"log[{i}].op = {op['op']!r}: expected \"place\" or \"depart\"")
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        """What changed the datacenter, in order, as the core recorded it: each
+        admitted request (``op = "place"``, its guarantees, ``ha`` and ``id``) and each
+        departure (``op = "depart"``, ``id``). Replaying it rebuilds the datacenter."""
+        out: list[dict[str, Any]] = self.core.log()
+        return out
 
     @property
     def capacity(self) -> int:
@@ -66,8 +74,6 @@ class Controller:
         if ha is not None and not (isinstance(ha, int | float) and 0 <= ha < 1):
             raise ValueError(f"ha = {ha!r}: expected a number with 0 <= f < 1")
         tid: int | None = self.core.place(list(guarantees_bps), ha)
-        self.log.append({"op": "place", "guarantees_bps": list(guarantees_bps), "ha": ha,
-                         "id": tid})
         return tid
 
     def place_homogeneous(self, vms: int, guarantee_bps: int,
@@ -81,7 +87,6 @@ class Controller:
 
     def depart(self, tid: int) -> bool:
         """Removes tenant ``tid``."""
-        self.log.append({"op": "depart", "id": tid})
         return bool(self.core.depart(tid))
 
     def fill(self, seed: int, mean_vms: float = 49.0, ha: float | None = None,
@@ -94,13 +99,7 @@ class Controller:
             raise ValueError(f"give_up = {give_up!r}: expected a whole number >= 1")
         if ha is not None and not (isinstance(ha, int | float) and 0 <= ha < 1):
             raise ValueError(f"ha = {ha!r}: expected a number with 0 <= f < 1")
-        before = set(self.tenants())
         out: dict[str, Any] = self.core.fill(seed, mean_vms, None, ha, give_up)
-        # rejected requests change nothing, so replaying the admitted ones suffices
-        for tid, t in sorted(self.tenants().items()):
-            if tid not in before:
-                self.log.append({"op": "place", "guarantees_bps": t["guarantee_bps"], "ha": ha,
-                                 "id": tid})
         return out
 
     def tenants(self) -> dict[int, dict[str, Any]]:
@@ -108,6 +107,33 @@ class Controller:
         its TR in a random topology), servers, paths (each server's link ids up to the
         root), links, cb, cq."""
         return dict(self.core.tenants())
+
+    def servers(self) -> list[str]:
+        """Server names, in the order of the core's server ids."""
+        return list(self.core.servers())
+
+    def describe(self) -> str:
+        """The topology in words (``k = 16 fat-tree, 1024 servers, …``)."""
+        return str(self.core.topology)
+
+    def gain_at(self, r_in: float, seed: int, sharing: str = "per-link",
+                server_port_bps: int | None = None
+                ) -> tuple[list[float], list[float], list[float]]:
+        """The fluid model with a fraction ``r_in`` of tenants inactive (drawn with
+        ``seed``): each active tenant's gain over its guarantee, and each link's
+        utilisation under QShare and under static reservation. ``sharing`` is
+        ``per-link`` or ``max-min``; ``server_port_bps`` widens server ports."""
+        g, uq, us = self.core.gain_at(r_in, seed, sharing, server_port_bps)
+        return list(g), list(uq), list(us)
+
+    def churn(self, lambda_per_s: float, lifetime_s: float, horizon_s: float, every_s: float,
+              seed: int, mean_vms: float = 49.0, ha: float | None = None
+              ) -> list[tuple[float, int, float, float, int]]:
+        """§7.3.1's arrival-departure process on this datacenter: Poisson arrivals at
+        ``lambda_per_s``, constant lifetimes; ``(t, tenants, slot_use, rnd, rejected)``
+        every ``every_s`` seconds."""
+        return list(self.core.churn(lambda_per_s, lifetime_s, horizon_s, every_s, seed,
+                                    mean_vms, ha))
 
     def links(self) -> list[tuple[str, str, int, int, int]]:
         """Links by id: (upper node, lower node, capacity, reserved, tenants)."""
@@ -128,6 +154,16 @@ class Controller:
              max_weight: int = 15) -> dict[str, Any]:
         """One control interval of Algorithm 2 and the resulting queue configuration."""
         return dict(self.core.bind(scores, held or [], seed, max_weight))
+
+    def switch_ports(self, binding: dict[str, Any]
+                     ) -> list[tuple[str, str, str, list[int], list[tuple[int, int]]]]:
+        """Each switch port of a binding (:meth:`bind`'s result): (switch, port name,
+        peer, DSCP -> queue for DSCP 0-63, [(queue, weight)]). Raises ValueError if
+        the binding names a link this datacenter lacks."""
+        dscp = {int(t): int(d) for t, d in binding["dscp"].items()}
+        ports = [(int(link), [(int(q), [int(t) for t in ts], int(w)) for q, ts, w in queues])
+                 for link, queues in binding["ports"]]
+        return list(self.core.switch_ports(ports, dscp))
 
     def state(self) -> dict[str, Any]:
         """What :meth:`load` needs to rebuild this datacenter exactly."""

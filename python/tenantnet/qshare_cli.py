@@ -142,7 +142,7 @@ def cmd_place(a: argparse.Namespace) -> None:
                 progress.step(f"placing tenant {i}/{len(reqs)}")
                 rejected += c.place_homogeneous(n, b, f) is None
         else:
-            progress.step(f"filling {c.core.topology} with random tenants (seed {a.fill})")
+            progress.step(f"filling {c.describe()} with random tenants (seed {a.fill})")
             rejected = c.fill(a.fill, ha=a.ha)["rejected"]
 
         def write(d: Path) -> None:
@@ -204,10 +204,10 @@ def cmd_emit_sonic(a: argparse.Namespace) -> None:
     mw = b.get("max_weight", 100)
     if not isinstance(mw, int) or not 1 <= mw <= 100:
         fail(f"{a.folder / 'binding.json'}: max_weight = {mw}: SONiC DWRR weights are 1-100")
-    servers = set(c.core.servers())
+    servers = set(c.servers())
     try:
-        dbs = config_db(b, c.links(), servers)
-    except (KeyError, IndexError, TypeError, ValueError) as e:
+        dbs = config_db(c.switch_ports(b))
+    except (KeyError, IndexError, TypeError, ValueError, OverflowError, AttributeError) as e:
         fail(f"{a.folder / 'binding.json'}: does not match state.json ({e!r}); bind again")
     bad = {sw: errs for sw, db in dbs.items() if (errs := validate(db))}
     if bad:

@@ -6,9 +6,11 @@ map per port, ``qshare_<port>``: each D-tenant's DSCP to the traffic class of it
 queue on that port, everything else to TC 0), ``TC_TO_QUEUE_MAP`` (``qshare``: TC i
 to queue i), ``PORT_QOS_MAP`` (each port's two maps), ``SCHEDULER`` (one DWRR
 scheduler per distinct weight, ``qshare_dwrr_<w>``) and ``QUEUE`` (``<port>|<q>`` to
-its scheduler). Ports are named ``Ethernet<4·i>`` in the order of the switch's
-links. Both ends of a switch-to-switch link get the same queues; a server's end is
-the hypervisor's software WFQ (§5.4) and is not part of any switch's config.
+its scheduler). Which port gets which map and weights is derived in the core
+(``tenantnet_core::qshare::switch_ports``: ports named ``Ethernet<4·i>`` in the
+order of the switch's links; both ends of a switch-to-switch link get the same
+queues; a server's end is the hypervisor's software WFQ, §5.4); this module only
+renders and validates.
 """
 
 from __future__ import annotations
@@ -18,50 +20,30 @@ from typing import Any
 SCHEDULER_TYPES = ("DWRR", "WRR", "STRICT")
 
 
-def port_names(links: list[tuple[str, str, int, int, int]],
-               servers: set[str]) -> dict[tuple[str, int], str]:
-    """(switch, link id) -> port name, numbering each switch's links in order."""
-    count: dict[str, int] = {}
-    names: dict[tuple[str, int], str] = {}
-    for lid, (upper, lower, *_rest) in enumerate(links):
-        for node in (upper, lower):
-            if node in servers:
-                continue
-            i = count.get(node, 0)
-            count[node] = i + 1
-            names[(node, lid)] = f"Ethernet{4 * i}"
-    return names
+SwitchPort = tuple[str, str, str, list[int], list[tuple[int, int]]]
+"""(switch, port, peer, DSCP -> queue for DSCP 0-63, [(queue, weight)]), as
+``Controller.switch_ports`` derives it from a binding in the core."""
 
 
-def config_db(binding: dict[str, Any], links: list[tuple[str, str, int, int, int]],
-              servers: set[str]) -> dict[str, dict[str, Any]]:
-    """Per-switch config_db QoS tables for a binding (``Controller.bind``'s result,
-    with weights for SONiC DWRR, i.e. ``max_weight`` at most 100)."""
-    names = port_names(links, servers)
-    dscp: dict[int, int] = {int(k): v for k, v in binding["dscp"].items()}
+def config_db(ports: list[SwitchPort]) -> dict[str, dict[str, Any]]:
+    """Per-switch config_db QoS tables for a binding's switch ports
+    (``Controller.switch_ports`` of a binding made with ``max_weight`` at most 100,
+    SONiC's DWRR range)."""
     out: dict[str, dict[str, Any]] = {}
-    for lid, queues in binding["ports"]:
-        upper, lower = links[lid][0], links[lid][1]
-        for node, peer in ((upper, lower), (lower, upper)):
-            if node in servers:
-                continue
-            port = names[(node, lid)]
-            db = out.setdefault(node, {"PORT": {}, "DSCP_TO_TC_MAP": {},
-                                       "TC_TO_QUEUE_MAP": {"qshare": {str(i): str(i)
-                                                                      for i in range(8)}},
-                                       "PORT_QOS_MAP": {}, "SCHEDULER": {}, "QUEUE": {}})
-            db["PORT"][port] = {"description": f"to {peer}"}
-            m = {str(d): "0" for d in range(64)}
-            for q, tenants, w in queues:
-                for t in tenants:
-                    if dscp.get(t, 0) != 0:
-                        m[str(dscp[t])] = str(q)
-                sched = f"qshare_dwrr_{w}"
-                db["SCHEDULER"][sched] = {"type": "DWRR", "weight": str(w)}
-                db["QUEUE"][f"{port}|{q}"] = {"scheduler": sched}
-            db["DSCP_TO_TC_MAP"][f"qshare_{port}"] = m
-            db["PORT_QOS_MAP"][port] = {"dscp_to_tc_map": f"qshare_{port}",
-                                        "tc_to_queue_map": "qshare"}
+    for switch, port, peer, dscp_to_queue, weights in ports:
+        db = out.setdefault(switch, {"PORT": {}, "DSCP_TO_TC_MAP": {},
+                                     "TC_TO_QUEUE_MAP": {"qshare": {str(i): str(i)
+                                                                    for i in range(8)}},
+                                     "PORT_QOS_MAP": {}, "SCHEDULER": {}, "QUEUE": {}})
+        db["PORT"][port] = {"description": f"to {peer}"}
+        for q, w in weights:
+            sched = f"qshare_dwrr_{w}"
+            db["SCHEDULER"][sched] = {"type": "DWRR", "weight": str(w)}
+            db["QUEUE"][f"{port}|{q}"] = {"scheduler": sched}
+        db["DSCP_TO_TC_MAP"][f"qshare_{port}"] = {str(d): str(q)
+                                                  for d, q in enumerate(dscp_to_queue)}
+        db["PORT_QOS_MAP"][port] = {"dscp_to_tc_map": f"qshare_{port}",
+                                    "tc_to_queue_map": "qshare"}
     return out
 
 

@@ -7,10 +7,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tenantnet_core::qshare::binding::{
-    allocate_queues, configure, score, u_factor, HypervisorUsage,
+    allocate_queues, configure, score, u_factor, HypervisorUsage, PortQueues,
 };
 use tenantnet_core::qshare::experiment::{churn, fill, gain_at, scarcity, TenantGen};
 use tenantnet_core::qshare::fluid::{Model, Sharing};
+use tenantnet_core::qshare::place::LogOp;
+use tenantnet_core::qshare::switch_ports::switch_ports;
 use tenantnet_core::qshare::{Datacenter, Hose, Placer, Request, Strategy};
 use tenantnet_core::scenario::parse;
 
@@ -95,6 +97,52 @@ impl QShare {
             hose: Hose::new(guarantees_bps),
             ha,
         }))
+    }
+
+    /// What changed the datacenter, in order (admitted requests with their ids,
+    /// departures): `[{op: "place", guarantees_bps, ha, id} | {op: "depart", id}]`.
+    /// Replaying it on the same topology rebuilds the datacenter exactly.
+    fn log<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.p
+            .log
+            .iter()
+            .map(|op| {
+                let d = PyDict::new(py);
+                match op {
+                    LogOp::Place { request, id } => {
+                        d.set_item("op", "place")?;
+                        d.set_item("guarantees_bps", request.hose.b.clone())?;
+                        d.set_item("ha", request.ha)?;
+                        d.set_item("id", id)?;
+                    }
+                    LogOp::Depart { id } => {
+                        d.set_item("op", "depart")?;
+                        d.set_item("id", id)?;
+                    }
+                }
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// Each switch port of a binding's `ports` (as `bind` returns them) for tenants
+    /// with DSCP values `dscp`: `[(switch, port, peer, dscp_to_queue[64],
+    /// [(queue, weight)])]`, the links' upper ends first.
+    #[allow(clippy::type_complexity)]
+    fn switch_ports(
+        &self,
+        ports: Vec<PortRow>,
+        dscp: BTreeMap<u32, u8>,
+    ) -> PyResult<Vec<(String, String, String, Vec<u8>, Vec<(u32, u32)>)>> {
+        let ports: Vec<PortQueues> = ports
+            .into_iter()
+            .map(|(link, queues)| PortQueues { link, queues })
+            .collect();
+        let out = switch_ports(&self.p.dc, &ports, &dscp).map_err(PyValueError::new_err)?;
+        Ok(out
+            .into_iter()
+            .map(|s| (s.switch, s.port, s.peer, s.dscp_to_queue, s.weights))
+            .collect())
     }
 
     /// Removes tenant `id`; returns whether it was embedded.

@@ -140,14 +140,14 @@ def fig10(r_ins: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.
                                          ("_without_ha", plain, "per-link", None),
                                          ("_40g_server_ports", c, "per-link", WIDE_PORT)):
             gains = [g for d in range(draws)
-                     for g in ctl.core.gain_at(r, seed + d, sharing, port)[0]]
+                     for g in ctl.gain_at(r, seed + d, sharing, port)[0]]
             row[f"mean_gain{name}"] = float(np.mean(gains)) if gains else 0.0
             row[f"median_gain{name}"] = float(np.median(gains)) if gains else 0.0
         rows.append(row)
         if abs(r - 0.5) < 1e-9:
-            _, uq, us = c.core.gain_at(r, seed, "per-link")
-            _, um, _ = c.core.gain_at(r, seed, "max-min")
-            _, uw, sw = c.core.gain_at(r, seed, "per-link", WIDE_PORT)
+            _, uq, us = c.gain_at(r, seed, "per-link")
+            _, um, _ = c.gain_at(r, seed, "max-min")
+            _, uw, sw = c.gain_at(r, seed, "per-link", WIDE_PORT)
             util = pd.DataFrame({"qshare": np.array(uq)[used], "qshare_max_min": np.array(um)[used],
                                  "static": np.array(us)[used],
                                  "qshare_40g_server_ports": np.array(uw)[used],
@@ -269,9 +269,9 @@ def load_sweep(loads: tuple[float, ...] = (0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.
     for load in progress.steps(list(loads), lambda x: f"offered load {x:.0%}"):
         c = Controller(FAT_TREE_16 | {"k": k, "oversubscription": 1}, slots=slots,
                        cq_weight=CQ_WEIGHT)
-        total = len(c.core.servers()) * slots
+        total = len(c.servers()) * slots
         lam = load * total / (49.0 * lifetime_s)
-        s = [x for x in c.core.churn(lam, lifetime_s, horizon_s, lifetime_s / 10, seed, 49.0, HA)
+        s = [x for x in c.churn(lam, lifetime_s, horizon_s, lifetime_s / 10, seed, 49.0, HA)
              if x[0] > 2 * lifetime_s]
         rows.append({"offered_load": load, "slot_use_pct": float(np.mean([x[2] for x in s])),
                      "rnd_mean": float(np.mean([x[3] for x in s])),

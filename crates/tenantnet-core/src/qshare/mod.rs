@@ -8,6 +8,7 @@
 //! * [`ksp`]: Yen's k shortest paths, for TR options in random topologies.
 //! * [`place`]: Algorithm 1 (balanced placement) and a greedy baseline.
 //! * [`binding`]: U-factor, score, Algorithm 2, queue weights, DSCP values.
+//! * [`switch_ports`]: a binding as each switch port's DSCP map and weights.
 //! * [`fluid`]: the §7.3.2 fluid model (weighted max-min gains, utilisation).
 //! * [`experiment`]: the §7.3 experiments (Table 1, Fig. 10).
 
@@ -18,6 +19,7 @@ pub mod fluid;
 pub mod hose;
 pub mod ksp;
 pub mod place;
+pub mod switch_ports;
 
 pub use dc::Datacenter;
 pub use hose::Hose;

@@ -97,6 +97,27 @@ pub struct Placer {
     trees: HashMap<(u8, u32), Tree>,
     paths: HashMap<u32, Vec<Vec<Path>>>,
     next_id: u32,
+    /// What changed the datacenter, in order: replaying it on a fresh placer over
+    /// the same topology rebuilds this one exactly (rejected requests change
+    /// nothing and are not logged; ids are given in admission order).
+    pub log: Vec<LogOp>,
+}
+
+/// One change of a placer's datacenter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LogOp {
+    /// Tenant `id` was admitted for `request`.
+    Place {
+        /// The request.
+        request: Request,
+        /// The id it got.
+        id: u32,
+    },
+    /// Tenant `id` left.
+    Depart {
+        /// Its id.
+        id: u32,
+    },
 }
 
 const EPS: f64 = 1e-9;
@@ -129,6 +150,7 @@ impl Placer {
             trees,
             paths: HashMap::new(),
             next_id: 0,
+            log: Vec::new(),
         }
     }
 
@@ -347,6 +369,10 @@ impl Placer {
         }
         let id = self.next_id;
         self.next_id += 1;
+        self.log.push(LogOp::Place {
+            request: request.clone(),
+            id,
+        });
         self.tenants.insert(
             id,
             Placement {
@@ -367,6 +393,7 @@ impl Placer {
     /// A tenant leaves: its slots and reservations are released.
     pub fn depart(&mut self, id: u32) -> Option<Placement> {
         let p = self.tenants.remove(&id)?;
+        self.log.push(LogOp::Depart { id });
         for &(s, k) in &p.servers {
             self.dc.free[s as usize] += k;
         }
