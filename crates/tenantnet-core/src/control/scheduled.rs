@@ -19,6 +19,16 @@ impl ScheduledChanges {
         changes.sort_by_key(|c| c.at);
         ScheduledChanges { changes, next: 0 }
     }
+
+    /// The run's controllers for a scenario's `changes`: this one, if there are any.
+    pub fn controllers(changes: Vec<VmChange>) -> Vec<super::Controllers> {
+        if changes.is_empty() {
+            return Vec::new();
+        }
+        vec![super::Controllers::Scheduled(ScheduledChanges::new(
+            changes,
+        ))]
+    }
 }
 
 impl Controller for ScheduledChanges {

@@ -84,6 +84,66 @@ pub struct Network {
     by_name: BTreeMap<String, NodeId>,
 }
 
+/// Hosts (each on exactly one link, to a switch) and switches, in node order.
+fn hosts_and_switches(nodes: &[Node], ports: &[Port]) -> Result<(Vec<Host>, Vec<Switch>), String> {
+    let mut hosts = Vec::new();
+    let mut switches = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        match n.kind {
+            NodeKind::Host(_) => {
+                if n.ports.len() != 1 {
+                    return Err(format!(
+                        "host {:?} has {} links; a host must have exactly one",
+                        n.name,
+                        n.ports.len()
+                    ));
+                }
+                let peer = ports[n.ports[0].idx()].peer();
+                if matches!(nodes[peer.idx()].kind, NodeKind::Host(_)) {
+                    return Err(format!("host {:?} is linked to another host", n.name));
+                }
+                hosts.push(Host {
+                    node: NodeId(i as u32),
+                    nic: n.ports[0],
+                });
+            }
+            NodeKind::Switch(_) => switches.push(Switch {
+                node: NodeId(i as u32),
+            }),
+        }
+    }
+    Ok((hosts, switches))
+}
+
+/// One shared pool per switch when the buffer policy draws on one, its ports
+/// pointed at it.
+fn shared_pools(
+    cfg: &FabricConfig,
+    nodes: &[Node],
+    switches: &[Switch],
+    ports: &mut [Port],
+) -> Vec<SharedPool> {
+    let Some(alpha) = cfg.switch_port.policy.pool_alpha() else {
+        return Vec::new();
+    };
+    let mut pools = Vec::new();
+    for sw in switches {
+        let own = &nodes[sw.node.idx()].ports;
+        let size = cfg
+            .pool_size
+            .unwrap_or(cfg.switch_port.buffer * own.len() as u64);
+        for p in own {
+            ports[p.idx()].core.pool = Some(pools.len() as u32);
+        }
+        pools.push(SharedPool {
+            size,
+            used: 0,
+            alpha,
+        });
+    }
+    pools
+}
+
 impl Network {
     /// The node called `name`.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
@@ -204,9 +264,45 @@ impl NetworkBuilder {
     /// Builds the network with every port configured by `cfg`; `ecmp_seed` seeds
     /// the per-switch ECMP hash salts.
     pub fn build(self, cfg: &FabricConfig, ecmp_seed: u64) -> Result<Network, String> {
+        let (mut nodes, by_name) = self.numbered_nodes()?;
+        let mut ports = Vec::with_capacity(self.links.len() * 2);
+        let mut reverse = Vec::with_capacity(self.links.len() * 2);
+        let mut links = Vec::with_capacity(self.links.len());
+        for l in &self.links {
+            let (ab, ba) = (PortId(ports.len() as u32), PortId(ports.len() as u32 + 1));
+            for (from, to, id) in [(l.a, l.b, ab), (l.b, l.a, ba)] {
+                let pc = match nodes[from.idx()].kind {
+                    NodeKind::Host(_) => &cfg.host_port,
+                    NodeKind::Switch(_) => &cfg.switch_port,
+                };
+                nodes[from.idx()].ports.push(id);
+                ports.push(Port::new(from, to, l.rate_bps, l.delay, pc));
+            }
+            reverse.extend([ba, ab]);
+            links.push([ab, ba]);
+        }
+        let (hosts, switches) = hosts_and_switches(&nodes, &ports)?;
+        let pools = shared_pools(cfg, &nodes, &switches, &mut ports);
+        let routing = Routing::build(&nodes, &hosts, &switches, &ports, &reverse, ecmp_seed)?;
+        Ok(Network {
+            nodes,
+            hosts,
+            switches,
+            port_map: vec![0; ports.len()],
+            dscp_maps: vec![cfg.dscp_map.clone()],
+            ports,
+            reverse,
+            links,
+            routing,
+            pools,
+            by_name,
+        })
+    }
+
+    /// The nodes, hosts and switches numbered in order, and their names.
+    fn numbered_nodes(&self) -> Result<(Vec<Node>, BTreeMap<String, NodeId>), String> {
         let mut nodes = Vec::with_capacity(self.nodes.len());
-        let mut hosts_n = 0u32;
-        let mut switches_n = 0u32;
+        let (mut hosts_n, mut switches_n) = (0u32, 0u32);
         let mut by_name = BTreeMap::new();
         for (i, (name, is_host)) in self.nodes.iter().enumerate() {
             let kind = if *is_host {
@@ -225,78 +321,6 @@ impl NetworkBuilder {
                 ports: Vec::new(),
             });
         }
-        let mut ports = Vec::with_capacity(self.links.len() * 2);
-        let mut reverse = Vec::with_capacity(self.links.len() * 2);
-        let mut links = Vec::with_capacity(self.links.len());
-        for l in &self.links {
-            let (ab, ba) = (PortId(ports.len() as u32), PortId(ports.len() as u32 + 1));
-            for (from, to, id) in [(l.a, l.b, ab), (l.b, l.a, ba)] {
-                let pc = match nodes[from.idx()].kind {
-                    NodeKind::Host(_) => &cfg.host_port,
-                    NodeKind::Switch(_) => &cfg.switch_port,
-                };
-                nodes[from.idx()].ports.push(id);
-                ports.push(Port::new(from, to, l.rate_bps, l.delay, pc));
-            }
-            reverse.extend([ba, ab]);
-            links.push([ab, ba]);
-        }
-        let mut hosts = Vec::new();
-        let mut switches = Vec::new();
-        for (i, n) in nodes.iter().enumerate() {
-            match n.kind {
-                NodeKind::Host(_) => {
-                    if n.ports.len() != 1 {
-                        return Err(format!(
-                            "host {:?} has {} links; a host must have exactly one",
-                            n.name,
-                            n.ports.len()
-                        ));
-                    }
-                    let peer = ports[n.ports[0].idx()].peer();
-                    if matches!(nodes[peer.idx()].kind, NodeKind::Host(_)) {
-                        return Err(format!("host {:?} is linked to another host", n.name));
-                    }
-                    hosts.push(Host {
-                        node: NodeId(i as u32),
-                        nic: n.ports[0],
-                    });
-                }
-                NodeKind::Switch(_) => switches.push(Switch {
-                    node: NodeId(i as u32),
-                }),
-            }
-        }
-        let mut pools = Vec::new();
-        if let Some(alpha) = cfg.switch_port.policy.pool_alpha() {
-            for sw in &switches {
-                let own = &nodes[sw.node.idx()].ports;
-                let size = cfg
-                    .pool_size
-                    .unwrap_or(cfg.switch_port.buffer * own.len() as u64);
-                for p in own {
-                    ports[p.idx()].core.pool = Some(pools.len() as u32);
-                }
-                pools.push(SharedPool {
-                    size,
-                    used: 0,
-                    alpha,
-                });
-            }
-        }
-        let routing = Routing::build(&nodes, &hosts, &switches, &ports, &reverse, ecmp_seed)?;
-        Ok(Network {
-            nodes,
-            hosts,
-            switches,
-            port_map: vec![0; ports.len()],
-            dscp_maps: vec![cfg.dscp_map.clone()],
-            ports,
-            reverse,
-            links,
-            routing,
-            pools,
-            by_name,
-        })
+        Ok((nodes, by_name))
     }
 }

@@ -93,88 +93,122 @@ pub fn allocate_queues(
     scores: &BTreeMap<u32, f64>,
     seed: u64,
 ) -> BTreeSet<u32> {
-    let q = p.dc.queues;
     let on = on_links(p);
-    let mut ded: BTreeSet<u32> = held
+    let ded: BTreeSet<u32> = held
         .iter()
         .copied()
         .filter(|t| p.tenants.contains_key(t))
         .collect();
-    let mut holders: Vec<u32> = on
+    let holders: Vec<u32> = on
         .iter()
         .map(|ts| ts.iter().filter(|t| ded.contains(t)).count() as u32)
         .collect();
-    let s = |t: u32| scores.get(&t).copied().unwrap_or(0.0);
-    // arrivals since the last interval are shared; where that leaves a port with
-    // more holders than queues (holders + a shared queue > Q), its lowest-scored
-    // holders give their queues up first
-    for (l, ts) in on.iter().enumerate() {
-        while holders[l] > 0 && holders[l] + ts.iter().any(|o| !ded.contains(o)) as u32 > q {
-            let v = ts
-                .iter()
-                .copied()
-                .filter(|o| ded.contains(o))
-                .min_by(|a, b| s(*a).total_cmp(&s(*b)).then(a.cmp(b)))
-                .unwrap();
-            ded.remove(&v);
-            for &(x, _) in &p.tenants[&v].links {
-                holders[x as usize] -= 1;
-            }
-        }
-    }
+    let mut st = Holders {
+        p,
+        on,
+        q: p.dc.queues,
+        ded,
+        holders,
+        score: |t: u32| scores.get(&t).copied().unwrap_or(0.0),
+    };
+    st.shed_excess();
     let mut order: Vec<u32> = p.tenants.keys().copied().collect();
     Rng::stream(seed, "qshare-binding-ties").shuffle(&mut order);
-    order.sort_by(|a, b| s(*b).total_cmp(&s(*a)));
+    order.sort_by(|a, b| (st.score)(*b).total_cmp(&(st.score)(*a)));
     for t in order {
-        if ded.contains(&t) {
+        if st.ded.contains(&t) {
             continue; // line 5: holders keep their queue
         }
-        let links: Vec<u32> = p.tenants[&t].links.iter().map(|x| x.0).collect();
-        // per link: a spare queue, or else the lowest-scored holder scoring below T
-        // (line 16), which then moves to the shared queue
-        let mut victims: BTreeSet<u32> = BTreeSet::new();
-        let mut ok = true;
-        for &l in &links {
-            let ts = &on[l as usize];
-            let gone = ts.iter().filter(|o| victims.contains(o)).count() as u32;
-            let h = holders[l as usize] - gone;
-            let shared_others = ts
-                .iter()
-                .any(|&o| o != t && (!ded.contains(&o) || victims.contains(&o)));
-            if h + 1 + shared_others as u32 <= q {
-                continue;
+        if let Some(victims) = st.victims_for(t) {
+            for v in victims {
+                st.release(v);
             }
-            let victim = ts
-                .iter()
-                .copied()
-                .filter(|o| ded.contains(o) && !victims.contains(o) && s(*o) < s(t))
-                .min_by(|a, b| s(*a).total_cmp(&s(*b)).then(a.cmp(b)));
-            match victim {
-                // after the swap: h holders (T in for the victim) plus the shared queue
-                Some(v) if h < q => {
-                    victims.insert(v);
-                }
-                _ => {
-                    ok = false;
-                    break;
-                }
+            st.ded.insert(t);
+            for &(l, _) in &p.tenants[&t].links {
+                st.holders[l as usize] += 1;
             }
-        }
-        if !ok {
-            continue;
-        }
-        for v in victims {
-            ded.remove(&v);
-            for &(l, _) in &p.tenants[&v].links {
-                holders[l as usize] -= 1;
-            }
-        }
-        ded.insert(t);
-        for &l in &links {
-            holders[l as usize] += 1;
         }
     }
-    ded
+    st.ded
+}
+
+/// Algorithm 2's working state: who holds a dedicated queue, and how many holders
+/// each link has.
+struct Holders<'a, S: Fn(u32) -> f64> {
+    p: &'a Placer,
+    /// Tenants reserving bandwidth on each link.
+    on: Vec<Vec<u32>>,
+    /// Queues per port.
+    q: u32,
+    ded: BTreeSet<u32>,
+    holders: Vec<u32>,
+    score: S,
+}
+
+impl<S: Fn(u32) -> f64> Holders<'_, S> {
+    /// The lowest-scored of `ts` that `pick` accepts (ties to the lower id).
+    fn lowest(&self, ts: &[u32], pick: impl Fn(u32) -> bool) -> Option<u32> {
+        let s = &self.score;
+        ts.iter()
+            .copied()
+            .filter(|&o| pick(o))
+            .min_by(|a, b| s(*a).total_cmp(&s(*b)).then(a.cmp(b)))
+    }
+
+    /// Tenant `v` gives its dedicated queues up.
+    fn release(&mut self, v: u32) {
+        self.ded.remove(&v);
+        for &(l, _) in &self.p.tenants[&v].links {
+            self.holders[l as usize] -= 1;
+        }
+    }
+
+    /// Arrivals since the last interval are shared; where that leaves a port with
+    /// more holders than queues (holders + a shared queue > Q), its lowest-scored
+    /// holders give their queues up first.
+    fn shed_excess(&mut self) {
+        for l in 0..self.on.len() {
+            loop {
+                let ts = &self.on[l];
+                let shared = ts.iter().any(|o| !self.ded.contains(o)) as u32;
+                if self.holders[l] == 0 || self.holders[l] + shared <= self.q {
+                    break;
+                }
+                let v = self.lowest(ts, |o| self.ded.contains(&o)).unwrap();
+                self.release(v);
+            }
+        }
+    }
+
+    /// What tenant `t` needs to hold a queue on each of its links: per link a spare
+    /// queue, or else the lowest-scored holder scoring below T (line 16), which
+    /// then moves to the shared queue. `None` if some link has neither.
+    fn victims_for(&self, t: u32) -> Option<BTreeSet<u32>> {
+        let mut victims: BTreeSet<u32> = BTreeSet::new();
+        for &(l, _) in &self.p.tenants[&t].links {
+            let ts = &self.on[l as usize];
+            let gone = ts.iter().filter(|o| victims.contains(o)).count() as u32;
+            let h = self.holders[l as usize] - gone;
+            let shared_others = ts
+                .iter()
+                .any(|&o| o != t && (!self.ded.contains(&o) || victims.contains(&o)));
+            if h + 1 + shared_others as u32 <= self.q {
+                continue;
+            }
+            let st = (self.score)(t);
+            let victim = self.lowest(ts, |o| {
+                self.ded.contains(&o) && !victims.contains(&o) && (self.score)(o) < st
+            });
+            match victim {
+                // after the swap: h holders (T in for the victim) plus the shared queue
+                Some(v) if h < self.q => {
+                    victims.insert(v);
+                }
+                _ => return None,
+            }
+        }
+        Some(victims)
+    }
 }
 
 /// Queue weights (line 10) and DSCP values (§5.4) for a set of D-tenants.

@@ -96,6 +96,43 @@ pub struct Datacenter {
     adj: Vec<Vec<(u32, u32)>>,
 }
 
+/// Each node's layer: servers 1, then the hop count of a breadth-first search from
+/// every server; an error names a node no server reaches.
+fn layers(b: &NetworkBuilder, nodes: &[(String, bool)]) -> Result<Vec<u8>, String> {
+    let n = nodes.len();
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (a, c, _) in b.links() {
+        adj[a.idx()].push(c.0);
+        adj[c.idx()].push(a.0);
+    }
+    let mut layer = vec![0u8; n];
+    let mut frontier: Vec<u32> = (0..n as u32).filter(|&i| nodes[i as usize].1).collect();
+    for &s in &frontier {
+        layer[s as usize] = 1;
+    }
+    let mut d = 1u8;
+    while !frontier.is_empty() {
+        d += 1;
+        let mut next = Vec::new();
+        for &u in &frontier {
+            for &v in &adj[u as usize] {
+                if layer[v as usize] == 0 {
+                    layer[v as usize] = d;
+                    next.push(v);
+                }
+            }
+        }
+        frontier = next;
+    }
+    match layer.iter().position(|&l| l == 0) {
+        Some(i) => Err(format!(
+            "node {} is not connected to any server",
+            nodes[i].0
+        )),
+        None => Ok(layer),
+    }
+}
+
 impl Datacenter {
     /// Free VM slots over all servers.
     pub fn free_slots(&self) -> u64 {
@@ -108,37 +145,7 @@ impl Datacenter {
     pub fn from_builder(b: &NetworkBuilder, slots: u32, queues: u32) -> Result<Self, String> {
         let nodes: Vec<(String, bool)> = b.nodes().map(|(n, h)| (n.to_string(), h)).collect();
         let n = nodes.len();
-        let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (a, c, _) in b.links() {
-            adj[a.idx()].push(c.0);
-            adj[c.idx()].push(a.0);
-        }
-        // layers by breadth-first search from every server
-        let mut layer = vec![0u8; n];
-        let mut frontier: Vec<u32> = (0..n as u32).filter(|&i| nodes[i as usize].1).collect();
-        for &s in &frontier {
-            layer[s as usize] = 1;
-        }
-        let mut d = 1u8;
-        while !frontier.is_empty() {
-            d += 1;
-            let mut next = Vec::new();
-            for &u in &frontier {
-                for &v in &adj[u as usize] {
-                    if layer[v as usize] == 0 {
-                        layer[v as usize] = d;
-                        next.push(v);
-                    }
-                }
-            }
-            frontier = next;
-        }
-        if let Some(i) = layer.iter().position(|&l| l == 0) {
-            return Err(format!(
-                "node {} is not connected to any server",
-                nodes[i].0
-            ));
-        }
+        let layer = layers(b, &nodes)?;
         let general = b.links().any(|(a, c, _)| layer[a.idx()] == layer[c.idx()]);
         let mut links = Vec::new();
         let mut down = vec![Vec::new(); n];
@@ -188,21 +195,23 @@ impl Datacenter {
             k_paths: DEFAULT_K_PATHS,
             adj,
         };
-        dc.top = if general {
-            // level 2 + the largest eccentricity among switches reaches every server
-            let switches: Vec<u32> = (0..n as u32)
-                .filter(|&i| dc.layer[i as usize] > 1)
-                .collect();
-            let ecc = switches
-                .iter()
-                .map(|&s| dc.bfs(s).iter().map(|x| x.1).max().unwrap_or(0))
-                .max()
-                .unwrap_or(0);
-            (ecc + 2).min(u8::MAX as u32) as u8
-        } else {
-            dc.layer.iter().copied().max().unwrap_or(1)
-        };
+        dc.top = dc.top_level();
         Ok(dc)
+    }
+
+    /// The highest level a tenant's tree may be rooted at: the top layer of a
+    /// layered fabric; in a general one, level 2 plus the largest eccentricity among
+    /// switches (which reaches every server).
+    fn top_level(&self) -> u8 {
+        if !self.general {
+            return self.layer.iter().copied().max().unwrap_or(1);
+        }
+        let ecc = (0..self.layer.len() as u32)
+            .filter(|&i| self.layer[i as usize] > 1)
+            .map(|s| self.bfs(s).iter().map(|x| x.1).max().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        (ecc + 2).min(u8::MAX as u32) as u8
     }
 
     /// Breadth-first search over switch-to-switch links from switch `root`:

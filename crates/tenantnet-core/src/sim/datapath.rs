@@ -13,7 +13,9 @@ use crate::transport::tcp_sender::SenderOut;
 use crate::vswitch::policy::{
     all_columns, Cell, ColumnSpec, Egress, HostCtx, HostMeasure, Ingress,
 };
-use crate::vswitch::{HostPolicy, Offer, Policy, ShaperId, VmPair, NO_PAIR};
+use crate::vswitch::{
+    HostPolicy, Offer, Policy, Shaper, ShaperId, Shapers, VmPair, VswitchParams, NO_PAIR,
+};
 
 /// The per-VM rate record (`vm_rates`): one row per VM per tick.
 #[derive(Default)]
@@ -108,6 +110,19 @@ pub(super) fn index_pairs(flows: &mut [Flow]) -> Vec<VmPair> {
         }
     }
     pairs
+}
+
+/// Every VM's own shaper, VM `v`'s as shaper `v`, served by its host's service.
+pub(super) fn vm_shapers(p: &VswitchParams) -> Shapers {
+    let mut shapers = Shapers::default();
+    for (i, v) in p.vms.iter().enumerate() {
+        let vm = VmId(i as u32);
+        let mut sh = Shaper::new(vm, v.guarantee_bps, p.queue, p.burst);
+        sh.service = p.hosts[v.vswitch as usize].service;
+        let s = shapers.add(sh);
+        debug_assert_eq!(s, ShaperId::of_vm(vm));
+    }
+    shapers
 }
 
 impl Sim {

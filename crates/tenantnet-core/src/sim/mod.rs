@@ -34,7 +34,7 @@ use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
 use crate::vswitch::policy::ControlMsg;
-use crate::vswitch::{HostVswitch, Shaper, ShaperId, Shapers, Vm, VmPair, VswitchParams};
+use crate::vswitch::{HostVswitch, ShaperId, Shapers, Vm, VmPair, VswitchParams};
 use crate::workload::FlowSpec;
 pub use event::Event;
 pub use flow::Flow;
@@ -153,14 +153,7 @@ impl Sim {
         start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
         let finite_flows = flows.iter().filter(|f| f.finite()).count() as u64;
         let pairs = datapath::index_pairs(&mut flows);
-        let mut shapers = Shapers::default();
-        for (i, v) in p.vswitch.vms.iter().enumerate() {
-            let vm = crate::net::VmId(i as u32);
-            let mut sh = Shaper::new(vm, v.guarantee_bps, p.vswitch.queue, p.vswitch.burst);
-            sh.service = p.vswitch.hosts[v.vswitch as usize].service;
-            let s = shapers.add(sh);
-            debug_assert_eq!(s, ShaperId::of_vm(vm));
-        }
+        let shapers = datapath::vm_shapers(&p.vswitch);
         let rec = Recorder::new(
             p.output,
             &p.net,
@@ -193,13 +186,7 @@ impl Sim {
             wall: 0.0,
             vms: p.vswitch.vms,
             vhosts: p.vswitch.hosts,
-            controllers: if p.vswitch.changes.is_empty() {
-                Vec::new()
-            } else {
-                vec![Controllers::Scheduled(ScheduledChanges::new(
-                    p.vswitch.changes,
-                ))]
-            },
+            controllers: ScheduledChanges::controllers(p.vswitch.changes),
             vswitch_tick: p.vswitch.tick,
             vswitch_tick_key: p.vswitch.tick_key.clone(),
             pairs,
@@ -212,18 +199,24 @@ impl Sim {
             budget: p.budget,
             failure: None,
         };
-        let room = sim.budget as f64 - sim.footprint.of(PartKind::Fixed);
-        sim.pkts = PacketPool::with_cap((room / footprint::PER_PACKET).max(1024.0) as usize);
-        sim.start_vswitches();
-        if let Some(&first) = sim.start_order.first() {
-            let t = sim.flows[first as usize].spec.start;
-            sim.schedule(t, Event::FlowStart);
-        }
-        let iv = sim.rec.interval();
-        if iv > 0 && iv <= sim.end {
-            sim.schedule(iv, Event::Sample);
-        }
+        sim.start();
         sim
+    }
+
+    /// Sizes the packet pool to the budget, starts the vswitches and controllers,
+    /// and schedules the first flow start and the first sample.
+    fn start(&mut self) {
+        let room = self.budget as f64 - self.footprint.of(PartKind::Fixed);
+        self.pkts = PacketPool::with_cap((room / footprint::PER_PACKET).max(1024.0) as usize);
+        self.start_vswitches();
+        if let Some(&first) = self.start_order.first() {
+            let t = self.flows[first as usize].spec.start;
+            self.schedule(t, Event::FlowStart);
+        }
+        let iv = self.rec.interval();
+        if iv > 0 && iv <= self.end {
+            self.schedule(iv, Event::Sample);
+        }
     }
 
     /// Current simulated time.

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::flow::Endpoint;
+use super::flow::{Endpoint, Flow};
 use super::recorder::SCOPE_NAMES;
 use super::Sim;
 use crate::engine::to_secs;
@@ -218,38 +218,21 @@ impl Sim {
     }
 
     fn flows_table(&self) -> Table {
+        let mut columns = self.flow_spec_columns();
+        columns.extend(self.flow_outcome_columns());
+        Table {
+            name: "flows",
+            columns,
+        }
+    }
+
+    /// What each flow was asked to do: who, how much, when.
+    fn flow_spec_columns(&self) -> Vec<(&'static str, Column)> {
         let fl = &self.flows;
         let secs = |t: u64| to_secs(t);
-        let proto = |k: &FlowKind| -> u32 {
-            match k {
-                FlowKind::Tcp { transport } => {
-                    (self.tcp[*transport as usize].cc == crate::transport::CongestionControl::Dctcp)
-                        as u32
-                }
-                FlowKind::Udp { .. } => 2,
-            }
-        };
-        let retx = |e: &Endpoint| match e {
-            Endpoint::Tcp { snd, .. } => snd.stats.retransmits,
-            Endpoint::Udp { .. } => 0,
-        };
-        let ideal: Vec<Option<f64>> = fl
-            .iter()
-            .map(|f| match (&f.spec.kind, f.spec.size) {
-                (FlowKind::Tcp { transport }, Some(size)) => {
-                    let fwd = self.net.path(f.spec.src, f.spec.dst, f.hash);
-                    let rev = self.net.path(f.spec.dst, f.spec.src, f.hash_rev);
-                    let cfg = &self.tcp[*transport as usize];
-                    Some(super::ideal::ideal_fct(&self.net, &fwd, &rev, size, cfg))
-                }
-                _ => None,
-            })
-            .collect();
-        let timeouts = |e: &Endpoint| match e {
-            Endpoint::Tcp { snd, .. } => snd.stats.timeouts,
-            Endpoint::Udp { .. } => 0,
-        };
-        let columns = vec![
+        let hosts =
+            |f: fn(&Flow) -> u32| Column::strings(self.host_labels(), fl.iter().map(f).collect());
+        vec![
             ("flow_id", Column::U64((0..fl.len() as u64).collect())),
             (
                 "tenant",
@@ -258,20 +241,8 @@ impl Sim {
                     fl.iter().map(|f| f.spec.tenant).collect(),
                 ),
             ),
-            (
-                "src",
-                Column::strings(
-                    self.host_labels(),
-                    fl.iter().map(|f| f.spec.src.0).collect(),
-                ),
-            ),
-            (
-                "dst",
-                Column::strings(
-                    self.host_labels(),
-                    fl.iter().map(|f| f.spec.dst.0).collect(),
-                ),
-            ),
+            ("src", hosts(|f| f.spec.src.0)),
+            ("dst", hosts(|f| f.spec.dst.0)),
             (
                 "size_bytes",
                 Column::OptU64(fl.iter().map(|f| f.spec.size).collect()),
@@ -284,6 +255,19 @@ impl Sim {
                 "stop_s",
                 Column::OptF64(fl.iter().map(|f| f.spec.stop.map(secs)).collect()),
             ),
+        ]
+    }
+
+    /// How each flow fared: completion against the ideal, losses, bytes, transport.
+    fn flow_outcome_columns(&self) -> Vec<(&'static str, Column)> {
+        let fl = &self.flows;
+        let secs = |t: u64| to_secs(t);
+        let stats = |f: &Flow| match &f.ep {
+            Endpoint::Tcp { snd, .. } => (snd.stats.retransmits, snd.stats.timeouts),
+            Endpoint::Udp { .. } => (0, 0),
+        };
+        let ideal = self.ideal_fcts();
+        vec![
             (
                 "end_s",
                 Column::OptF64(fl.iter().map(|f| f.end.map(secs)).collect()),
@@ -308,11 +292,11 @@ impl Sim {
             ),
             (
                 "retransmits",
-                Column::U64(fl.iter().map(|f| retx(&f.ep)).collect()),
+                Column::U64(fl.iter().map(|f| stats(f).0).collect()),
             ),
             (
                 "timeouts",
-                Column::U64(fl.iter().map(|f| timeouts(&f.ep)).collect()),
+                Column::U64(fl.iter().map(|f| stats(f).1).collect()),
             ),
             (
                 "bytes_delivered",
@@ -322,18 +306,43 @@ impl Sim {
                 "protocol",
                 Column::strings(
                     vec!["tcp".into(), "dctcp".into(), "udp".into()],
-                    fl.iter().map(|f| proto(&f.spec.kind)).collect(),
+                    fl.iter()
+                        .map(|f| self.protocol_code(&f.spec.kind))
+                        .collect(),
                 ),
             ),
             (
                 "workload",
                 Column::U64(fl.iter().map(|f| f.spec.workload as u64).collect()),
             ),
-        ];
-        Table {
-            name: "flows",
-            columns,
+        ]
+    }
+
+    /// 0 TCP, 1 DCTCP, 2 UDP.
+    fn protocol_code(&self, k: &FlowKind) -> u32 {
+        match k {
+            FlowKind::Tcp { transport } => {
+                (self.tcp[*transport as usize].cc == crate::transport::CongestionControl::Dctcp)
+                    as u32
+            }
+            FlowKind::Udp { .. } => 2,
         }
+    }
+
+    /// Each sized TCP flow's ideal completion time on its own paths.
+    fn ideal_fcts(&self) -> Vec<Option<f64>> {
+        self.flows
+            .iter()
+            .map(|f| match (&f.spec.kind, f.spec.size) {
+                (FlowKind::Tcp { transport }, Some(size)) => {
+                    let fwd = self.net.path(f.spec.src, f.spec.dst, f.hash);
+                    let rev = self.net.path(f.spec.dst, f.spec.src, f.hash_rev);
+                    let cfg = &self.tcp[*transport as usize];
+                    Some(super::ideal::ideal_fct(&self.net, &fwd, &rev, size, cfg))
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     fn throughput_table(&self) -> Table {

@@ -48,6 +48,9 @@ pub struct Graph {
     pub link_delay: TimeSpan,
 }
 
+/// Declared node names: the node and whether it is a host.
+type Ids = std::collections::BTreeMap<String, (crate::net::NodeId, bool)>;
+
 impl Graph {
     /// Checks the rules and wires the fabric.
     pub fn build(&self) -> Result<(NetworkBuilder, String), SpecError> {
@@ -56,13 +59,27 @@ impl Graph {
         }
         super::check_hosts("hosts", self.hosts.len() as u64)?;
         let mut b = NetworkBuilder::new();
-        let mut ids = std::collections::BTreeMap::new();
+        let ids = self.declare(&mut b)?;
+        let adj = self.connect(&mut b, &ids)?;
+        self.check_connected(&adj)?;
+        let desc = format!(
+            "graph, {} hosts, {} switches, {} links (default {})",
+            self.hosts.len(),
+            self.switches.len(),
+            self.links.len(),
+            format_rate(self.link_rate.0)
+        );
+        Ok((b, desc))
+    }
+
+    /// Hosts then switches, each name once: name → (node, is a host).
+    fn declare(&self, b: &mut NetworkBuilder) -> Result<Ids, SpecError> {
+        let mut ids = Ids::new();
         let named = self
             .hosts
             .iter()
             .map(|h| ("hosts", h, true))
             .chain(self.switches.iter().map(|s| ("switches", s, false)));
-        let mut counts = std::collections::BTreeMap::new();
         for (i, (list, name, host)) in named.enumerate() {
             let at = if host { i } else { i - self.hosts.len() };
             if name.is_empty() {
@@ -75,8 +92,13 @@ impl Graph {
                     format!("{name:?} is declared twice; expected unique names"),
                 ));
             }
-            counts.insert(name.clone(), 0u32);
         }
+        Ok(ids)
+    }
+
+    /// Every link between two declared nodes, each pair once and never two hosts;
+    /// every host on exactly one link. The adjacency lists, by node.
+    fn connect(&self, b: &mut NetworkBuilder, ids: &Ids) -> Result<Vec<Vec<usize>>, SpecError> {
         let mut seen = std::collections::BTreeSet::new();
         let mut adj: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
         for (i, l) in self.links.iter().enumerate() {
@@ -89,29 +111,21 @@ impl Graph {
                 })
             };
             let ((a, ha), (c, hc)) = (end("a", &l.a)?, end("b", &l.b)?);
+            let fail = |k: String, m: String| Err((k.into(), m));
             if a == c {
-                return Err((
-                    format!("links[{i}].b").into(),
-                    format!("{:?} links to itself; expected two different nodes", l.b),
-                ));
+                let m = format!("{:?} links to itself; expected two different nodes", l.b);
+                return fail(format!("links[{i}].b"), m);
             }
             if ha && hc {
-                return Err((
-                    format!("links[{i}]").into(),
-                    format!(
-                        "{:?} and {:?} are both hosts; expected a host on a switch",
-                        l.a, l.b
-                    ),
-                ));
+                let m = format!(
+                    "{:?} and {:?} are both hosts; expected a host on a switch",
+                    l.a, l.b
+                );
+                return fail(format!("links[{i}]"), m);
             }
             if !seen.insert((a.0.min(c.0), a.0.max(c.0))) {
-                return Err((
-                    format!("links[{i}]").into(),
-                    format!("{:?} and {:?} are already linked", l.a, l.b),
-                ));
-            }
-            for n in [&l.a, &l.b] {
-                *counts.get_mut(n).expect("declared") += 1;
+                let m = format!("{:?} and {:?} are already linked", l.a, l.b);
+                return fail(format!("links[{i}]"), m);
             }
             adj[a.idx()].push(c.idx());
             adj[c.idx()].push(a.idx());
@@ -119,14 +133,19 @@ impl Graph {
             b.link(a, c, rate, l.delay.unwrap_or(self.link_delay).0);
         }
         for (i, h) in self.hosts.iter().enumerate() {
-            if counts[h] != 1 {
+            let n = adj[ids[h].0.idx()].len();
+            if n != 1 {
                 return Err((
                     format!("hosts[{i}]").into(),
-                    format!("{h:?} has {} links; expected exactly one", counts[h]),
+                    format!("{h:?} has {n} links; expected exactly one"),
                 ));
             }
         }
-        // connected: a search from the first host reaches every node
+        Ok(adj)
+    }
+
+    /// A search from the first host reaches every node.
+    fn check_connected(&self, adj: &[Vec<usize>]) -> Result<(), SpecError> {
         let mut reached = vec![false; adj.len()];
         let mut stack = vec![0usize];
         reached[0] = true;
@@ -138,25 +157,18 @@ impl Graph {
                 }
             }
         }
-        if let Some(i) = reached.iter().position(|r| !r) {
-            let (list, at) = if i < self.hosts.len() {
-                ("hosts", i)
-            } else {
-                ("switches", i - self.hosts.len())
-            };
-            return Err((
-                format!("{list}[{at}]").into(),
-                "not connected to the first host; expected a connected fabric".into(),
-            ));
-        }
-        let desc = format!(
-            "graph, {} hosts, {} switches, {} links (default {})",
-            self.hosts.len(),
-            self.switches.len(),
-            self.links.len(),
-            format_rate(self.link_rate.0)
-        );
-        Ok((b, desc))
+        let Some(i) = reached.iter().position(|r| !r) else {
+            return Ok(());
+        };
+        let (list, at) = if i < self.hosts.len() {
+            ("hosts", i)
+        } else {
+            ("switches", i - self.hosts.len())
+        };
+        Err((
+            format!("{list}[{at}]").into(),
+            "not connected to the first host; expected a connected fabric".into(),
+        ))
     }
 }
 

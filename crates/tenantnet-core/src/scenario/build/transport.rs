@@ -138,6 +138,12 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         dctcp_g: t.dctcp_g.unwrap_or(d.dctcp_g),
         dctcp_alpha_init: t.dctcp_alpha_init.unwrap_or(d.dctcp_alpha_init),
     };
+    check(&k, &cfg)?;
+    Ok(cfg)
+}
+
+/// The checks that tie a transport's keys together.
+fn check(k: &Keys, cfg: &TcpConfig) -> Result<(), ScenarioError> {
     for (f, v) in [
         ("init_cwnd", cfg.init_cwnd),
         ("dupack_threshold", cfg.dupack_threshold),
@@ -188,7 +194,7 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
             return Err(k.err(f, format!("expected a number in {range}")));
         }
     }
-    Ok(cfg)
+    Ok(())
 }
 
 /// Checks that a transport's packets fit a buffer of `buffer` bytes written at
