@@ -77,6 +77,8 @@ pub struct Network {
     port_map: Vec<u16>,
     /// The distinct DSCP → queue maps in use.
     dscp_maps: Vec<DscpMap>,
+    /// Whether every port sends every DSCP to queue 0 (no lookup per packet).
+    dscp_all_zero: bool,
     /// ECMP forwarding tables.
     pub routing: Routing,
     /// Shared buffer pools (switches whose ports use dynamic thresholds).
@@ -153,6 +155,9 @@ impl Network {
     /// The queue of port `port` that a packet with DSCP `dscp` joins.
     #[inline]
     pub fn classify(&self, port: PortId, dscp: u8) -> usize {
+        if self.dscp_all_zero {
+            return 0;
+        }
         self.dscp_maps[self.port_map[port.idx()] as usize].queue(dscp)
     }
 
@@ -172,6 +177,11 @@ impl Network {
             }
         };
         self.port_map[port.idx()] = i as u16;
+        let zero = DscpMap::default();
+        self.dscp_all_zero = self
+            .port_map
+            .iter()
+            .all(|&m| self.dscp_maps[m as usize] == zero);
     }
 
     /// A host's name.
@@ -289,6 +299,7 @@ impl NetworkBuilder {
             hosts,
             switches,
             port_map: vec![0; ports.len()],
+            dscp_all_zero: cfg.dscp_map == DscpMap::default(),
             dscp_maps: vec![cfg.dscp_map.clone()],
             ports,
             reverse,

@@ -351,7 +351,7 @@ impl Port {
 
     /// Offers packet `id` to queue `queue` at `now`. `pool` is the switch's shared
     /// pool when the port draws on one; packets the buffer policy evicts to make
-    /// room are appended to `evicted` for the caller to free.
+    /// room are appended to `evicted`, with their queues, for the caller to free.
     #[inline]
     pub fn enqueue(
         &mut self,
@@ -360,7 +360,7 @@ impl Port {
         queue: usize,
         pkts: &mut PacketPool,
         pool: Option<&mut SharedPool>,
-        evicted: &mut Vec<PktId>,
+        evicted: &mut Vec<(usize, PktId)>,
     ) -> Admit {
         with_store!(self, core, q => core.enqueue(q, now, id, queue, pkts, pool, evicted))
     }
@@ -492,7 +492,7 @@ impl PortCore {
         queue: usize,
         pkts: &mut PacketPool,
         mut pool: Option<&mut SharedPool>,
-        evicted: &mut Vec<PktId>,
+        evicted: &mut Vec<(usize, PktId)>,
     ) -> Admit {
         let released = qs.settle(now);
         if let Some(p) = pool.as_deref_mut() {
@@ -504,7 +504,7 @@ impl PortCore {
             queue.min(qs.count() - 1)
         };
         let size = pkts[id].size;
-        let mut victims = Vec::new();
+        let before = evicted.len();
         let admitted = self.policy.admit(Arrival {
             qs,
             now,
@@ -513,11 +513,12 @@ impl PortCore {
             buffer: self.buffer,
             tau: &self.shares.tau,
             pool: pool.as_deref(),
-            evicted: &mut victims,
+            evicted,
         });
-        for (j, v) in victims {
-            self.sched.evicted(j, qs.head(j).is_none());
-            evicted.push(v);
+        if evicted.len() > before {
+            for &(j, _) in &evicted[before..] {
+                self.sched.evicted(j, qs.head(j).is_none());
+            }
         }
         if !admitted {
             qs.count_drop(i);

@@ -113,7 +113,7 @@ pub struct Sim {
     rec: Recorder,
     sout: SenderOut,
     rout: ReceiverOut,
-    evicted: Vec<PktId>,
+    evicted: Vec<(usize, PktId)>,
     finite_flows: u64,
     completed: u64,
     stop_when_done: bool,
@@ -407,7 +407,7 @@ impl Sim {
             }
         }
         if !self.evicted.is_empty() {
-            for v in self.evicted.drain(..) {
+            for (_, v) in self.evicted.drain(..) {
                 self.counters.evicted += 1;
                 self.pkts.free(v);
             }

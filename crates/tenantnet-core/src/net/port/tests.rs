@@ -28,7 +28,7 @@ fn pkt(pool: &mut PacketPool, size: u32) -> PktId {
 fn offer(p: &mut Port, pool: &mut PacketPool, now: Time, id: PktId, q: usize) -> Admit {
     let mut ev = Vec::new();
     let a = p.enqueue(now, id, q, pool, None, &mut ev);
-    for v in ev {
+    for (_, v) in ev {
         pool.free(v);
     }
     a
