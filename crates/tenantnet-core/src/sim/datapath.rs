@@ -228,31 +228,42 @@ impl Sim {
         self.enqueue(nic, id, 0);
     }
 
-    /// A packet reached its destination host: through the receiving VM's policy
-    /// (if it is for a VM), then to its transport.
+    /// A packet reached its destination host: counted on its VM pair, through the
+    /// receiving VM's policy (if that policy looks at ingress), then to its
+    /// transport.
     #[inline]
     pub(super) fn deliver(&mut self, id: PktId) {
         let p = self.pkts[id];
         self.pkts.free(id);
-        if p.pair != NO_PAIR && self.ingress(&p) == Ingress::Consumed {
-            return;
+        if p.pair != NO_PAIR {
+            let pr = &mut self.pairs[p.pair as usize];
+            pr.rx_bytes += p.size as u64;
+            if pr.ingress && self.ingress(&p) == Ingress::Consumed {
+                return;
+            }
         }
         self.hand_to_transport(p);
     }
 
+    /// The receiving VM's policy sees packet `p`.
     fn ingress(&mut self, p: &Packet) -> Ingress {
-        let pr = &mut self.pairs[p.pair as usize];
-        pr.rx_bytes += p.size as u64;
-        let Some(v) = pr.dst else {
+        let Some(v) = self.pairs[p.pair as usize].dst else {
             return Ingress::Deliver;
         };
-        let vm = &mut self.vms[v.idx()];
-        vm.rx_bytes += p.size as u64;
-        let k = vm.vswitch as usize;
-        if !self.vhosts[k].policy.uses_ingress() {
-            return Ingress::Deliver;
-        }
+        let k = self.vms[v.idx()].vswitch as usize;
         self.with_host(k, |pol, ctx| pol.ingress(ctx, p, v))
+    }
+
+    /// Each VM's `rx_bytes` from its pairs' counts.
+    fn sum_vm_rx(&mut self) {
+        for vm in self.vms.iter_mut() {
+            vm.rx_bytes = 0;
+        }
+        for pr in &self.pairs {
+            if let Some(v) = pr.dst {
+                self.vms[v.idx()].rx_bytes += pr.rx_bytes;
+            }
+        }
     }
 
     /// A control packet from pair `pair`'s sending VM to its receiving VM's host
@@ -297,8 +308,15 @@ impl Sim {
         }
     }
 
-    /// Each flow from a VM learns its channel, once if its policy's are fixed.
+    /// Each flow from a VM learns its channel, once if its policy's are fixed; each
+    /// pair learns whether its receiving policy looks at ingress.
     fn fix_channels(&mut self) {
+        for pr in self.pairs.iter_mut() {
+            pr.ingress = pr.dst.is_some_and(|v| {
+                let k = self.vms[v.idx()].vswitch as usize;
+                self.vhosts[k].policy.uses_ingress()
+            });
+        }
         for flow in self.flows.iter_mut() {
             let Some(v) = flow.spec.src_vm else {
                 continue;
@@ -312,16 +330,13 @@ impl Sim {
         }
     }
 
-    /// A sender-call buffer with the room flow `f`'s shaper has for it.
+    /// The room flow `f`'s shaper has for its sender (`u64::MAX`: not from a VM).
     #[inline]
-    pub(super) fn sender_out(&mut self, f: FlowId) -> SenderOut {
-        let mut out = std::mem::take(&mut self.sout);
-        out.room = match self.channel_of(f) {
+    pub(super) fn sender_room(&self, f: FlowId) -> u64 {
+        match self.channel_of(f) {
             Some(s) => self.shapers[s].room(),
             None => u64::MAX,
-        };
-        out.blocked = false;
-        out
+        }
     }
 
     /// After a sender call: a sender that ran out of room waits in its shaper's list.
@@ -406,6 +421,7 @@ impl Sim {
     /// Every tick: each host measures its VMs and NIC over the interval just ended,
     /// its policy ticks on what it measured, and each VM's row is recorded.
     pub(super) fn on_host_tick(&mut self) {
+        self.sum_vm_rx();
         let t = self.vswitch_tick;
         let secs = to_secs(t);
         for k in 0..self.vhosts.len() {

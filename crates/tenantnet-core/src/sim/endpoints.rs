@@ -67,7 +67,9 @@ impl Sim {
         may_complete: bool,
         op: impl FnOnce(&mut TcpSender, Time, &TcpConfig, &mut SenderOut),
     ) {
-        let mut out = self.sender_out(f);
+        let mut out = std::mem::take(&mut self.sout);
+        out.room = self.sender_room(f);
+        out.blocked = false;
         let flow = &mut self.flows[f.idx()];
         if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
             let cfg = &self.tcp[transport_of(&flow.spec.kind)];

@@ -44,6 +44,9 @@ pub struct VmPair {
     pub tx_bytes: u64,
     /// Wire bytes delivered on this pair at the receiving host.
     pub rx_bytes: u64,
+    /// Whether the receiving host's policy sees this pair's packets on ingress
+    /// (its VM's policy [uses ingress](HostPolicy::uses_ingress); set at the start).
+    pub ingress: bool,
 }
 
 /// A control packet a policy sends to the host of the other end of a pair (it

@@ -24,7 +24,8 @@ pub struct Vm {
     pub tx_bytes: u64,
     /// `tx_bytes` at the last host tick.
     pub tx_at_tick: u64,
-    /// Wire bytes delivered to the VM.
+    /// Wire bytes delivered to the VM, as of the last host tick (the datapath counts
+    /// per pair and sums at each tick: no per-packet branch on the receiver).
     pub rx_bytes: u64,
     /// `rx_bytes` at the last host tick.
     pub rx_at_tick: u64,
