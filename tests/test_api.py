@@ -106,3 +106,16 @@ def test_seed_and_budget_arguments_are_checked() -> None:
     with pytest.raises(tenantnet.ScenarioError, match="memory_budget"):
         sc.simulation(memory_budget="lots")
     assert sc.simulation(seed=2**64 - 1).results().summary["seed"] == 2**64 - 1
+
+
+def test_import_leaves_heavy_modules_until_used() -> None:
+    """`import tenantnet` stays light: pandas, numpy, pyarrow and matplotlib load when a
+    run's results are first built (a module check, not a timing)."""
+    import subprocess
+    import sys
+    code = ("import sys, tenantnet; "
+            "print(sorted(m for m in ('pandas', 'numpy', 'pyarrow', 'matplotlib') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]", out

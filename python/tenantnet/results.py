@@ -13,7 +13,7 @@ Files written by :meth:`Results.write`:
   tx_bytes, tx_packets, drops, evictions, ecn_marks, mean_bytes, max_bytes
 * ``vms.parquet``: per VM: vm, tenant, host, policy (none, static, mbfq),
   guarantee_gbps (at the end), weight, tx_bytes, mean_gbps, drops
-* ``vm_rates.parquet``: per VM per vswitch tick (every MBFQ interval T): time_s, vm,
+* ``vm_rates.parquet``: per VM per vswitch tick (every ``vswitch.interval``): time_s, vm,
   tenant, send_gbps (SR over the last interval), allocated_gbps (the rate its
   token bucket enforces from then on; empty while it is off), target_gbps (MBFQ's
   TR), ru, guarantee_gbps, nic_utilization
@@ -26,15 +26,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # imported when first used: `import tenantnet` stays light
+    import numpy as np
+    import pandas as pd
 
 TABLES = ("flows", "throughput", "queues", "links", "queue_stats", "vms", "vm_rates")
 
 
 def _column(enc: tuple[Any, ...]) -> Any:
+    import numpy as np
+    import pandas as pd
+
     kind = enc[0]
     if kind == "u64":
         return np.frombuffer(enc[1], dtype="<u8").astype(np.int64)
@@ -57,6 +61,8 @@ def _column(enc: tuple[Any, ...]) -> Any:
 
 
 def _frame(cols: dict[str, tuple[Any, ...]]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame({name: _column(enc) for name, enc in cols.items()})
 
 
@@ -89,6 +95,8 @@ class Results:
     @classmethod
     def read(cls, out_dir: str | Path) -> Results:
         """Reads results that :meth:`write` wrote."""
+        import pandas as pd
+
         d = Path(out_dir)
         summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         frames = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES}
