@@ -108,6 +108,17 @@ def test_bench_rejects_unknown_name() -> None:
     assert p.returncode == 2 and "permutation" in p.stderr
 
 
+def test_bench_permutation_at_another_k_prints_one_line() -> None:
+    p = cli("bench", "permutation", "--k", "4")
+    assert p.returncode == 0, p.stderr
+    line = json.loads(p.stdout)
+    # k = 4: 16 hosts, each sending one long-lived DCTCP flow to another
+    assert (line["benchmark"], line["k"], line["hosts"]) == ("permutation", 4, 16)
+    assert line["events"] > 0 and 0 < line["mean_flow_gbps"] <= 10
+    p = cli("bench", "qshare-place", "--k", "8")
+    assert p.returncode == 2 and "permutation benchmarks" in p.stderr, p.stderr
+
+
 def test_reproduce_barberq_fig2_writes_plot_and_data(tmp_path: Path) -> None:
     p = cli("reproduce", "barberq-fig2", "--out", str(tmp_path / "fig2"))
     assert p.returncode == 0, p.stderr

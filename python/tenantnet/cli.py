@@ -144,10 +144,18 @@ def bench_qshare(repeat: int) -> None:
 
 
 def cmd_bench(a: argparse.Namespace) -> None:
+    if a.k is not None and not a.name.startswith("permutation"):
+        fail(f"--k {a.k}: sets the fat-tree of the permutation benchmarks, not of {a.name}")
     if a.name == "qshare-place":
         bench_qshare(a.repeat)
         return
     sc = Scenario.builtin(a.name)
+    if a.k is not None:
+        d = sc.data()
+        d["topology"]["k"] = a.k
+        d["name"] = f"{a.name}-k{a.k}"
+        sc = Scenario.from_dict(d, f"<builtin:{a.name}, k = {a.k}>")
+    k = sc.data()["topology"].get("k")
     for _ in range(a.repeat):
         t0 = time.perf_counter()
         res = run(sc)
@@ -155,6 +163,8 @@ def cmd_bench(a: argparse.Namespace) -> None:
         s = res.summary
         print(json.dumps({
             "benchmark": a.name,
+            "k": k,
+            "hosts": len({*res.flows["src"], *res.flows["dst"]}),
             "wall_s": round(wall, 3),
             "events": s["events"],
             "events_per_s": round(s["events"] / wall),
@@ -240,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="NAME", help="which benchmark (listed below; default permutation)")
     p.add_argument("--repeat", type=count_arg, default=1, metavar="N",
                    help="runs (default 1)")
+    p.add_argument("--k", type=int, choices=(4, 8, 12, 16, 20, 24), default=None,
+                   help="fat-tree k of the permutation benchmarks (default 12: 432 hosts; "
+                        "8: 128, 16: 1024)")
     from .qshare_cli import add_commands
     add_commands(sub.add_parser(
         "qshare", help="QShare's controller: placement, queue binding, SONiC configuration.",
