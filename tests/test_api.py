@@ -119,3 +119,16 @@ def test_import_leaves_heavy_modules_until_used() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]", out
+
+
+def test_the_light_summary_matches_the_results() -> None:
+    """`Simulation.summary()` (what benchmarks use, without DataFrames) says what the
+    full results say: the same summary and each flow's goodput."""
+    s = sim().run()
+    summary, gbps = s.summary()
+    res = s.results()
+    drop = ("wall_s",)
+    assert {k: v for k, v in summary.items() if k not in drop} == \
+        {k: v for k, v in res.summary.items() if k not in drop}
+    assert gbps == pytest.approx(list(res.flow_gbps()), rel=1e-12)
+    assert len(gbps) == len(res.flows) > 0 and max(gbps) > 0

@@ -9,6 +9,7 @@ from .errors import is_whole
 from .progress import Progress
 from .results import Results
 from .scenario import MemoryBudget, Scenario
+from .simulation import Simulation
 
 
 def as_scenario(scenario: Scenario | str | Path | dict[str, Any]) -> Scenario:
@@ -32,10 +33,22 @@ def run(scenario: Scenario | str | Path | dict[str, Any], progress: Progress | N
     a run that grows past it, with :class:`ScenarioError`; so does ``max_events``
     (default 10^12, about two days) a scenario estimated to need more events.
     """
-    if not is_whole(chunks, 1, 2**63):
-        raise ValueError(f"chunks = {chunks!r}: expected a whole number of at least 1")
+    _check_chunks(chunks)
     sim = as_scenario(scenario).simulation(seed=seed, memory_budget=memory_budget,
                                            max_events=max_events)
+    advance(sim, progress, chunks)
+    return sim.results()
+
+
+def _check_chunks(chunks: Any) -> None:
+    if not is_whole(chunks, 1, 2**63):
+        raise ValueError(f"chunks = {chunks!r}: expected a whole number of at least 1")
+
+
+def advance(sim: Simulation, progress: Progress | None = None, chunks: int = 200) -> None:
+    """Runs ``sim`` to its end in ``chunks`` steps of simulated time, calling
+    ``progress`` after each (by default the terminal's progress line)."""
+    _check_chunks(chunks)
     if progress is None:
         from .progress import sim_progress
         progress = sim_progress()
@@ -46,4 +59,3 @@ def run(scenario: Scenario | str | Path | dict[str, Any], progress: Progress | N
         sim.run_until(end * min(k, chunks) / chunks)
         if progress is not None:
             progress(sim.now_s, end, sim.events)
-    return sim.results()
