@@ -10,7 +10,7 @@
 //! per-switch salt (so choices at successive switches are independent), which gives
 //! each flow one random equal-cost path, as hash-based ECMP does.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use super::ids::{HostId, NodeId, PortId, SwitchId};
 use super::network::{Host, Node, NodeKind, Switch};
@@ -23,7 +23,11 @@ pub struct Routing {
     leaf_switch: Vec<SwitchId>,
     host_leaf: Vec<u32>,
     host_port: Vec<PortId>,
-    table: Vec<(u32, u32)>,
+    /// Per (switch, leaf): the next-hop set's offset in `nexthops` (high 24 bits)
+    /// and its size (low 8 bits). Packed, and the sets shared, so that the table of
+    /// a large fabric stays in cache.
+    table: Vec<u32>,
+    /// The distinct next-hop sets, each once per switch.
     nexthops: Vec<PortId>,
     salts: Vec<u32>,
 }
@@ -68,8 +72,10 @@ impl Routing {
             host_port.push(reverse[h.nic.idx()]);
         }
         let n_leaves = leaf_switch.len();
-        let mut table = vec![(0u32, 0u32); switches.len() * n_leaves];
+        let mut table = vec![0u32; switches.len() * n_leaves];
         let mut nexthops = Vec::new();
+        let mut sets: HashMap<Vec<PortId>, u32> = HashMap::new();
+        let mut set = Vec::new();
         let mut dist = vec![u32::MAX; switches.len()];
         let mut frontier = VecDeque::new();
         for (li, &leaf) in leaf_switch.iter().enumerate() {
@@ -100,15 +106,26 @@ impl Routing {
                     }
                     continue;
                 }
-                let start = nexthops.len() as u32;
+                set.clear();
                 for p in &nodes[sw.node.idx()].ports {
                     if let Some(n) = switch_of(ports[p.idx()].peer()) {
                         if dist[n.idx()] + 1 == dist[si] {
-                            nexthops.push(*p);
+                            set.push(*p);
                         }
                     }
                 }
-                table[si * n_leaves + li] = (start, nexthops.len() as u32 - start);
+                let start = *sets.entry(set.clone()).or_insert_with(|| {
+                    nexthops.extend_from_slice(&set);
+                    (nexthops.len() - set.len()) as u32
+                });
+                if set.len() > 255 || start >= 1 << 24 {
+                    return Err(format!(
+                        "switch {:?} has {} equal-cost next hops (at most 255) or the fabric too many routes",
+                        nodes[sw.node.idx()].name,
+                        set.len()
+                    ));
+                }
+                table[si * n_leaves + li] = start << 8 | set.len() as u32;
             }
         }
         let mut rng = Rng::stream(ecmp_seed, "ecmp-salt");
@@ -131,7 +148,8 @@ impl Routing {
         if self.leaf_switch[leaf as usize] == sw {
             return self.host_port[dst.idx()];
         }
-        let (off, n) = self.table[sw.idx() * self.n_leaves + leaf as usize];
+        let e = self.table[sw.idx() * self.n_leaves + leaf as usize];
+        let (off, n) = (e >> 8, e & 0xff);
         debug_assert!(n > 0, "no route");
         let h = mix32(hash ^ self.salts[sw.idx()]);
         let i = ((h as u64 * n as u64) >> 32) as u32;
