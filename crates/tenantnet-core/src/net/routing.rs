@@ -118,12 +118,15 @@ impl Routing {
                     nexthops.extend_from_slice(&set);
                     (nexthops.len() - set.len()) as u32
                 });
-                if set.len() > 255 || start >= 1 << 24 {
+                if set.len() > 255 {
                     return Err(format!(
-                        "switch {:?} has {} equal-cost next hops (at most 255) or the fabric too many routes",
+                        "switch {:?} has {} equal-cost next hops toward one leaf; expected at most 255",
                         nodes[sw.node.idx()].name,
                         set.len()
                     ));
+                }
+                if start >= 1 << 24 {
+                    return Err("the fabric has more than 2^24 distinct next-hop entries".into());
                 }
                 table[si * n_leaves + li] = start << 8 | set.len() as u32;
             }
