@@ -27,6 +27,7 @@
 
 pub mod control;
 pub mod engine;
+mod kinds;
 pub mod net;
 pub mod qshare;
 pub mod scenario;

@@ -442,7 +442,6 @@ impl Sim {
                 .map(|v| rate(vms[v.idx()].rx_bytes, vms[v.idx()].rx_at_tick))
                 .collect();
             let m = HostMeasure {
-                interval_s: secs,
                 interval: t,
                 nic_utilisation: util,
                 sent_bps: &sent,

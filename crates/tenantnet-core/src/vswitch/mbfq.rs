@@ -36,7 +36,7 @@ pub use table::MbfqSpec;
 
 use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::ShaperId;
-use crate::engine::Time;
+use crate::engine::{to_secs, Time};
 use crate::net::VmId;
 
 /// Every MBFQ constant; the defaults are the published values.
@@ -238,7 +238,6 @@ pub struct Mbfq {
 #[derive(Clone, Debug, Default)]
 struct Since {
     time: Time,
-    secs: f64,
     bits: Vec<f64>,
     nic: f64,
 }
@@ -277,16 +276,16 @@ impl Mbfq {
         if s.time == 0 && m.interval >= self.p.interval {
             return Some((m.sent_bps.to_vec(), m.nic_utilisation));
         }
+        let dt = to_secs(m.interval);
         s.time += m.interval;
-        s.secs += m.interval_s;
         for (b, r) in s.bits.iter_mut().zip(m.sent_bps) {
-            *b += r * m.interval_s;
+            *b += r * dt;
         }
-        s.nic += m.nic_utilisation * m.interval_s;
+        s.nic += m.nic_utilisation * dt;
         if s.time < self.p.interval {
             return None;
         }
-        let secs = s.secs;
+        let secs = to_secs(s.time);
         let sr = s.bits.iter().map(|b| b / secs).collect();
         let util = s.nic / secs;
         *s = Since {

@@ -101,8 +101,6 @@ pub struct HostCtx<'a> {
 
 /// What the datapath measured at a host over the tick's interval.
 pub struct HostMeasure<'a> {
-    /// The interval, seconds.
-    pub interval_s: f64,
     /// The interval (the hosts' tick).
     pub interval: Time,
     /// Share of the NIC's rate it transmitted.
@@ -242,26 +240,12 @@ macro_rules! params_of {
 /// Generates [`PolicyKind`], [`PolicyConfig`] and [`Policy`] from the registration.
 macro_rules! policies {
     ($($(#[$doc:meta])* $v:ident($t:ty) = $name:literal $(, $field:ident: $table:ty)?;)*) => {
-        /// A host policy's kind, as scenarios and results name it.
-        #[derive(
-            Clone, Copy, Debug, Default, PartialEq, Eq,
-            serde::Deserialize, serde::Serialize, schemars::JsonSchema,
-        )]
-        pub enum PolicyKind {
-            // the first kind is the default
-            #[default]
-            $($(#[$doc])* #[serde(rename = $name)] $v,)*
+        $crate::kinds::named_kinds! {
+            /// A host policy's kind, as scenarios and results name it.
+            PolicyKind { $($(#[$doc])* $v = $name,)* }
         }
 
         impl PolicyKind {
-            /// Every kind, in the order of their codes in results.
-            pub const ALL: &'static [PolicyKind] = &[$(PolicyKind::$v,)*];
-
-            /// The name used in scenarios and results.
-            pub fn name(self) -> &'static str {
-                match self { $(PolicyKind::$v => $name,)* }
-            }
-
             /// The columns each kind records, in this order in `vm_rates`.
             pub fn columns(self) -> &'static [ColumnSpec] {
                 match self { $(PolicyKind::$v => <$t>::COLUMNS,)* }

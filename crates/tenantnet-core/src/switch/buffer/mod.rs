@@ -72,25 +72,9 @@ pub trait BufferRule {
 /// port's admission dispatch are generated from it.
 macro_rules! buffer_policies {
     ($($(#[$doc:meta])* $v:ident($t:ty) = $name:literal;)*) => {
-        /// A buffer policy's name in scenarios.
-        #[derive(
-            Clone, Copy, Debug, Default, PartialEq, Eq,
-            serde::Deserialize, serde::Serialize, schemars::JsonSchema,
-        )]
-        pub enum BufferPolicyKind {
-            // the first is the default
-            #[default]
-            $($(#[$doc])* #[serde(rename = $name)] $v,)*
-        }
-
-        impl BufferPolicyKind {
-            /// Every kind.
-            pub const ALL: &'static [BufferPolicyKind] = &[$(BufferPolicyKind::$v,)*];
-
-            /// The name scenarios use.
-            pub fn name(self) -> &'static str {
-                match self { $(BufferPolicyKind::$v => $name,)* }
-            }
+        $crate::kinds::named_kinds! {
+            /// A buffer policy's name in scenarios.
+            BufferPolicyKind { $($(#[$doc])* $v = $name,)* }
         }
 
         /// A configured buffer policy.
