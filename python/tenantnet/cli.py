@@ -38,6 +38,10 @@ BENCHMARKS = {
     "permutation": "htsim's DCTCP permutation, fat-tree k=12, FIFO ports",
     "permutation-dwrr8": "the same with 8 DWRR queues and BarberQ on every switch port",
     "qshare-place": "QShare placement time per tenant, k=16 fat-tree filled to full load",
+    "fct": "flow completion times: 144-host 100 Gb/s leaf-spine, web search at 70 % load, "
+           "10 000 flows (BarberQ's macrobenchmark)",
+    "crosscheck": "the permutation's per-flow rates against htsim's runs, setting by setting "
+                  "(k=8; --repeat seeds per setting)",
 }
 
 
@@ -143,11 +147,71 @@ def bench_qshare(repeat: int) -> None:
             }), flush=True)
 
 
+def bench_crosscheck(a: argparse.Namespace) -> None:
+    from . import crosscheck
+    ref_path = a.reference or crosscheck.REFERENCE
+    try:
+        ref, _ = crosscheck.load_reference(ref_path)
+    except ValueError as e:
+        fail(str(e))
+    k = a.k if a.k is not None else ref.get("k", 8)
+    if ref.get("k") != k:
+        fail(f"--k {k}: the htsim runs in {ref_path} are of fat-tree k = {ref.get('k')}; "
+             "expected the same k")
+    with progress.showing(True):
+        progress.step(f"crosscheck: {len(crosscheck.variants())} settings x {a.repeat} "
+                      f"seeds at k = {k}")
+        rows = crosscheck.report(k, a.repeat, ref_path)
+    for r in rows:
+        print(json.dumps({"benchmark": "crosscheck", "k": k, **r}), flush=True)
+
+
+def bench_fct(repeat: int) -> None:
+    sc = Scenario.builtin("fct-websearch-144")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        sim = sc.simulation()
+        advance(sim)
+        s, _ = sim.summary()
+        wall = time.perf_counter() - t0
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        flows = sim.results().flows
+        done = flows[flows["fct_s"].notna()]
+        small = done[done["size_bytes"] <= 100_000]
+        print(json.dumps({
+            "benchmark": "fct",
+            "hosts": s["hosts"],
+            "wall_s": round(wall, 3),
+            "simulated_s": s["simulated_s"],
+            "events": s["events"],
+            "events_per_s": round(s["events"] / wall),
+            "packets": s["packets_sent"],
+            "data_packets": s["data_packets_sent"],
+            "flows": s["flows"],
+            "flows_completed": s["flows_completed"],
+            "mean_fct_ms": round(float(done["fct_s"].mean()) * 1e3, 4),
+            "small_mean_fct_ms": round(float(small["fct_s"].mean()) * 1e3, 4),
+            "small_p99_fct_ms": round(float(small["fct_s"].quantile(0.99)) * 1e3, 4),
+            "peak_rss_mb": round(rss, 1),
+            "drops": s["packets_dropped"],
+            "evictions": s["packets_evicted"],
+            "version": s["tenantnet_version"],
+        }), flush=True)
+
+
 def cmd_bench(a: argparse.Namespace) -> None:
-    if a.k is not None and not a.name.startswith("permutation"):
+    if a.k is not None and not a.name.startswith("permutation") and a.name != "crosscheck":
         fail(f"--k {a.k}: sets the fat-tree of the permutation benchmarks, not of {a.name}")
     if a.name == "qshare-place":
         bench_qshare(a.repeat)
+        return
+    if a.reference is not None and a.name != "crosscheck":
+        fail(f"--reference {a.reference}: only the crosscheck benchmark reads htsim's runs")
+    if a.name == "crosscheck":
+        bench_crosscheck(a)
+        return
+    if a.name == "fct":
+        bench_fct(a.repeat)
         return
     sc = Scenario.builtin(a.name)
     if a.k is not None:
@@ -254,6 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, choices=(4, 8, 12, 16, 20, 24), default=None,
                    help="fat-tree k of the permutation benchmarks (default 12: 432 hosts; "
                         "8: 128, 16: 1024)")
+    p.add_argument("--reference", type=Path, default=None, metavar="FILE",
+                   help="htsim's runs for crosscheck (default: the k = 8 runs shipped "
+                        "with tenantnet; BENCHMARKS.md says how they were made)")
     from .qshare_cli import add_commands
     add_commands(sub.add_parser(
         "qshare", help="QShare's controller: placement, queue binding, SONiC configuration.",

@@ -1,6 +1,7 @@
 //! The network: packets, output ports (queue + link), hosts, switches, routing and
 //! the topology builders.
 
+pub mod host_nic;
 pub mod ids;
 pub mod network;
 pub mod packet;

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::host_nic::{AckPath, HostNic};
 use super::ids::{HostId, NodeId, PortId, SwitchId};
 use super::port::{Port, PortConfig};
 use super::routing::Routing;
@@ -57,6 +58,10 @@ pub struct FabricConfig {
     /// Size of each switch's shared pool when switch ports use dynamic thresholds
     /// (default: the port buffer times the switch's port count).
     pub pool_size: Option<u64>,
+    /// How host NICs order packets (their queues are in `host_port`).
+    pub host_nic: HostNic,
+    /// The path ACKs take.
+    pub ack_path: AckPath,
 }
 
 /// A built network: every node, port and the forwarding tables.
@@ -83,6 +88,10 @@ pub struct Network {
     pub routing: Routing,
     /// Shared buffer pools (switches whose ports use dynamic thresholds).
     pub pools: Vec<SharedPool>,
+    /// How host NICs order packets.
+    pub host_nic: HostNic,
+    /// The path ACKs take.
+    pub ack_path: AckPath,
     by_name: BTreeMap<String, NodeId>,
 }
 
@@ -306,6 +315,8 @@ impl NetworkBuilder {
             links,
             routing,
             pools,
+            host_nic: cfg.host_nic,
+            ack_path: cfg.ack_path,
             by_name,
         })
     }

@@ -19,6 +19,8 @@ pub mod flags {
     /// A host-to-host control packet of a host policy (feedback); its payload word
     /// is in `seq` and it belongs to no flow.
     pub const CONTROL: u8 = 32;
+    /// An ACK that retraces its flow's data path (`network.ack_path = "symmetric"`).
+    pub const PINNED: u8 = 64;
 }
 
 /// One packet in flight.

@@ -28,7 +28,13 @@
 //!   exceeds K (DCTCP, SIGCOMM 2010, §3.1: "the queue occupancy is greater than K
 //!   upon its arrival").
 //! * [`EcnMarkPoint::Dequeue`]: mark a packet when it starts transmission if the
-//!   occupancy, itself included, exceeds K (htsim's `ECNQueue` marks on dequeue).
+//!   occupancy, itself included, exceeds K.
+//! * [`EcnMarkPoint::End`]: mark a packet when its last bit leaves if the
+//!   occupancy then, itself included, exceeds K: htsim's `ECNQueue` tests K in
+//!   `completeService`, so packets that arrived during the serialization count.
+//!   The packet is still travelling to the peer (links must have a delay), and a
+//!   port wakes at that instant only when a packet waits; when none does, the
+//!   packet is alone at its end and was judged so when it started.
 
 use super::ids::{NodeId, PktId};
 use super::packet::{flags, Packet, PacketPool};
@@ -47,6 +53,8 @@ pub enum EcnMarkPoint {
     Enqueue,
     /// When the packet starts transmission.
     Dequeue,
+    /// When the packet's last bit leaves.
+    End,
 }
 
 /// ECN marking of one port.
@@ -171,6 +179,8 @@ pub struct PortCore {
     ecn: EcnConfig,
     policy: BufferPolicy,
     wake_pending: bool,
+    /// The packet being serialized and its queue (for marking at its end).
+    wire: (PktId, usize),
     sched: Scheduler,
     shares: Box<Shares>,
 }
@@ -225,6 +235,7 @@ impl Port {
             ecn: cfg.ecn,
             policy: cfg.policy,
             wake_pending: false,
+            wire: (PktId(0), 0),
             sched: Scheduler::new(q.scheduler, &q.weights, q.quantum, q.strict),
             shares: Box::new(Shares::new(&q.weights, cfg.buffer)),
         };
@@ -441,16 +452,41 @@ impl PortCore {
             EcnScope::Port => 0,
             _ => qs.len(i, now) + extra,
         };
-        if over_threshold(
-            self.ecn.scope,
-            k,
-            port,
-            queue,
-            self.shares.weights[i],
-            self.shares.sum,
-        ) {
+        self.mark_if(qs, pkt, i, k, (port, queue));
+    }
+
+    /// Marks `pkt` (of queue `i`) CE if occupancies `(port, queue)` exceed K.
+    #[inline(always)]
+    fn mark_if<Q: QueueStore>(
+        &self,
+        qs: &mut Q,
+        pkt: &mut Packet,
+        i: usize,
+        k: u64,
+        (port, queue): (u64, u64),
+    ) {
+        let w = self.shares.weights[i];
+        if over_threshold(self.ecn.scope, k, port, queue, w, self.shares.sum) {
             pkt.flags |= flags::CE;
             qs.count_mark(i);
+        }
+    }
+
+    /// A packet starts serialization under [`EcnMarkPoint::End`]: it is remembered
+    /// for its end, and judged as if alone (all it will be if nothing arrives while
+    /// it is sent, when the port does not wake at its end).
+    #[inline(always)]
+    fn start_end_marking<Q: QueueStore>(
+        &mut self,
+        qs: &mut Q,
+        pkt: &mut Packet,
+        (id, i): (PktId, usize),
+        size: u64,
+    ) {
+        self.wire = (id, i);
+        let Some(k) = self.ecn.threshold else { return };
+        if pkt.has(flags::ECT) && !pkt.has(flags::CE) {
+            self.mark_if(qs, pkt, i, k, (size, size));
         }
     }
 
@@ -470,9 +506,11 @@ impl PortCore {
         };
         let (id, size) = qs.head(i).expect("selected queue has a head");
         self.serialize(now, size as u64);
-        if self.ecn.at == EcnMarkPoint::Dequeue {
+        match self.ecn.at {
             // judged with the packet still counted in its queue
-            self.mark_if_over(qs, &mut pkts[id], i, now, 0);
+            EcnMarkPoint::Dequeue => self.mark_if_over(qs, &mut pkts[id], i, now, 0),
+            EcnMarkPoint::End => self.start_end_marking(qs, &mut pkts[id], (id, i), size as u64),
+            EcnMarkPoint::Enqueue => {}
         }
         let (_, empty) = qs.start(i, self.busy_until);
         if qs.count() > 1 {
@@ -534,8 +572,12 @@ impl PortCore {
         if !qs.any_waiting() && now >= self.busy_until {
             // idle: straight onto the wire (any scheduler would pick it); judged at
             // dequeue with itself counted, in an otherwise empty port
-            if self.ecn.at == EcnMarkPoint::Dequeue {
-                self.mark_if_over(qs, &mut pkts[id], i, now, size as u64);
+            match self.ecn.at {
+                EcnMarkPoint::Dequeue => self.mark_if_over(qs, &mut pkts[id], i, now, size as u64),
+                EcnMarkPoint::End => {
+                    self.start_end_marking(qs, &mut pkts[id], (id, i), size as u64)
+                }
+                EcnMarkPoint::Enqueue => {}
             }
             self.serialize(now, size as u64);
             qs.start_direct(now, i, size, self.busy_until);
@@ -578,6 +620,12 @@ impl PortCore {
         let released = qs.settle(now);
         if let Some(p) = pool {
             p.used -= released;
+        }
+        if self.ecn.at == EcnMarkPoint::End {
+            // the packet that just finished, judged with what arrived meanwhile
+            let (id, i) = self.wire;
+            let size = pkts[id].size as u64;
+            self.mark_if_over(qs, &mut pkts[id], i, now, size);
         }
         if !qs.any_waiting() {
             return (None, None);

@@ -119,12 +119,38 @@ pub enum EcnMark {
     /// Mark an arriving packet if the occupancy it finds exceeds K (DCTCP paper).
     #[default]
     Enqueue,
-    /// Mark a packet as it starts transmission if the occupancy, itself included, exceeds K (htsim).
+    /// Mark a packet as it starts transmission if the occupancy, itself included, exceeds K.
     Dequeue,
+    /// Mark a packet as its last bit leaves if the occupancy, itself included, exceeds K (htsim's ECNQueue).
+    End,
+}
+
+/// How a host NIC orders the packets its host sends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HostNicSpec {
+    /// One FIFO: a host's ACKs wait behind the data it sends.
+    #[default]
+    Fifo,
+    /// Per-flow round robin (Linux fq / fq_codel): each flow end of the host has its own queue.
+    Fq,
+    /// ACKs in strict priority over data (htsim's host queue).
+    AckFirst,
+}
+
+/// The path a flow's ACKs take.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPathSpec {
+    /// Hashed by ECMP like any packet of the reverse direction (Linux, ns-3).
+    #[default]
+    Hashed,
+    /// Back along the data's path, switch by switch (htsim).
+    Symmetric,
 }
 
 /// Buffers, queues, scheduling and ECN of every port. By default a port is one
-/// tail-drop FIFO with a byte limit; host NICs are always single FIFOs.
+/// tail-drop FIFO with a byte limit; `host_nic` sets how host NICs order packets.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSpec {
@@ -143,6 +169,12 @@ pub struct NetworkSpec {
     /// Whether host NIC queues mark at K like switch ports (default true).
     #[serde(default = "yes")]
     pub host_ecn: bool,
+    /// How host NICs order packets: fifo (default), fq (per-flow round robin) or ack_first.
+    #[serde(default)]
+    pub host_nic: HostNicSpec,
+    /// The path ACKs take: hashed (default, ECMP) or symmetric (back along the data's path).
+    #[serde(default)]
+    pub ack_path: AckPathSpec,
     /// What K is compared with: `port` occupancy (default), the packet's `queue`, or `pmsb` (both).
     #[serde(default)]
     pub ecn_scope: EcnScopeSpec,
@@ -303,6 +335,8 @@ impl Default for NetworkSpec {
             ecn_mark: EcnMark::Enqueue,
             host_buffer: None,
             host_ecn: true,
+            host_nic: HostNicSpec::Fifo,
+            ack_path: AckPathSpec::Hashed,
             ecn_scope: EcnScopeSpec::Port,
             queues: 1,
             scheduler: SchedulerSpec::Dwrr,
@@ -362,6 +396,18 @@ pub struct TransportSpec {
     pub dctcp_g: Option<f64>,
     /// DCTCP's initial alpha [1.0, as Linux].
     pub dctcp_alpha_init: Option<f64>,
+    /// When DCTCP cuts its window by alpha/2: `on_ece` (once per window on ECE, RFC 8257 and Linux) or `every_window` (at each window's end while alpha > 0, htsim) [on_ece].
+    pub dctcp_cut: Option<DctcpCutSpec>,
+}
+
+/// When DCTCP cuts its window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DctcpCutSpec {
+    /// Once per window of data, on an ACK with ECE (RFC 8257 §3.3, Linux).
+    OnEce,
+    /// At the end of every window while alpha > 0 (htsim's DCTCPSrc).
+    EveryWindow,
 }
 
 impl TransportSpec {
@@ -384,6 +430,10 @@ impl TransportSpec {
             delayed_ack: Some(d.delayed_ack),
             delayed_ack_timeout: Some(TimeSpan(d.delayed_ack_timeout)),
             dctcp_g: Some(d.dctcp_g),
+            dctcp_cut: Some(match d.dctcp_cut {
+                crate::transport::DctcpCut::OnEce => DctcpCutSpec::OnEce,
+                crate::transport::DctcpCut::EveryWindow => DctcpCutSpec::EveryWindow,
+            }),
             dctcp_alpha_init: Some(d.dctcp_alpha_init),
         }
     }
@@ -408,7 +458,8 @@ impl TransportSpec {
             delayed_ack,
             delayed_ack_timeout,
             dctcp_g,
-            dctcp_alpha_init
+            dctcp_alpha_init,
+            dctcp_cut
         )
     }
 }

@@ -179,7 +179,7 @@ impl Sim {
             Some(v) => self.egress(v, id, may_drop),
             None => {
                 let nic = self.net.hosts[h.idx()].nic;
-                self.enqueue(nic, id, 0);
+                self.enqueue(nic, id, self.nic_queue(id));
             }
         }
     }
@@ -225,7 +225,7 @@ impl Sim {
         let vm = &mut self.vms[v.idx()];
         vm.tx_bytes += size;
         let nic = self.net.hosts[vm.host.idx()].nic;
-        self.enqueue(nic, id, 0);
+        self.enqueue(nic, id, self.nic_queue(id));
     }
 
     /// A packet reached its destination host: counted on its VM pair, through the

@@ -130,13 +130,18 @@ impl Sim {
             size: ack_size,
             ..Default::default()
         };
+        let pin = if self.ack_routes.is_some() {
+            flags::PINNED
+        } else {
+            0
+        };
         for a in out.acks.drain(..) {
             let mut p = base;
             p.seq = a.ack;
             // an ACK travels with the class of the last byte it acknowledges
             p.dscp = self.flows[f.idx()].spec.dscp_at(a.ack.saturating_sub(1));
             p.ts = a.ts;
-            p.flags = flags::ACK | if a.ece { flags::ECE } else { 0 };
+            p.flags = flags::ACK | pin | if a.ece { flags::ECE } else { 0 };
             let id = self.alloc_packet(p);
             self.send_from(rcv_host, rcv_vm, id, false);
         }

@@ -56,6 +56,9 @@ pub struct Flow {
     /// from a VM) or [`LIVE_CHANNEL`] (the policy chooses afresh each time). Set
     /// when the vswitches start.
     pub chan: u32,
+    /// Its queue in the host NIC at its sending end and at its receiving end, where
+    /// its ACKs leave (`network.host_nic = "fq"`; 0 otherwise).
+    pub nic_q: [u8; 2],
 }
 
 /// A flow whose sender is not in a VM: nothing limits its room.
@@ -99,6 +102,7 @@ impl Flow {
             pair: NO_PAIR,
             pair_rev: NO_PAIR,
             chan: NO_CHANNEL,
+            nic_q: [0, 0],
         }
     }
 

@@ -27,9 +27,11 @@ use crate::control::scheduled::ScheduledChanges;
 use crate::control::Controllers;
 use crate::engine::queue::EventQueue;
 use crate::engine::Time;
+use crate::net::host_nic::{fq_queues, AckPath, AckRoutes, HostNic};
+use crate::net::packet::flags;
 use crate::net::port::Admit;
 use crate::net::PacketPool;
-use crate::net::{Network, NodeKind, PktId, PortId, SwitchId};
+use crate::net::{Network, NodeId, NodeKind, Packet, PktId, PortId, SwitchId};
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
@@ -137,6 +139,8 @@ pub struct Sim {
     footprint: Footprint,
     budget: u64,
     failure: Option<RunFailure>,
+    /// The flows' ACK routes when ACKs retrace the data's path.
+    ack_routes: Option<AckRoutes>,
 }
 
 impl Sim {
@@ -153,6 +157,19 @@ impl Sim {
         start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
         let finite_flows = flows.iter().filter(|f| f.finite()).count() as u64;
         let pairs = datapath::index_pairs(&mut flows);
+        if p.net.host_nic == HostNic::Fq {
+            let ends = flows.iter().map(|f| (f.spec.src, f.spec.dst));
+            let queues = fq_queues(ends, p.net.hosts.len());
+            for (f, q) in flows.iter_mut().zip(queues) {
+                f.nic_q = q;
+            }
+        }
+        let ack_routes = (p.net.ack_path == AckPath::Symmetric).then(|| {
+            AckRoutes::build(
+                &p.net,
+                flows.iter().map(|f| (f.spec.src, f.spec.dst, f.hash)),
+            )
+        });
         let shapers = datapath::vm_shapers(&p.vswitch);
         let rec = Recorder::new(
             p.output,
@@ -198,6 +215,7 @@ impl Sim {
             footprint: p.footprint,
             budget: p.budget,
             failure: None,
+            ack_routes,
         };
         sim.start();
         sim
@@ -375,13 +393,42 @@ impl Sim {
         match self.node_kind[node.idx()] {
             NodeKind::Switch(s) => {
                 let p = &self.pkts[id];
-                let port = self.net.routing.next_port(s, p.dst, p.hash);
+                let port = if p.has(flags::PINNED) {
+                    self.pinned_port((node, s), p)
+                } else {
+                    self.net.routing.next_port(s, p.dst, p.hash)
+                };
                 let queue = self.net.classify(port, p.dscp);
                 self.enqueue(port, id, queue);
             }
             NodeKind::Host(_) => {
                 self.counters.delivered += 1;
                 self.deliver(id);
+            }
+        }
+    }
+
+    /// The port a pinned ACK leaves switch `node` by: back along its flow's data path.
+    #[cold]
+    fn pinned_port(&self, (node, s): (NodeId, SwitchId), p: &Packet) -> PortId {
+        let routes = self.ack_routes.as_ref();
+        routes
+            .and_then(|r| r.next_port(p.flow.0, node))
+            .unwrap_or_else(|| self.net.routing.next_port(s, p.dst, p.hash))
+    }
+
+    /// The queue of host `nic`'s port that packet `id` joins.
+    #[inline]
+    fn nic_queue(&self, id: PktId) -> usize {
+        match self.net.host_nic {
+            HostNic::Fifo => 0,
+            HostNic::AckFirst => !self.pkts[id].has(flags::ACK) as usize,
+            HostNic::Fq => {
+                let p = &self.pkts[id];
+                if p.has(flags::CONTROL) {
+                    return 0;
+                }
+                self.flows[p.flow.idx()].nic_q[p.has(flags::ACK) as usize] as usize
             }
         }
     }

@@ -54,6 +54,20 @@ pub struct TcpConfig {
     pub dctcp_g: f64,
     /// DCTCP's α at connection start.
     pub dctcp_alpha_init: f64,
+    /// When DCTCP cuts its window.
+    pub dctcp_cut: DctcpCut,
+}
+
+/// When DCTCP cuts its window by α/2.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DctcpCut {
+    /// Once per window of data, on an ACK carrying ECE (DCTCP, SIGCOMM 2010, §3.1;
+    /// RFC 8257 §3.3; Linux).
+    #[default]
+    OnEce,
+    /// At the end of every window of data while α > 0, marked or not, leaving slow
+    /// start on the first ECE (htsim's `DCTCPSrc::receivePacket`).
+    EveryWindow,
 }
 
 impl TcpConfig {
@@ -86,6 +100,7 @@ impl Default for TcpConfig {
             delayed_ack_timeout: 1_000_000_000,
             dctcp_g: 1.0 / 16.0,
             dctcp_alpha_init: 1.0,
+            dctcp_cut: DctcpCut::OnEce,
         }
     }
 }

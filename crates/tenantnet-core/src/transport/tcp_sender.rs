@@ -29,6 +29,7 @@
 
 use super::dctcp::DctcpEstimator;
 use super::rtt::RttEstimator;
+use super::DctcpCut;
 use super::{CongestionControl, TcpConfig};
 use crate::engine::timer::{Fired, LazyTimer};
 use crate::engine::Time;
@@ -262,8 +263,14 @@ impl TcpSender {
         }
         let mss = cfg.mss as u64;
         let acked = ack.saturating_sub(self.snd_una);
-        if let Some(d) = &mut self.dctcp {
-            d.on_ack(acked, ece, ack.max(self.snd_una), self.snd_max);
+        let window_ended = match &mut self.dctcp {
+            Some(d) => d.on_ack(acked, ece, ack.max(self.snd_una), self.snd_max),
+            None => false,
+        };
+        let every_window = cfg.dctcp_cut == DctcpCut::EveryWindow && self.dctcp.is_some();
+        if every_window {
+            // before the ACK's own processing, as htsim's DCTCPSrc does
+            self.cut_every_window(ece, window_ended, mss);
         }
         if acked > 0 {
             self.snd_una = ack;
@@ -312,7 +319,7 @@ impl TcpSender {
                 self.retransmit_head(cfg, out);
             }
         }
-        if ece && !self.in_recovery && self.snd_una >= self.cwr_end && cfg.ect() {
+        if !every_window && ece && !self.in_recovery && self.snd_una >= self.cwr_end && cfg.ect() {
             self.cwnd = match &self.dctcp {
                 Some(d) => d.reduced_window(self.cwnd, 2 * mss),
                 None => (self.cwnd / 2).max(2 * mss),
@@ -323,6 +330,23 @@ impl TcpSender {
             self.stats.ecn_cuts += 1;
         }
         self.fill(now, cfg, out);
+    }
+
+    /// DCTCP as htsim runs it ([`DctcpCut::EveryWindow`]): an ECE ends slow start;
+    /// at the end of each window, while α > 0, the window is cut to cwnd·(1 − α/2),
+    /// at least one segment.
+    fn cut_every_window(&mut self, ece: bool, window_ended: bool, mss: u64) {
+        if ece {
+            self.ssthresh = self.ssthresh.min(self.cwnd);
+        }
+        let Some(d) = &self.dctcp else { return };
+        if window_ended && d.alpha > 0.0 && !self.in_recovery {
+            // the bytes acknowledged toward the next segment of growth are kept: the
+            // cut comes every window, and resetting them would stop the growth
+            self.cwnd = d.reduced_window(self.cwnd, mss);
+            self.ssthresh = self.cwnd;
+            self.stats.ecn_cuts += 1;
+        }
     }
 
     /// The retransmission-timer event fired at `now`.

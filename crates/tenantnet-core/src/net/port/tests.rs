@@ -173,6 +173,34 @@ fn marks_on_dequeue_with_itself_counted() {
     assert_eq!(marked, vec![false, true, false, false]);
 }
 
+#[test]
+fn marks_at_the_end_with_what_arrived_meanwhile_counted() {
+    let mut pool = PacketPool::default();
+    let mut p = fifo(100_000, Some(3000), EcnMarkPoint::End);
+    let ids: Vec<_> = (0..4).map(|_| pkt(&mut pool, 1500)).collect();
+    offer(&mut p, &mut pool, 0, ids[0], 0);
+    // the other three arrive while the first is serialized (it ends at 1.2 us)
+    for &id in &ids[1..] {
+        offer(&mut p, &mut pool, 100, id, 0);
+    }
+    // at each end the port holds: 6000 (itself and the three), 4500, 3000, and the
+    // last alone (no wake at its end: it was judged alone when it started)
+    drain(&mut p, &mut pool, 1_200_000, |_| 0);
+    let marked: Vec<bool> = ids.iter().map(|&i| pool[i].has(flags::CE)).collect();
+    assert_eq!(marked, vec![true, true, false, false]);
+    assert_eq!(p.stats().marks, 2);
+    // on dequeue the first, alone when it started, would not have been marked
+    let mut q = fifo(100_000, Some(3000), EcnMarkPoint::Dequeue);
+    let first = pkt(&mut pool, 1500);
+    offer(&mut q, &mut pool, 0, first, 0);
+    for _ in 0..3 {
+        let id = pkt(&mut pool, 1500);
+        offer(&mut q, &mut pool, 100, id, 0);
+    }
+    drain(&mut q, &mut pool, 1_200_000, |_| 0);
+    assert!(!pool[first].has(flags::CE));
+}
+
 fn multi(kind: SchedulerKind, weights: &[u32], strict: usize, policy: BufferPolicy) -> Port {
     // a buffer that holds the whole backlog: every queue stays backlogged
     let cfg = PortConfig {

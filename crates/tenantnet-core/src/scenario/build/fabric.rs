@@ -3,11 +3,14 @@
 //! tie those keys together.
 
 use super::Ctx;
+use crate::net::host_nic::{AckPath, HostNic};
 use crate::net::port::{EcnConfig, EcnMarkPoint, PortConfig, QueueConfig};
-use crate::net::FabricConfig;
+use crate::net::{FabricConfig, Network};
 use crate::scenario::parse::join;
 use crate::scenario::parse::ScenarioError;
-use crate::scenario::spec::{DscpMapSpec, EcnMark, EcnScopeSpec, NetworkSpec, SchedulerSpec};
+use crate::scenario::spec::{
+    AckPathSpec, DscpMapSpec, EcnMark, EcnScopeSpec, HostNicSpec, NetworkSpec, SchedulerSpec,
+};
 use crate::switch::buffer::{BufferPolicy, BufferPolicyKind};
 use crate::switch::ecn::EcnScope;
 use crate::switch::sched::SchedulerKind;
@@ -43,8 +46,16 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
         at: ecn.at,
         scope: EcnScope::Port,
     };
+    let host_nic = match nw.host_nic {
+        HostNicSpec::Fifo => HostNic::Fifo,
+        HostNicSpec::Fq => HostNic::Fq,
+        HostNicSpec::AckFirst => HostNic::AckFirst,
+    };
     Ok(FabricConfig {
-        host_port: PortConfig::fifo(host_buffer, host_ecn),
+        host_port: PortConfig {
+            queues: host_nic.queues(pkt),
+            ..PortConfig::fifo(host_buffer, host_ecn)
+        },
         switch_port: PortConfig {
             buffer,
             ecn,
@@ -53,6 +64,11 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
         },
         dscp_map,
         pool_size,
+        host_nic,
+        ack_path: match nw.ack_path {
+            AckPathSpec::Hashed => AckPath::Hashed,
+            AckPathSpec::Symmetric => AckPath::Symmetric,
+        },
     })
 }
 
@@ -132,6 +148,7 @@ fn ecn_config(nw: &NetworkSpec, pkt: u64) -> EcnConfig {
     let at = match nw.ecn_mark {
         EcnMark::Enqueue => EcnMarkPoint::Enqueue,
         EcnMark::Dequeue => EcnMarkPoint::Dequeue,
+        EcnMark::End => EcnMarkPoint::End,
     };
     let scope = match nw.ecn_scope {
         EcnScopeSpec::Port => EcnScope::Port,
@@ -177,4 +194,22 @@ fn ecn_reachable(
         ));
     }
     Ok(())
+}
+
+/// `ecn_mark = "end"` marks a packet while it travels to the next node, so every
+/// link needs a delay: over a zero-delay link it would arrive before its end.
+pub fn marks_in_flight(ctx: &Ctx, nw: &NetworkSpec, net: &Network) -> Result<(), ScenarioError> {
+    if nw.ecn_mark != EcnMark::End || nw.ecn_threshold.is_none() {
+        return Ok(());
+    }
+    match net.ports.iter().position(|p| p.delay() == 0) {
+        None => Ok(()),
+        Some(i) => Err(ctx.err(
+            "network.ecn_mark",
+            format!(
+                "\"end\" marks a packet as its last bit leaves, while it travels on, but the link {} has no delay; expected links with a positive delay, or ecn_mark = \"dequeue\"",
+                net.port_name(crate::net::PortId(i as u32))
+            ),
+        )),
+    }
 }

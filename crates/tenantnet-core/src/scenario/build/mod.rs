@@ -293,6 +293,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
     let net = builder
         .build(&fabric, seed)
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
+    fabric::marks_in_flight(ctx, &sc.network, &net)?;
 
     let declared = tenants::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
     let shared = Shared {

@@ -187,6 +187,43 @@ fn dctcp_cuts_once_per_window_by_alpha() {
 }
 
 #[test]
+fn htsims_dctcp_cuts_at_every_window_end_while_alpha_is_positive() {
+    let c = TcpConfig {
+        cc: CongestionControl::Dctcp,
+        init_cwnd: 10,
+        dctcp_alpha_init: 0.0,
+        dctcp_g: 0.5,
+        dctcp_cut: DctcpCut::EveryWindow,
+        ..cfg()
+    };
+    let (mut s, mut out) = started(&c, u64::MAX);
+    // the first ACK closes the empty first window; alpha 0: no cut, slow start goes on
+    s.on_ack(10, 1000, false, 0, &c, &mut out);
+    assert_eq!((s.cwnd, s.stats.ecn_cuts), (11_000, 0));
+    // an ECE ends slow start (before the ACK grows the window) without cutting
+    s.on_ack(11, 2000, true, 0, &c, &mut out);
+    assert_eq!((s.cwnd, s.ssthresh, s.stats.ecn_cuts), (11_000, 11_000, 0));
+    // the window (up to the 11 000 bytes sent when it opened) ends with 1 of its
+    // 10 000 bytes marked: alpha = 0.5 * 0.1 = 0.05, and the window is cut by
+    // alpha/2 although this ACK carries no ECE
+    s.on_ack(12, 11_000, false, 0, &c, &mut out);
+    assert!((s.alpha().unwrap() - 0.05).abs() < 1e-12);
+    assert_eq!(s.stats.ecn_cuts, 1);
+    assert_eq!(s.cwnd, 11_000 - (11_000.0 * 0.025) as u64);
+    // with on_ece the same unmarked ACK would not have cut
+    let c2 = TcpConfig {
+        dctcp_cut: DctcpCut::OnEce,
+        ..c.clone()
+    };
+    let (mut s2, mut out2) = started(&c2, u64::MAX);
+    s2.on_ack(10, 1000, false, 0, &c2, &mut out2);
+    s2.on_ack(11, 2000, true, 0, &c2, &mut out2);
+    let cuts = s2.stats.ecn_cuts;
+    s2.on_ack(12, 11_000, false, 0, &c2, &mut out2);
+    assert_eq!(s2.stats.ecn_cuts, cuts);
+}
+
+#[test]
 fn finite_flow_stops_at_its_size() {
     let c = cfg();
     let (mut s, mut out) = started(&c, 2500);
