@@ -158,12 +158,13 @@ def bench_crosscheck(a: argparse.Namespace) -> None:
     if ref.get("k") != k:
         fail(f"--k {k}: the htsim runs in {ref_path} are of fat-tree k = {ref.get('k')}; "
              "expected the same k")
+    n = len(crosscheck.variants())
     with progress.showing(True):
-        progress.step(f"crosscheck: {len(crosscheck.variants())} settings x {a.repeat} "
-                      f"seeds at k = {k}")
-        rows = crosscheck.report(k, a.repeat, ref_path)
-    for r in rows:
-        print(json.dumps({"benchmark": "crosscheck", "k": k, **r}), flush=True)
+        for i, r in enumerate(crosscheck.report(k, a.repeat, ref_path)):
+            print(json.dumps({"benchmark": "crosscheck", "k": k, **r}), flush=True)
+            if i < n:
+                progress.step(f"crosscheck at k = {k}: setting {i + 1} of {n}, "
+                              f"{a.repeat} seed(s) each")
 
 
 def bench_fct(repeat: int) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,18 +129,18 @@ def run_permutation(k: int, seed: int, overrides: dict[str, dict[str, Any]]) -> 
 
 
 def report(k: int, seeds: int, reference: Path,
-           only: list[str] | None = None) -> list[dict[str, Any]]:
-    """One row per variant (and one for htsim): distribution, KS distance of the pooled
-    runs and of each run to htsim's pooled runs, and whether each run is within htsim's
-    own spread."""
+           only: list[str] | None = None) -> Iterator[dict[str, Any]]:
+    """One row for htsim, then one per variant as it finishes: distribution, KS
+    distance of the pooled runs and of each run to htsim's pooled runs, and whether
+    each run is within htsim's own spread."""
     ref, runs = load_reference(reference)
     pool = [x for r in runs for x in r]
     lo, hi = htsim_spread(runs)
-    rows: list[dict[str, Any]] = [{
+    yield {
         "variant": "htsim", "runs": len(runs), "flows": len(pool),
         **distribution(pool), "ks_run_range": [round(lo, 3), round(hi, 3)],
         "htsim_commit": ref.get("htsim_commit"),
-    }]
+    }
     for name, ov in variants().items():
         if only and name not in only:
             continue
@@ -147,12 +148,11 @@ def report(k: int, seeds: int, reference: Path,
         mine = [run_permutation(k, s, ov) for s in range(1, seeds + 1)]
         flat = [x for r in mine for x in r]
         per_run = [round(ks(r, pool), 3) for r in mine]
-        rows.append({
+        yield {
             "variant": name, "overrides": ov, "runs": seeds, "flows": len(flat),
             **distribution(flat),
             "ks_pooled": round(ks(flat, pool), 3),
             "ks_runs": per_run,
             "within_htsim_spread": max(per_run) <= hi,
             "wall_s": round(time.perf_counter() - t0, 1),
-        })
-    return rows
+        }

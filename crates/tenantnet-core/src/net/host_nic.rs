@@ -24,16 +24,16 @@ use super::network::Network;
 use super::port::QueueConfig;
 use crate::switch::sched::SchedulerKind;
 
-/// How a host NIC orders the packets its host sends.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum HostNic {
-    /// One FIFO.
-    #[default]
-    Fifo,
-    /// A queue per flow end, round robin.
-    Fq,
-    /// ACKs before data (strict priority).
-    AckFirst,
+crate::kinds::named_kinds! {
+    /// How a host NIC orders the packets its host sends (`network.host_nic`).
+    HostNic {
+        /// One FIFO: a host's ACKs wait behind the data it sends.
+        Fifo = "fifo",
+        /// Per-flow round robin (Linux fq / fq_codel): each flow end of the host has its own queue.
+        Fq = "fq",
+        /// ACKs in strict priority over data (htsim's host queue).
+        AckFirst = "ack_first",
+    }
 }
 
 /// Queues of a host NIC under [`HostNic::Fq`].
@@ -60,14 +60,14 @@ impl HostNic {
     }
 }
 
-/// The path a flow's ACKs take.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum AckPath {
-    /// ECMP hashes them like any packet of the reverse direction.
-    #[default]
-    Hashed,
-    /// Back through the data's switches.
-    Symmetric,
+crate::kinds::named_kinds! {
+    /// The path a flow's ACKs take (`network.ack_path`).
+    AckPath {
+        /// Hashed by ECMP like any packet of the reverse direction (Linux, ns-3).
+        Hashed = "hashed",
+        /// Back along the data's path, switch by switch (htsim).
+        Symmetric = "symmetric",
+    }
 }
 
 /// Each flow's NIC queue under [`HostNic::Fq`] at its sending end and at its

@@ -6,9 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use super::tenants::{TenantSpec, VswitchSpec};
 use super::workloads::WorkloadSpec;
+use crate::net::host_nic::{AckPath, HostNic};
 use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecError, Star};
 use crate::net::NetworkBuilder;
 use crate::switch::buffer::BufferPolicyKind;
+use crate::transport::DctcpCut;
 use crate::units::{Size, TimeSpan};
 
 // `T` and `W` are the topology and workload types: the parser first reads both as
@@ -125,30 +127,6 @@ pub enum EcnMark {
     End,
 }
 
-/// How a host NIC orders the packets its host sends.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum HostNicSpec {
-    /// One FIFO: a host's ACKs wait behind the data it sends.
-    #[default]
-    Fifo,
-    /// Per-flow round robin (Linux fq / fq_codel): each flow end of the host has its own queue.
-    Fq,
-    /// ACKs in strict priority over data (htsim's host queue).
-    AckFirst,
-}
-
-/// The path a flow's ACKs take.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AckPathSpec {
-    /// Hashed by ECMP like any packet of the reverse direction (Linux, ns-3).
-    #[default]
-    Hashed,
-    /// Back along the data's path, switch by switch (htsim).
-    Symmetric,
-}
-
 /// Buffers, queues, scheduling and ECN of every port. By default a port is one
 /// tail-drop FIFO with a byte limit; `host_nic` sets how host NICs order packets.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -171,10 +149,10 @@ pub struct NetworkSpec {
     pub host_ecn: bool,
     /// How host NICs order packets: fifo (default), fq (per-flow round robin) or ack_first.
     #[serde(default)]
-    pub host_nic: HostNicSpec,
+    pub host_nic: HostNic,
     /// The path ACKs take: hashed (default, ECMP) or symmetric (back along the data's path).
     #[serde(default)]
-    pub ack_path: AckPathSpec,
+    pub ack_path: AckPath,
     /// What K is compared with: `port` occupancy (default), the packet's `queue`, or `pmsb` (both).
     #[serde(default)]
     pub ecn_scope: EcnScopeSpec,
@@ -335,8 +313,8 @@ impl Default for NetworkSpec {
             ecn_mark: EcnMark::Enqueue,
             host_buffer: None,
             host_ecn: true,
-            host_nic: HostNicSpec::Fifo,
-            ack_path: AckPathSpec::Hashed,
+            host_nic: HostNic::Fifo,
+            ack_path: AckPath::Hashed,
             ecn_scope: EcnScopeSpec::Port,
             queues: 1,
             scheduler: SchedulerSpec::Dwrr,
@@ -397,17 +375,7 @@ pub struct TransportSpec {
     /// DCTCP's initial alpha [1.0, as Linux].
     pub dctcp_alpha_init: Option<f64>,
     /// When DCTCP cuts its window by alpha/2: `on_ece` (once per window on ECE, RFC 8257 and Linux) or `every_window` (at each window's end while alpha > 0, htsim) [on_ece].
-    pub dctcp_cut: Option<DctcpCutSpec>,
-}
-
-/// When DCTCP cuts its window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DctcpCutSpec {
-    /// Once per window of data, on an ACK with ECE (RFC 8257 §3.3, Linux).
-    OnEce,
-    /// At the end of every window while alpha > 0 (htsim's DCTCPSrc).
-    EveryWindow,
+    pub dctcp_cut: Option<DctcpCut>,
 }
 
 impl TransportSpec {
@@ -430,11 +398,8 @@ impl TransportSpec {
             delayed_ack: Some(d.delayed_ack),
             delayed_ack_timeout: Some(TimeSpan(d.delayed_ack_timeout)),
             dctcp_g: Some(d.dctcp_g),
-            dctcp_cut: Some(match d.dctcp_cut {
-                crate::transport::DctcpCut::OnEce => DctcpCutSpec::OnEce,
-                crate::transport::DctcpCut::EveryWindow => DctcpCutSpec::EveryWindow,
-            }),
             dctcp_alpha_init: Some(d.dctcp_alpha_init),
+            dctcp_cut: Some(d.dctcp_cut),
         }
     }
 

@@ -58,16 +58,14 @@ pub struct TcpConfig {
     pub dctcp_cut: DctcpCut,
 }
 
-/// When DCTCP cuts its window by α/2.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum DctcpCut {
-    /// Once per window of data, on an ACK carrying ECE (DCTCP, SIGCOMM 2010, §3.1;
-    /// RFC 8257 §3.3; Linux).
-    #[default]
-    OnEce,
-    /// At the end of every window of data while α > 0, marked or not, leaving slow
-    /// start on the first ECE (htsim's `DCTCPSrc::receivePacket`).
-    EveryWindow,
+crate::kinds::named_kinds! {
+    /// When DCTCP cuts its window by alpha/2 (`transport.dctcp_cut`).
+    DctcpCut {
+        /// Once per window of data, on an ACK carrying ECE (DCTCP, SIGCOMM 2010, §3.1; RFC 8257 §3.3; Linux).
+        OnEce = "on_ece",
+        /// At the end of every window of data while alpha > 0, marked or not, leaving slow start on the first ECE (htsim's DCTCPSrc::receivePacket).
+        EveryWindow = "every_window",
+    }
 }
 
 impl TcpConfig {

@@ -3,14 +3,11 @@
 //! tie those keys together.
 
 use super::Ctx;
-use crate::net::host_nic::{AckPath, HostNic};
 use crate::net::port::{EcnConfig, EcnMarkPoint, PortConfig, QueueConfig};
 use crate::net::{FabricConfig, Network};
 use crate::scenario::parse::join;
 use crate::scenario::parse::ScenarioError;
-use crate::scenario::spec::{
-    AckPathSpec, DscpMapSpec, EcnMark, EcnScopeSpec, HostNicSpec, NetworkSpec, SchedulerSpec,
-};
+use crate::scenario::spec::{DscpMapSpec, EcnMark, EcnScopeSpec, NetworkSpec, SchedulerSpec};
 use crate::switch::buffer::{BufferPolicy, BufferPolicyKind};
 use crate::switch::ecn::EcnScope;
 use crate::switch::sched::SchedulerKind;
@@ -46,14 +43,9 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
         at: ecn.at,
         scope: EcnScope::Port,
     };
-    let host_nic = match nw.host_nic {
-        HostNicSpec::Fifo => HostNic::Fifo,
-        HostNicSpec::Fq => HostNic::Fq,
-        HostNicSpec::AckFirst => HostNic::AckFirst,
-    };
     Ok(FabricConfig {
         host_port: PortConfig {
-            queues: host_nic.queues(pkt),
+            queues: nw.host_nic.queues(pkt),
             ..PortConfig::fifo(host_buffer, host_ecn)
         },
         switch_port: PortConfig {
@@ -64,11 +56,8 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
         },
         dscp_map,
         pool_size,
-        host_nic,
-        ack_path: match nw.ack_path {
-            AckPathSpec::Hashed => AckPath::Hashed,
-            AckPathSpec::Symmetric => AckPath::Symmetric,
-        },
+        host_nic: nw.host_nic,
+        ack_path: nw.ack_path,
     })
 }
 

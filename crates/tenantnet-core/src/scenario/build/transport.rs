@@ -14,8 +14,8 @@
 use super::Ctx;
 use crate::engine::Time;
 use crate::scenario::parse::{join, ScenarioError};
-use crate::scenario::spec::{DctcpCutSpec, Protocol, TransportSpec};
-use crate::transport::{CongestionControl, DctcpCut, TcpConfig};
+use crate::scenario::spec::{Protocol, TransportSpec};
+use crate::transport::{CongestionControl, TcpConfig};
 use crate::units::{format_duration, ByteSize, Size, MAX_PACKET};
 
 /// The shortest period any timer may have: 1 µs (a datacenter RTT is 5–100 µs).
@@ -137,11 +137,7 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         delayed_ack_timeout: t.delayed_ack_timeout.map_or(d.delayed_ack_timeout, |x| x.0),
         dctcp_g: t.dctcp_g.unwrap_or(d.dctcp_g),
         dctcp_alpha_init: t.dctcp_alpha_init.unwrap_or(d.dctcp_alpha_init),
-        dctcp_cut: match t.dctcp_cut {
-            None => d.dctcp_cut,
-            Some(DctcpCutSpec::OnEce) => DctcpCut::OnEce,
-            Some(DctcpCutSpec::EveryWindow) => DctcpCut::EveryWindow,
-        },
+        dctcp_cut: t.dctcp_cut.unwrap_or(d.dctcp_cut),
     };
     check(&k, &cfg)?;
     Ok(cfg)
