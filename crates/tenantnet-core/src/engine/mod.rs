@@ -2,6 +2,7 @@
 //! cancelled timers and seeded random-number streams. Nothing here knows about
 //! networks; `crate::sim` gives the events their meaning.
 
+pub mod heap;
 pub mod queue;
 pub mod rng;
 pub mod timer;

@@ -143,6 +143,21 @@ pub struct Sim {
     ack_routes: Option<AckRoutes>,
 }
 
+/// How far ahead a packet's events are commonly scheduled: the longest time to
+/// serialize the largest TCP packet (at least 1500 bytes) on a port plus its delay.
+/// It only sizes the event queue's buckets (speed, never results).
+fn event_horizon(net: &Network, tcp: &[TcpConfig]) -> Time {
+    let pkt = tcp.iter().map(|c| (c.mss + c.header) as u64).max();
+    let pkt = pkt.unwrap_or(0).max(1500);
+    let port_time =
+        |c: &crate::net::port::PortCore| crate::engine::tx_time(pkt, c.rate_bps) + c.delay;
+    net.ports
+        .iter()
+        .map(|p| port_time(&p.core))
+        .max()
+        .unwrap_or(0)
+}
+
 impl Sim {
     /// A simulation at time 0 with its first events scheduled.
     pub fn new(p: SimParams) -> Self {
@@ -181,7 +196,7 @@ impl Sim {
         let mut sim = Sim {
             now: 0,
             end: p.duration,
-            events: EventQueue::new(),
+            events: EventQueue::for_horizon(event_horizon(&p.net, &p.tcp)),
             net: p.net,
             node_kind,
             pkts: PacketPool::default(),
