@@ -72,6 +72,27 @@ def test_each_host_option_runs_conserves_packets_and_changes_the_run(
     assert rates != base.summary()[1], f"{network} changed nothing"
 
 
+def test_small_queues_run_conserve_packets_and_hold_senders_back() -> None:
+    """A limit of two packets binds in the small permutation: the run conserves
+    packets, changes, and the hosts' NICs hold less than without it."""
+    base = small(host_nic="fifo").data()
+    limited = json.loads(json.dumps(base))
+    limited["transport"]["limit_output_bytes"] = "1B"  # Linux's floor: two packets
+    runs = []
+    for d in (base, limited):
+        sim = tenantnet.Scenario.from_dict(d, "small").simulation()
+        sim.run()
+        s, rates = sim.summary()
+        assert s["conservation_ok"] and s["buffer_accounting_ok"]
+        links = sim.results().links
+        nics = links[links["node"].str.startswith("h")]
+        runs.append((nics["max_queue_bytes"].max(), rates))
+    (q0, r0), (q1, r1) = runs
+    assert r1 != r0
+    # two data packets and the ACKs of the flow the host receives
+    assert q1 <= 2 * 9000 + 64 * 4 < q0
+
+
 def test_marking_at_the_end_needs_links_with_a_delay(tmp_path: Path) -> None:
     d = small(ecn_mark="end").data()
     d["topology"]["link_delay"] = "0us"

@@ -39,23 +39,36 @@ HTSIM_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
-def merged(names: list[str]) -> dict[str, dict[str, Any]]:
-    """The overrides of the named htsim settings, merged by section."""
+#: A Linux host's choices where htsim and tenantnet's defaults both differ from it:
+#: the default fq qdisc and TCP small queues at Linux 4.x's 256 KB.
+LINUX_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
+    "fq": {"network": {"host_nic": "fq"}},
+    "small_queues": {"transport": {"limit_output_bytes": "256KB"}},
+}
+
+
+def merged(names: list[str],
+           table: dict[str, dict[str, dict[str, Any]]] | None = None,
+           ) -> dict[str, dict[str, Any]]:
+    """The overrides of the named settings (htsim's by default), merged by section."""
     out: dict[str, dict[str, Any]] = {}
     for n in names:
-        for section, kv in HTSIM_SETTINGS[n].items():
+        for section, kv in (table or HTSIM_SETTINGS)[n].items():
             out.setdefault(section, {}).update(kv)
     return out
 
 
 def variants() -> dict[str, dict[str, dict[str, Any]]]:
     """Settings compared: tenantnet's defaults, each htsim choice alone, all of them,
-    and all of them but the window cut (the setting that matters)."""
+    all of them but the window cut (the setting that matters), and a Linux host's
+    small queues alone and with fq."""
     names = list(HTSIM_SETTINGS)
     out: dict[str, dict[str, dict[str, Any]]] = {"tenantnet-defaults": {}}
     out.update({f"+{n}": merged([n]) for n in names})
     out["htsim-matched"] = merged(names)
     out["htsim-matched-but-dctcp_cut"] = merged([n for n in names if n != "dctcp_cut"])
+    out["+small_queues"] = merged(["small_queues"], LINUX_SETTINGS)
+    out["linux-host"] = merged(list(LINUX_SETTINGS), LINUX_SETTINGS)
     return out
 
 

@@ -21,6 +21,9 @@ pub mod flags {
     pub const CONTROL: u8 = 32;
     /// An ACK that retraces its flow's data path (`network.ack_path = "symmetric"`).
     pub const PINNED: u8 = 64;
+    /// Data counted against its sender's TCP-small-queues limit until its last bit
+    /// leaves its host's NIC (`transport.limit_output_bytes`).
+    pub const TSQ: u8 = 128;
 }
 
 /// One packet in flight.

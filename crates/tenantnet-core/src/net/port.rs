@@ -22,51 +22,17 @@
 //! they also wake when the last packet of a busy period finishes, because the pool
 //! must see its bytes leave on time.
 //!
-//! **ECN** (RFC 3168 CE marking of ECT packets) with threshold K in bytes, scope as
-//! in [`crate::switch::ecn`], at one of two points, chosen per scenario:
-//! * [`EcnMarkPoint::Enqueue`]: mark an arriving packet if the occupancy it finds
-//!   exceeds K (DCTCP, SIGCOMM 2010, §3.1: "the queue occupancy is greater than K
-//!   upon its arrival").
-//! * [`EcnMarkPoint::Dequeue`]: mark a packet when it starts transmission if the
-//!   occupancy, itself included, exceeds K.
-//! * [`EcnMarkPoint::End`]: mark a packet when its last bit leaves if the
-//!   occupancy then, itself included, exceeds K: htsim's `ECNQueue` tests K in
-//!   `completeService`, so packets that arrived during the serialization count.
-//!   The packet is still travelling to the peer (links must have a delay), and a
-//!   port wakes at that instant only when a packet waits; when none does, the
-//!   packet is alone at its end and was judged so when it started.
+//! **ECN** marking (the threshold, its scope and the instant it is tested) is in
+//! [`marking`].
 
 use super::ids::{NodeId, PktId};
-use super::packet::{flags, Packet, PacketPool};
+use super::packet::PacketPool;
 use crate::engine::{Time, PS_PER_SEC};
 use crate::switch::buffer::{weighted_shares, Arrival, BufferPolicy, SharedPool};
-use crate::switch::ecn::{over_threshold, EcnScope};
+pub use crate::switch::ecn::{EcnConfig, EcnMarkPoint};
 use crate::switch::queues::{QueueSet, QueueStats, QueueStore};
 use crate::switch::sched::{Scheduler, SchedulerKind};
 use crate::switch::OneQueue;
-
-/// Where a port applies its ECN threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum EcnMarkPoint {
-    /// When the packet arrives at the queue.
-    #[default]
-    Enqueue,
-    /// When the packet starts transmission.
-    Dequeue,
-    /// When the packet's last bit leaves.
-    End,
-}
-
-/// ECN marking of one port.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct EcnConfig {
-    /// Marking threshold K in bytes; `None` disables marking.
-    pub threshold: Option<u64>,
-    /// Where the threshold is applied.
-    pub at: EcnMarkPoint,
-    /// What it is compared with.
-    pub scope: EcnScope,
-}
 
 /// Queues and scheduling of one port.
 #[derive(Clone, Debug, PartialEq)]
@@ -431,65 +397,6 @@ impl PortCore {
         self.remainder = bits_ps % self.rate_bps;
     }
 
-    /// Marks `pkt` (of queue `i`) CE if the occupancy it is judged against, plus
-    /// `extra` bytes, exceeds the threshold. Occupancies are read only when a mark
-    /// is possible, and the queue's only when the scope needs it.
-    #[inline(always)]
-    fn mark_if_over<Q: QueueStore>(
-        &mut self,
-        qs: &mut Q,
-        pkt: &mut Packet,
-        i: usize,
-        now: Time,
-        extra: u64,
-    ) {
-        let Some(k) = self.ecn.threshold else { return };
-        if !pkt.has(flags::ECT) || pkt.has(flags::CE) {
-            return;
-        }
-        let port = qs.total(now) + extra;
-        let queue = match self.ecn.scope {
-            EcnScope::Port => 0,
-            _ => qs.len(i, now) + extra,
-        };
-        self.mark_if(qs, pkt, i, k, (port, queue));
-    }
-
-    /// Marks `pkt` (of queue `i`) CE if occupancies `(port, queue)` exceed K.
-    #[inline(always)]
-    fn mark_if<Q: QueueStore>(
-        &self,
-        qs: &mut Q,
-        pkt: &mut Packet,
-        i: usize,
-        k: u64,
-        (port, queue): (u64, u64),
-    ) {
-        let w = self.shares.weights[i];
-        if over_threshold(self.ecn.scope, k, port, queue, w, self.shares.sum) {
-            pkt.flags |= flags::CE;
-            qs.count_mark(i);
-        }
-    }
-
-    /// A packet starts serialization under [`EcnMarkPoint::End`]: it is remembered
-    /// for its end, and judged as if alone (all it will be if nothing arrives while
-    /// it is sent, when the port does not wake at its end).
-    #[inline(always)]
-    fn start_end_marking<Q: QueueStore>(
-        &mut self,
-        qs: &mut Q,
-        pkt: &mut Packet,
-        (id, i): (PktId, usize),
-        size: u64,
-    ) {
-        self.wire = (id, i);
-        let Some(k) = self.ecn.threshold else { return };
-        if pkt.has(flags::ECT) && !pkt.has(flags::CE) {
-            self.mark_if(qs, pkt, i, k, (size, size));
-        }
-    }
-
     /// Starts the next packet the scheduler picks (the port is idle at `now` and a
     /// packet waits); returns it and its arrival time at the peer.
     #[inline(always)]
@@ -639,5 +546,6 @@ impl PortCore {
     }
 }
 
+mod marking;
 #[cfg(test)]
 mod tests;

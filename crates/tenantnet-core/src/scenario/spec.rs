@@ -376,6 +376,8 @@ pub struct TransportSpec {
     pub dctcp_alpha_init: Option<f64>,
     /// When DCTCP cuts its window by alpha/2: `on_ece` (once per window on ECE, RFC 8257 and Linux) or `every_window` (at each window's end while alpha > 0, htsim) [on_ece].
     pub dctcp_cut: Option<DctcpCut>,
+    /// TCP small queues: the most bytes of a flow's data waiting in its host (vswitch and NIC queues and the NIC's wire), as Linux's `tcp_limit_output_bytes` (256KB in Linux 4.x, 1MB from 5.x, 4MB from 6.16); at least two packets. A packet counts until its last bit leaves the host's NIC; a sender short of room waits [no limit].
+    pub limit_output_bytes: Option<Size>,
 }
 
 impl TransportSpec {
@@ -400,6 +402,7 @@ impl TransportSpec {
             dctcp_g: Some(d.dctcp_g),
             dctcp_alpha_init: Some(d.dctcp_alpha_init),
             dctcp_cut: Some(d.dctcp_cut),
+            limit_output_bytes: None,
         }
     }
 
@@ -424,7 +427,8 @@ impl TransportSpec {
             delayed_ack_timeout,
             dctcp_g,
             dctcp_alpha_init,
-            dctcp_cut
+            dctcp_cut,
+            limit_output_bytes
         )
     }
 }

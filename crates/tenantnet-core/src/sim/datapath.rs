@@ -211,7 +211,7 @@ impl Sim {
             Offer::Dropped => {
                 self.vms[v.idx()].drops += 1;
                 self.counters.dropped += 1;
-                self.pkts.free(id);
+                self.discard(id);
             }
         }
     }
@@ -330,20 +330,81 @@ impl Sim {
         }
     }
 
-    /// The room flow `f`'s shaper has for its sender (`u64::MAX`: not from a VM).
+    /// The room flow `f`'s sender has: its shaper's and its small queue's.
     #[inline]
     pub(super) fn sender_room(&self, f: FlowId) -> u64 {
+        self.shaper_room(f)
+            .min(self.flows[f.idx()].small_queue.room())
+    }
+
+    /// The room flow `f`'s shaper has for its sender (`u64::MAX`: not from a VM).
+    #[inline]
+    fn shaper_room(&self, f: FlowId) -> u64 {
         match self.channel_of(f) {
             Some(s) => self.shapers[s].room(),
             None => u64::MAX,
         }
     }
 
-    /// After a sender call: a sender that ran out of room waits in its shaper's list.
+    /// After a sender call: a sender that ran out of room waits in its shaper's list,
+    /// or for its small queue to drain, or both.
     #[inline]
     pub(super) fn note_blocked(&mut self, f: FlowId, out: &SenderOut) {
         if out.blocked {
+            if self.flows[f.idx()].small_queue.on() {
+                self.block_small_queue(f);
+            } else {
+                self.block_sender(f);
+            }
+        }
+    }
+
+    /// A sender with a small-queue limit stopped for lack of room: it waits for
+    /// whichever of its small queue and its shaper is short of a full packet.
+    #[cold]
+    fn block_small_queue(&mut self, f: FlowId) {
+        let full = self.tcp[self.transport(f)].packet_size();
+        let sq = &mut self.flows[f.idx()].small_queue;
+        if sq.room() < full {
+            sq.waiting = true;
+        }
+        if self.shaper_room(f) < full {
             self.block_sender(f);
+        }
+    }
+
+    /// `bytes` of flow `f`'s data left its host (or were dropped there): a sender
+    /// waiting for its small queue resumes once a full packet fits or the queue
+    /// is empty (Linux's `tcp_wfree` waking a throttled socket).
+    pub(super) fn release_small_queue(&mut self, f: FlowId, bytes: u64) {
+        let full = self.tcp[self.transport(f)].packet_size();
+        let sq = &mut self.flows[f.idx()].small_queue;
+        sq.held -= bytes;
+        if sq.waiting && (sq.room() >= full || sq.held == 0) {
+            sq.waiting = false;
+            self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
+        }
+    }
+
+    /// A packet its sender's small queue counts has left the host's NIC.
+    pub(super) fn on_sent(&mut self, id: PktId) {
+        let p = &mut self.pkts[id];
+        debug_assert!(p.has(flags::TSQ));
+        p.flags &= !flags::TSQ;
+        let (flow, size) = (p.flow, p.size as u64);
+        self.release_small_queue(flow, size);
+    }
+
+    /// Frees a packet that goes no further (dropped or evicted), first returning
+    /// its bytes to its sender's small queue if it still counts there.
+    pub(super) fn discard(&mut self, id: PktId) {
+        let p = &self.pkts[id];
+        if p.has(flags::TSQ) {
+            let (flow, size) = (p.flow, p.size as u64);
+            self.pkts.free(id);
+            self.release_small_queue(flow, size);
+        } else {
+            self.pkts.free(id);
         }
     }
 

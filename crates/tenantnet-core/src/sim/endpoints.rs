@@ -94,7 +94,8 @@ impl Sim {
             hash: flow.hash,
             pair: flow.pair,
             dscp: flow.spec.dscp,
-            flags: if cfg.ect() { flags::ECT } else { 0 },
+            flags: if cfg.ect() { flags::ECT } else { 0 }
+                | if flow.small_queue.on() { flags::TSQ } else { 0 },
             ..Default::default()
         };
         let (src, vm, header) = (flow.spec.src, flow.spec.src_vm, cfg.header);
@@ -106,6 +107,9 @@ impl Sim {
             p.size = seg.len + header;
             if seg.retx {
                 p.flags |= flags::RETX;
+            }
+            if p.has(flags::TSQ) {
+                self.flows[f.idx()].small_queue.held += p.size as u64;
             }
             let id = self.alloc_packet(p);
             self.counters.data_sent += 1;

@@ -75,6 +75,8 @@ events! {
     9 => HostTick,
     /// A fabric controller is woken.
     10 => Control(ControllerId),
+    /// A packet counted by its sender's small queue has left its host's NIC.
+    11 => Sent(PktId),
 }
 
 impl Event {
@@ -82,7 +84,7 @@ impl Event {
     #[inline]
     fn id(self) -> u32 {
         match self {
-            Event::Arrive(p) => p.0,
+            Event::Arrive(p) | Event::Sent(p) => p.0,
             Event::TxDone(p) => p.0,
             Event::Rto(f) | Event::DelAck(f) | Event::UdpTick(f) | Event::Stop(f) => f.0,
             Event::ShaperTx(s) => s.0,

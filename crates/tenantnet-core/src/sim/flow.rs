@@ -59,6 +59,38 @@ pub struct Flow {
     /// Its queue in the host NIC at its sending end and at its receiving end, where
     /// its ACKs leave (`network.host_nic = "fq"`; 0 otherwise).
     pub nic_q: [u8; 2],
+    /// TCP small queues: the limit its sender is held to (`u64::MAX`: none) and the
+    /// bytes of its data in its host now, and whether the sender waits for them.
+    pub small_queue: SmallQueue,
+}
+
+/// A TCP sender's TCP-small-queues state (`transport.limit_output_bytes`): Linux
+/// counts a socket's bytes from the moment it queues a packet until the NIC reports
+/// it sent (`tcp_small_queue_check`, `tcp_wfree`); here a packet counts until its
+/// last bit leaves its host's NIC, as with a NIC that reports completions at once
+/// (a driver that coalesces them would hold the bytes longer).
+#[derive(Clone, Copy, Debug)]
+pub struct SmallQueue {
+    /// The most bytes it may hold (`u64::MAX`: no limit).
+    pub limit: u64,
+    /// Bytes of its data between the sender and its host NIC's wire.
+    pub held: u64,
+    /// The sender stopped for lack of room and waits for a release.
+    pub waiting: bool,
+}
+
+impl SmallQueue {
+    /// Whether the flow is limited at all.
+    #[inline]
+    pub fn on(&self) -> bool {
+        self.limit != u64::MAX
+    }
+
+    /// Room for more data bytes (`u64::MAX` with no limit).
+    #[inline]
+    pub fn room(&self) -> u64 {
+        self.limit.saturating_sub(self.held)
+    }
 }
 
 /// A flow whose sender is not in a VM: nothing limits its room.
@@ -90,6 +122,10 @@ impl Flow {
                 sent: 0,
             },
         };
+        let limit = match &spec.kind {
+            FlowKind::Tcp { transport } => tcp[*transport as usize].small_queue_limit(),
+            FlowKind::Udp { .. } => u64::MAX,
+        };
         let hash = Rng::stream(seed, &format!("flow-hash/{index}")).next_u64() as u32;
         Flow {
             spec,
@@ -103,6 +139,11 @@ impl Flow {
             pair_rev: NO_PAIR,
             chan: NO_CHANNEL,
             nic_q: [0, 0],
+            small_queue: SmallQueue {
+                limit,
+                held: 0,
+                waiting: false,
+            },
         }
     }
 

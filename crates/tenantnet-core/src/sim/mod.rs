@@ -389,6 +389,7 @@ impl Sim {
             Event::ShaperTx(s) => self.on_shaper_tx(s),
             Event::HostTick => self.on_host_tick(),
             Event::Control(c) => self.on_control(c),
+            Event::Sent(p) => self.on_sent(p),
             Event::Sample => {
                 let now = self.now;
                 self.rec.sample(now, &self.net, &self.flows, &self.vms);
@@ -456,7 +457,7 @@ impl Sim {
         let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
         match p.enqueue(now, id, queue, &mut self.pkts, pool, &mut self.evicted) {
             Admit::Transmit { arrive, wake } => {
-                self.schedule(arrive, Event::Arrive(id));
+                self.on_wire(port, id, arrive);
                 if let Some(w) = wake {
                     self.schedule(w, Event::TxDone(port));
                 }
@@ -465,15 +466,30 @@ impl Sim {
             Admit::Queued(None) => {}
             Admit::Dropped => {
                 self.counters.dropped += 1;
-                self.pkts.free(id);
+                self.discard(id);
             }
         }
         if !self.evicted.is_empty() {
-            for (_, v) in self.evicted.drain(..) {
+            let mut evicted = std::mem::take(&mut self.evicted);
+            for (_, v) in evicted.drain(..) {
                 self.counters.evicted += 1;
-                self.pkts.free(v);
+                self.discard(v);
             }
+            self.evicted = evicted;
         }
+    }
+
+    /// Packet `id` went on the wire of `port` and reaches its peer at `arrive`. A
+    /// packet its sender's small queue counts is released when its last bit has
+    /// left (the NIC's completion), an event scheduled before its arrival so that,
+    /// on a link without delay, it still comes first.
+    #[inline(always)]
+    fn on_wire(&mut self, port: PortId, id: PktId, arrive: Time) {
+        if self.pkts[id].has(flags::TSQ) {
+            let sent = arrive - self.net.ports[port.idx()].core.delay;
+            self.schedule(sent, Event::Sent(id));
+        }
+        self.schedule(arrive, Event::Arrive(id));
     }
 
     #[inline]
@@ -482,7 +498,7 @@ impl Sim {
         let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
         let (started, wake) = p.tx_done(self.now, &mut self.pkts, pool);
         if let Some((id, arrive)) = started {
-            self.schedule(arrive, Event::Arrive(id));
+            self.on_wire(port, id, arrive);
         }
         if let Some(w) = wake {
             self.schedule(w, Event::TxDone(port));

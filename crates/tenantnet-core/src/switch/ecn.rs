@@ -10,7 +10,30 @@
 //!   ≈ 69 KB per-queue share with 8 equal queues).
 //!
 //! Where the test is made (on enqueue, or on dequeue with the packet counted) is
-//! the port's [`EcnMarkPoint`](crate::net::port::EcnMarkPoint).
+//! the port's [`EcnMarkPoint`].
+
+/// Where a port applies its ECN threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EcnMarkPoint {
+    /// When the packet arrives at the queue.
+    #[default]
+    Enqueue,
+    /// When the packet starts transmission.
+    Dequeue,
+    /// When the packet's last bit leaves.
+    End,
+}
+
+/// ECN marking of one port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EcnConfig {
+    /// Marking threshold K in bytes; `None` disables marking.
+    pub threshold: Option<u64>,
+    /// Where the threshold is applied.
+    pub at: EcnMarkPoint,
+    /// What it is compared with.
+    pub scope: EcnScope,
+}
 
 /// What the threshold is compared with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,6 +1,8 @@
 use super::*;
+use crate::net::packet::{flags, Packet};
 use crate::switch::buffer::shared_dt::DynamicThreshold;
 use crate::switch::buffer::static_partition::StaticPartition;
+use crate::switch::ecn::EcnScope;
 use crate::switch::sched::SchedulerKind;
 
 const RATE: u64 = 10_000_000_000;

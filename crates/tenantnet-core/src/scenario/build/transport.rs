@@ -62,6 +62,23 @@ impl Keys<'_> {
     }
 
     /// A size in bytes (not packets) of at most [`MAX_PACKET`].
+    /// `limit_output_bytes`: a positive size in bytes, at most 1 GB.
+    fn output_limit(&self, s: Option<Size>) -> Result<Option<u64>, ScenarioError> {
+        const FIELD: &str = "limit_output_bytes";
+        match s {
+            None => Ok(None),
+            Some(Size(ByteSize::Bytes(b))) if (1..=1 << 30).contains(&b) => Ok(Some(b)),
+            Some(Size(ByteSize::Bytes(_))) => Err(self.err(
+                FIELD,
+                "expected a size from 1 byte to 1GB, such as \"256KB\" (Linux's tcp_limit_output_bytes)",
+            )),
+            Some(Size(ByteSize::Packets(_))) => Err(self.err(
+                FIELD,
+                "expected a size in bytes, such as \"256KB\", not packets",
+            )),
+        }
+    }
+
     fn bytes(
         &self,
         s: Option<Size>,
@@ -138,6 +155,7 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         dctcp_g: t.dctcp_g.unwrap_or(d.dctcp_g),
         dctcp_alpha_init: t.dctcp_alpha_init.unwrap_or(d.dctcp_alpha_init),
         dctcp_cut: t.dctcp_cut.unwrap_or(d.dctcp_cut),
+        limit_output_bytes: k.output_limit(t.limit_output_bytes)?,
     };
     check(&k, &cfg)?;
     Ok(cfg)
