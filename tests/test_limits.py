@@ -243,3 +243,18 @@ def test_a_run_estimated_to_take_days_is_refused_with_the_estimate() -> None:
     r = tenantnet.run(short)
     print(f"estimated {f.events:.3g} events, ran {r.summary['events']:.3g}")
     assert r.summary["events"] <= f.events <= 5 * r.summary["events"]
+
+
+def test_the_estimate_counts_the_queues_of_multi_queue_ports() -> None:
+    """fq host NICs (32 queues) and multi-queue switch ports each add their extra
+    queues to the estimate, under the key that asks for them."""
+    fifo = tenantnet.Scenario.from_dict(scenario()).validate()
+    fq = tenantnet.Scenario.from_dict(scenario(network={"host_nic": "fq"})).validate()
+    extra = [p for p in fq if "queues beyond" in p.what]
+    assert not [p for p in fifo if "queues beyond" in p.what]
+    assert [p.key for p in extra] == ["network.host_nic"]
+    assert extra[0].bytes == 4 * 31 * 200  # 4 host NICs, 31 queues more each
+    eight = tenantnet.Scenario.from_dict(scenario(network={"queues": 8})).validate()
+    extra = [p for p in eight if "queues beyond" in p.what]
+    assert [p.key for p in extra] == ["network.queues"]
+    assert extra[0].bytes == 4 * 7 * 200  # the switch's 4 ports, 7 queues more each

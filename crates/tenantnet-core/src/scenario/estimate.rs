@@ -116,6 +116,7 @@ impl Estimator {
         }
         self.recording(ctx, r)?;
         self.packets(ctx, r)?;
+        self.extra_queues(ctx, r.net)?;
         let segs = r
             .flows
             .iter()
@@ -133,6 +134,27 @@ impl Estimator {
             "transport.init_cwnd",
             segs as f64 * fp::PER_SEGMENT,
         )
+    }
+
+    /// The queues of multi-queue ports beyond their first: host NICs
+    /// (`network.host_nic`) and switch ports (`network.queues`).
+    fn extra_queues(&mut self, ctx: &Ctx, net: &Network) -> Result<(), ScenarioError> {
+        let mut extra = [0usize; 2];
+        for p in &net.ports {
+            let host = matches!(net.nodes[p.node().idx()].kind, NodeKind::Host(_));
+            extra[host as usize] += p.queue_count() - 1;
+        }
+        for (n, key) in extra
+            .into_iter()
+            .zip(["network.queues", "network.host_nic"])
+        {
+            if n > 0 {
+                let what = format!("{} queues beyond each port's first", human_count(n as f64));
+                let bytes = n as f64 * fp::PER_EXTRA_QUEUE;
+                self.add(ctx, PartKind::Fixed, what, key, bytes)?;
+            }
+        }
+        Ok(())
     }
 
     /// The rows of `throughput`, `queues` and `vm_rates`, checked together.
