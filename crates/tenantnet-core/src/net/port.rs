@@ -23,7 +23,7 @@
 //! must see its bytes leave on time.
 //!
 //! **ECN** marking (the threshold, its scope and the instant it is tested) is in
-//! [`marking`].
+//! `net/port/marking.rs`.
 
 use super::ids::{NodeId, PktId};
 use super::packet::PacketPool;

@@ -10,6 +10,7 @@ use crate::net::host_nic::{AckPath, HostNic};
 use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecError, Star};
 use crate::net::NetworkBuilder;
 use crate::switch::buffer::BufferPolicyKind;
+use crate::switch::ecn::{EcnMarkPoint, EcnScope};
 use crate::transport::DctcpCut;
 use crate::units::{Size, TimeSpan};
 
@@ -114,19 +115,6 @@ fn default_seed() -> u64 {
     1
 }
 
-/// Where ports apply the ECN threshold.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EcnMark {
-    /// Mark an arriving packet if the occupancy it finds exceeds K (DCTCP paper).
-    #[default]
-    Enqueue,
-    /// Mark a packet as it starts transmission if the occupancy, itself included, exceeds K.
-    Dequeue,
-    /// Mark a packet as its last bit leaves if the occupancy, itself included, exceeds K (htsim's ECNQueue).
-    End,
-}
-
 /// Buffers, queues, scheduling and ECN of every port. By default a port is one
 /// tail-drop FIFO with a byte limit; `host_nic` sets how host NICs order packets.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -140,7 +128,7 @@ pub struct NetworkSpec {
     pub ecn_threshold: Option<Size>,
     /// Where K is applied: `enqueue` (default) or `dequeue`.
     #[serde(default)]
-    pub ecn_mark: EcnMark,
+    pub ecn_mark: EcnMarkPoint,
     /// Buffer of each host NIC queue (default: `buffer`).
     #[serde(default)]
     pub host_buffer: Option<Size>,
@@ -155,7 +143,7 @@ pub struct NetworkSpec {
     pub ack_path: AckPath,
     /// What K is compared with: `port` occupancy (default), the packet's `queue`, or `pmsb` (both).
     #[serde(default)]
-    pub ecn_scope: EcnScopeSpec,
+    pub ecn_scope: EcnScope,
     /// Queues per switch port, 1 to 32 [1].
     #[serde(default = "one_queue")]
     pub queues: u32,
@@ -191,19 +179,6 @@ fn one_queue() -> u32 {
 
 fn default_alpha() -> f64 {
     1.0
-}
-
-/// What the ECN threshold is compared with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EcnScopeSpec {
-    /// The port's occupancy.
-    #[default]
-    Port,
-    /// The packet's queue's occupancy.
-    Queue,
-    /// PMSB: port above K and the queue above its weighted share of K.
-    Pmsb,
 }
 
 /// Scheduler across a port's queues.
@@ -310,12 +285,12 @@ impl Default for NetworkSpec {
         NetworkSpec {
             buffer: default_buffer(),
             ecn_threshold: None,
-            ecn_mark: EcnMark::Enqueue,
+            ecn_mark: EcnMarkPoint::Enqueue,
             host_buffer: None,
             host_ecn: true,
             host_nic: HostNic::Fifo,
             ack_path: AckPath::Hashed,
-            ecn_scope: EcnScopeSpec::Port,
+            ecn_scope: EcnScope::Port,
             queues: 1,
             scheduler: SchedulerSpec::Dwrr,
             weights: None,

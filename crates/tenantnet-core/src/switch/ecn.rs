@@ -12,16 +12,16 @@
 //! Where the test is made (on enqueue, or on dequeue with the packet counted) is
 //! the port's [`EcnMarkPoint`].
 
-/// Where a port applies its ECN threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum EcnMarkPoint {
-    /// When the packet arrives at the queue.
-    #[default]
-    Enqueue,
-    /// When the packet starts transmission.
-    Dequeue,
-    /// When the packet's last bit leaves.
-    End,
+crate::kinds::named_kinds! {
+    /// Where ports apply the ECN threshold (`network.ecn_mark`).
+    EcnMarkPoint {
+        /// Mark an arriving packet if the occupancy it finds exceeds K (DCTCP paper).
+        Enqueue = "enqueue",
+        /// Mark a packet as it starts transmission if the occupancy, itself included, exceeds K.
+        Dequeue = "dequeue",
+        /// Mark a packet as its last bit leaves if the occupancy, itself included, exceeds K (htsim's ECNQueue).
+        End = "end",
+    }
 }
 
 /// ECN marking of one port.
@@ -35,16 +35,16 @@ pub struct EcnConfig {
     pub scope: EcnScope,
 }
 
-/// What the threshold is compared with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum EcnScope {
-    /// The port's occupancy.
-    #[default]
-    Port,
-    /// The packet's queue's occupancy.
-    Queue,
-    /// Port over K and queue over its weighted share of K.
-    Pmsb,
+crate::kinds::named_kinds! {
+    /// What the ECN threshold is compared with (`network.ecn_scope`).
+    EcnScope {
+        /// The port's occupancy.
+        Port = "port",
+        /// The packet's queue's occupancy.
+        Queue = "queue",
+        /// PMSB: port above K and the queue above its weighted share of K.
+        Pmsb = "pmsb",
+    }
 }
 
 /// Whether a packet should be marked, given the occupancies it is judged against.

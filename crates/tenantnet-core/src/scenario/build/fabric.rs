@@ -7,7 +7,7 @@ use crate::net::port::{EcnConfig, EcnMarkPoint, PortConfig, QueueConfig};
 use crate::net::{FabricConfig, Network};
 use crate::scenario::parse::join;
 use crate::scenario::parse::ScenarioError;
-use crate::scenario::spec::{DscpMapSpec, EcnMark, EcnScopeSpec, NetworkSpec, SchedulerSpec};
+use crate::scenario::spec::{DscpMapSpec, NetworkSpec, SchedulerSpec};
 use crate::switch::buffer::{BufferPolicy, BufferPolicyKind};
 use crate::switch::ecn::EcnScope;
 use crate::switch::sched::SchedulerKind;
@@ -134,16 +134,7 @@ fn dscp_map(ctx: &Ctx, nw: &NetworkSpec) -> Result<DscpMap, ScenarioError> {
 
 /// Switch ports' ECN marking: threshold, instant and scope.
 fn ecn_config(nw: &NetworkSpec, pkt: u64) -> EcnConfig {
-    let at = match nw.ecn_mark {
-        EcnMark::Enqueue => EcnMarkPoint::Enqueue,
-        EcnMark::Dequeue => EcnMarkPoint::Dequeue,
-        EcnMark::End => EcnMarkPoint::End,
-    };
-    let scope = match nw.ecn_scope {
-        EcnScopeSpec::Port => EcnScope::Port,
-        EcnScopeSpec::Queue => EcnScope::Queue,
-        EcnScopeSpec::Pmsb => EcnScope::Pmsb,
-    };
+    let (at, scope) = (nw.ecn_mark, nw.ecn_scope);
     EcnConfig {
         threshold: nw.ecn_threshold.map(|k| k.0.bytes(pkt)),
         at,
@@ -188,7 +179,7 @@ fn ecn_reachable(
 /// `ecn_mark = "end"` marks a packet while it travels to the next node, so every
 /// link needs a delay: over a zero-delay link it would arrive before its end.
 pub fn marks_in_flight(ctx: &Ctx, nw: &NetworkSpec, net: &Network) -> Result<(), ScenarioError> {
-    if nw.ecn_mark != EcnMark::End || nw.ecn_threshold.is_none() {
+    if nw.ecn_mark != EcnMarkPoint::End || nw.ecn_threshold.is_none() {
         return Ok(());
     }
     match net.ports.iter().position(|p| p.delay() == 0) {
