@@ -333,8 +333,12 @@ impl Sim {
     /// The room flow `f`'s sender has: its shaper's and its small queue's.
     #[inline]
     pub(super) fn sender_room(&self, f: FlowId) -> u64 {
-        self.shaper_room(f)
-            .min(self.flows[f.idx()].small_queue.room())
+        let room = self.shaper_room(f);
+        if self.small_queues {
+            room.min(self.flows[f.idx()].small_queue.room())
+        } else {
+            room
+        }
     }
 
     /// The room flow `f`'s shaper has for its sender (`u64::MAX`: not from a VM).
@@ -351,7 +355,7 @@ impl Sim {
     #[inline]
     pub(super) fn note_blocked(&mut self, f: FlowId, out: &SenderOut) {
         if out.blocked {
-            if self.flows[f.idx()].small_queue.on() {
+            if self.small_queues && self.flows[f.idx()].small_queue.on() {
                 self.block_small_queue(f);
             } else {
                 self.block_sender(f);
@@ -399,7 +403,7 @@ impl Sim {
     /// its bytes to its sender's small queue if it still counts there.
     pub(super) fn discard(&mut self, id: PktId) {
         let p = &self.pkts[id];
-        if p.has(flags::TSQ) {
+        if self.small_queues && p.has(flags::TSQ) {
             let (flow, size) = (p.flow, p.size as u64);
             self.pkts.free(id);
             self.release_small_queue(flow, size);

@@ -141,6 +141,9 @@ pub struct Sim {
     failure: Option<RunFailure>,
     /// The flows' ACK routes when ACKs retrace the data's path.
     ack_routes: Option<AckRoutes>,
+    /// Whether any flow has a TCP-small-queues limit: the default path then skips
+    /// every check of it.
+    small_queues: bool,
 }
 
 /// How far ahead a packet's events are commonly scheduled: the longest time to
@@ -179,6 +182,7 @@ impl Sim {
                 f.nic_q = q;
             }
         }
+        let small_queues = flows.iter().any(|f| f.small_queue.on());
         let ack_routes = (p.net.ack_path == AckPath::Symmetric).then(|| {
             AckRoutes::build(
                 &p.net,
@@ -231,6 +235,7 @@ impl Sim {
             budget: p.budget,
             failure: None,
             ack_routes,
+            small_queues,
         };
         sim.start();
         sim
@@ -485,7 +490,7 @@ impl Sim {
     /// on a link without delay, it still comes first.
     #[inline(always)]
     fn on_wire(&mut self, port: PortId, id: PktId, arrive: Time) {
-        if self.pkts[id].has(flags::TSQ) {
+        if self.small_queues && self.pkts[id].has(flags::TSQ) {
             let sent = arrive - self.net.ports[port.idx()].core.delay;
             self.schedule(sent, Event::Sent(id));
         }
