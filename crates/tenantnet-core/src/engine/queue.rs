@@ -100,11 +100,6 @@ impl EventQueue {
         }
     }
 
-    /// The bucket width, log2 of picoseconds.
-    pub fn shift(&self) -> u32 {
-        self.shift
-    }
-
     /// Schedules event `code` at time `at`.
     #[inline]
     pub fn push(&mut self, at: Time, code: u32) {

@@ -351,7 +351,7 @@ pub struct TransportSpec {
     pub dctcp_alpha_init: Option<f64>,
     /// When DCTCP cuts its window by alpha/2: `on_ece` (once per window on ECE, RFC 8257 and Linux) or `every_window` (at each window's end while alpha > 0, htsim) [on_ece].
     pub dctcp_cut: Option<DctcpCut>,
-    /// TCP small queues: the most bytes of a flow's data waiting in its host (vswitch and NIC queues and the NIC's wire), as Linux's `tcp_limit_output_bytes` (256KB in Linux 4.x, 1MB from 5.x, 4MB from 6.16); at least two packets. A packet counts until its last bit leaves the host's NIC; a sender short of room waits [no limit].
+    /// TCP small queues: a sender stops while more than this many bytes of its data are in its host (vswitch and NIC queues and the NIC's wire), as with Linux's `tcp_limit_output_bytes` (128KB in 2012, 256KB from 2015, 4MB from 2025). A packet counts until its last bit leaves the host's NIC [no limit].
     pub limit_output_bytes: Option<Size>,
 }
 

@@ -378,13 +378,13 @@ impl Sim {
     }
 
     /// `bytes` of flow `f`'s data left its host (or were dropped there): a sender
-    /// waiting for its small queue resumes once a full packet fits or the queue
-    /// is empty (Linux's `tcp_wfree` waking a throttled socket).
+    /// waiting for its small queue resumes once its bytes are down to the limit
+    /// (Linux's `tcp_wfree` waking a throttled socket).
     pub(super) fn release_small_queue(&mut self, f: FlowId, bytes: u64) {
         let full = self.tcp[self.transport(f)].packet_size();
         let sq = &mut self.flows[f.idx()].small_queue;
         sq.held -= bytes;
-        if sq.waiting && (sq.room() >= full || sq.held == 0) {
+        if sq.waiting && sq.room() >= full {
             sq.waiting = false;
             self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
         }

@@ -71,7 +71,8 @@ pub struct Flow {
 /// (a driver that coalesces them would hold the bytes longer).
 #[derive(Clone, Copy, Debug)]
 pub struct SmallQueue {
-    /// The most bytes it may hold (`u64::MAX`: no limit).
+    /// The most bytes it may hold after a send: the limit plus one full packet
+    /// (`u64::MAX`: no limit; see [`TcpConfig::small_queue_limit`]).
     pub limit: u64,
     /// Bytes of its data between the sender and its host NIC's wire.
     pub held: u64,

@@ -152,13 +152,8 @@ pub struct Sim {
 fn event_horizon(net: &Network, tcp: &[TcpConfig]) -> Time {
     let pkt = tcp.iter().map(|c| (c.mss + c.header) as u64).max();
     let pkt = pkt.unwrap_or(0).max(1500);
-    let port_time =
-        |c: &crate::net::port::PortCore| crate::engine::tx_time(pkt, c.rate_bps) + c.delay;
-    net.ports
-        .iter()
-        .map(|p| port_time(&p.core))
-        .max()
-        .unwrap_or(0)
+    let port_time = |p: &crate::net::Port| crate::engine::tx_time(pkt, p.rate_bps()) + p.delay();
+    net.ports.iter().map(port_time).max().unwrap_or(0)
 }
 
 impl Sim {

@@ -77,15 +77,17 @@ impl TcpConfig {
         self.mss as u64 + self.header as u64
     }
 
-    /// The TCP-small-queues limit a sender is held to (`u64::MAX`: none): bytes of
-    /// its data between the socket and the wire, at least two full packets, as
-    /// Linux's `tcp_small_queue_check` allows two packets whatever the sysctl
-    /// `tcp_limit_output_bytes` says. Linux also caps the limit at about 1 ms of
-    /// the pacing rate; at datacenter rates and RTTs that term is far above the
-    /// sysctl (1 ms at 10 Gb/s is 1.25 MB), so it is left out.
+    /// The TCP-small-queues allowance of a sender (`u64::MAX`: none): the most
+    /// bytes of its data its host may hold once it has sent. Linux's
+    /// `tcp_small_queue_check` throttles a socket when the bytes it already has in
+    /// the qdisc and NIC exceed the limit, min(`tcp_limit_output_bytes`, max(two
+    /// packets, about 1 ms at the pacing rate)); so a segment may still go when
+    /// they are at the limit, and the host holds up to the limit plus one packet.
+    /// The pacing-rate term is left out: at datacenter rates it is far above the
+    /// sysctl (1 ms at 10 Gb/s is 1.25 MB), so the sysctl is the limit.
     pub fn small_queue_limit(&self) -> u64 {
         self.limit_output_bytes
-            .map_or(u64::MAX, |b| b.max(2 * self.packet_size()))
+            .map_or(u64::MAX, |b| b + self.packet_size())
     }
 
     /// Whether data segments carry ECT.

@@ -61,7 +61,6 @@ impl Keys<'_> {
         format!("{field} is {}{d}", format_duration(v))
     }
 
-    /// A size in bytes (not packets) of at most [`MAX_PACKET`].
     /// `limit_output_bytes`: a positive size in bytes, at most 1 GB.
     fn output_limit(&self, s: Option<Size>) -> Result<Option<u64>, ScenarioError> {
         const FIELD: &str = "limit_output_bytes";
@@ -79,6 +78,7 @@ impl Keys<'_> {
         }
     }
 
+    /// A size in bytes (not packets) of at most [`MAX_PACKET`].
     fn bytes(
         &self,
         s: Option<Size>,
