@@ -36,6 +36,24 @@ name = "t"
 vms = [{ host = "h0", guarantee = "2Gbps", name = "a" }, { host = "h0", guarantee = "6Gbps" }]
 """
 
+PIPES = """
+[[tenants]]
+name = "t"
+guarantee = "1Gbps"
+vms = [{ host = "h0", name = "a" }, { host = "h1", name = "b" }, { host = "h0", name = "c" }]
+[[tenants.pipes]]
+src = "a"
+dst = "b"
+guarantee = "3Gbps"
+"""
+
+PIPE = """
+[[tenants.pipes]]
+src = "a"
+dst = "b"
+guarantee = "1Gbps"
+"""
+
 CASES = {
     # name: (scenario text, fragments the message must contain)
     "unknown_key": (BASE.replace("link_rate =", "linkrate ="),
@@ -82,6 +100,17 @@ CASES = {
         ["topology.links[1].b", '"s9"', "unknown node", "hosts or switches"]),
     "vswitch_capacity_above_nic": (BASE + TENANT + '[vswitch]\ncapacity = "40Gbps"\n',
                                    ["vswitch.capacity", '"40Gbps"', "NIC rate"]),
+    "pipe_to_unknown_vm": (BASE + PIPES.replace('dst = "b"', 'dst = "z"'),
+                           ["tenants[0].pipes[0].dst", '"z"', "no VM", "a, b, c"]),
+    "pipe_within_one_host": (BASE + PIPES.replace('dst = "b"', 'dst = "c"'),
+                             ["tenants[0].pipes[0].dst", "both on host h0", "different hosts"]),
+    "pipe_given_twice": (BASE + PIPES + PIPE,
+                         ["tenants[0].pipes[1]", '"a" → "b"', "twice"]),
+    "pipes_above_the_nic": (BASE + PIPES.replace('"3Gbps"', '"12Gbps"'),
+                            ["tenants[0].pipes[0].guarantee", '"12Gbps"', "leaving host h0",
+                             "12 Gb/s", "NIC rate (10 Gb/s)"]),
+    "pipe_of_zero": (BASE + PIPES.replace('"3Gbps"', '"0bps"'),
+                     ["tenants[0].pipes[0].guarantee", "must be positive"]),
 }
 
 

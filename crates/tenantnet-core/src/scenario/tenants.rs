@@ -28,6 +28,22 @@ pub struct TenantSpec {
     /// VMs listed one by one.
     #[serde(default)]
     pub vms: Vec<VmSpec>,
+    /// Pipe-model guarantees between pairs of the tenant's VMs (Trinity §III-B:
+    /// "for pipe models, R_G is simply the input"): a list of `[[tenants.pipes]]`.
+    #[serde(default)]
+    pub pipes: Vec<PipeSpec>,
+}
+
+/// A guarantee from one of a tenant's VMs to another (the pipe model).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PipeSpec {
+    /// The sending VM's name.
+    pub src: String,
+    /// The receiving VM's name.
+    pub dst: String,
+    /// The guarantee from `src` to `dst`, e.g. `"100Mbps"` (wire bits).
+    pub guarantee: Rate,
 }
 
 /// One VM.

@@ -14,7 +14,7 @@ use crate::vswitch::policy::{
     all_columns, Cell, ColumnSpec, Egress, HostCtx, HostMeasure, Ingress,
 };
 use crate::vswitch::{
-    HostPolicy, Offer, Policy, Shaper, ShaperId, Shapers, VmPair, VswitchParams, NO_PAIR,
+    HostPolicy, Offer, Pipe, Policy, Shaper, ShaperId, Shapers, VmPair, VswitchParams, NO_PAIR,
 };
 
 /// The per-VM rate record (`vm_rates`): one row per VM per tick.
@@ -88,8 +88,9 @@ impl VmRateCols {
     }
 }
 
-/// Each flow's VM pairs (both directions), and the table of distinct pairs.
-pub(super) fn index_pairs(flows: &mut [Flow]) -> Vec<VmPair> {
+/// Each flow's VM pairs (both directions), and the table of distinct pairs with
+/// the pipe guarantees of those that have one.
+pub(super) fn index_pairs(flows: &mut [Flow], pipes: &[Pipe]) -> Vec<VmPair> {
     let mut pairs: Vec<VmPair> = Vec::new();
     let mut index = std::collections::HashMap::new();
     let mut id = |src: Option<VmId>, dst: Option<VmId>| {
@@ -107,6 +108,11 @@ pub(super) fn index_pairs(flows: &mut [Flow]) -> Vec<VmPair> {
         if s.is_some() || d.is_some() {
             f.pair = id(s, d);
             f.pair_rev = id(d, s);
+        }
+    }
+    for pipe in pipes {
+        if let Some(&i) = index.get(&(Some(pipe.src), Some(pipe.dst))) {
+            pairs[i as usize].guarantee_bps = Some(pipe.guarantee_bps);
         }
     }
     pairs

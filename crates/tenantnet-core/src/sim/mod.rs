@@ -169,7 +169,7 @@ impl Sim {
         let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
         start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
         let finite_flows = flows.iter().filter(|f| f.finite()).count() as u64;
-        let pairs = datapath::index_pairs(&mut flows);
+        let pairs = datapath::index_pairs(&mut flows, &p.vswitch.pipes);
         if p.net.host_nic == HostNic::Fq {
             let ends = flows.iter().map(|f| (f.spec.src, f.spec.dst));
             let queues = fq_queues(ends, p.net.hosts.len());

@@ -58,6 +58,17 @@ pub struct VmChange {
     pub weight: Option<f64>,
 }
 
+/// A pipe-model guarantee from one VM to another (`[[tenants.pipes]]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pipe {
+    /// The sending VM.
+    pub src: VmId,
+    /// The receiving VM.
+    pub dst: VmId,
+    /// The guarantee, bit/s on the wire.
+    pub guarantee_bps: u64,
+}
+
 /// The hosts' tick when the scenario sets none (nor a policy's period): MBFQ's T
 /// (§4), 100 ms.
 pub const DEFAULT_TICK: crate::engine::Time = 100_000_000_000;
@@ -80,4 +91,6 @@ pub struct VswitchParams {
     pub queue: u64,
     /// Each VM shaper's bucket depth, bytes.
     pub burst: u64,
+    /// Pipe-model guarantees between VMs.
+    pub pipes: Vec<Pipe>,
 }

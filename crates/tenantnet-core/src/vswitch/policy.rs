@@ -47,6 +47,9 @@ pub struct VmPair {
     /// Whether the receiving host's policy sees this pair's packets on ingress
     /// (its VM's policy [uses ingress](HostPolicy::uses_ingress); set at the start).
     pub ingress: bool,
+    /// The pair's pipe-model guarantee, bit/s, if the scenario gives one
+    /// (`[[tenants.pipes]]`).
+    pub guarantee_bps: Option<u64>,
 }
 
 /// A control packet a policy sends to the host of the other end of a pair (it

@@ -86,6 +86,14 @@ impl Shaper {
         }
     }
 
+    /// An empty shaper for the same VM, with the same queue limit, bucket depth and
+    /// service, its bucket off: a policy's shaper for one of the VM's pairs.
+    pub fn sibling(&self) -> Shaper {
+        let mut s = Shaper::new(self.vm, self.bucket.rate(), self.limit, self.bucket.burst());
+        s.service = self.service;
+        s
+    }
+
     /// The rate the bucket enforces, if it is on.
     pub fn shaping_rate(&self) -> Option<u64> {
         self.shaping.then(|| self.bucket.rate())

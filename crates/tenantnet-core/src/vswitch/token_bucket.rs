@@ -67,6 +67,11 @@ impl TokenBucket {
         self.rate
     }
 
+    /// The depth, tokens.
+    pub fn burst(&self) -> u64 {
+        self.burst
+    }
+
     /// The earliest time the next packet may leave.
     #[inline]
     pub fn conform_at(&self) -> Time {

@@ -10,6 +10,7 @@ use toml::Value;
 
 pub mod fabric;
 pub mod flows;
+pub mod pipes;
 pub mod tenants;
 pub mod transport;
 

@@ -25,7 +25,7 @@ pub struct BuiltTenants {
 }
 
 /// A rate for messages: `12 Gb/s`, `100 Mb/s`.
-fn show(bps: u64) -> String {
+pub(super) fn show(bps: u64) -> String {
     let (v, u) = if bps >= 1_000_000_000 {
         (bps as f64 / 1e9, "Gb/s")
     } else if bps >= 1_000_000 {
@@ -318,6 +318,7 @@ pub fn build(
     for h in &hosts {
         check_host(ctx, net, h, &d)?;
     }
+    let pipes = super::pipes::pipes(ctx, net, tenants, &d.vms, &d.vms_of)?;
     Ok(BuiltTenants {
         names: d.names,
         vms_of: d.vms_of,
@@ -329,6 +330,7 @@ pub fn build(
             tick_key,
             queue: limit,
             burst,
+            pipes,
         },
         vm_queue: limit,
     })
