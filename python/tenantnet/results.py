@@ -17,6 +17,10 @@ Files written by :meth:`Results.write`:
   tenant, send_gbps (SR over the last interval), allocated_gbps (the rate its
   token bucket enforces from then on; empty while it is off), target_gbps (MBFQ's
   TR), ru, guarantee_gbps, nic_utilization
+* ``queries.parquet``: per query of the ``request_response`` workloads: query_id,
+  workload, tenant, client, servers (how many it asked), start_s, end_s (when its
+  last response arrived; empty if it did not), qct_s (the query completion time; with
+  one server, the request's FCT as a client measures it)
 * ``summary.json``: simulated time, wall time, events, packet counts, ECN marks,
   seed, tenantnet version, per-workload facts
 """
@@ -32,7 +36,8 @@ if TYPE_CHECKING:  # imported when first used: `import tenantnet` stays light
     import numpy as np
     import pandas as pd
 
-TABLES = ("flows", "throughput", "queues", "links", "queue_stats", "vms", "vm_rates")
+TABLES = ("flows", "throughput", "queues", "links", "queue_stats", "vms", "vm_rates",
+          "queries")
 
 
 def _column(enc: tuple[Any, ...]) -> Any:
@@ -85,6 +90,7 @@ class Results:
     queue_stats: pd.DataFrame
     vms: pd.DataFrame
     vm_rates: pd.DataFrame
+    queries: pd.DataFrame
 
     @classmethod
     def from_core(cls, summary_json: str, tables: dict[str, dict[str, tuple[Any, ...]]]) -> Results:

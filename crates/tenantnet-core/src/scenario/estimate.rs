@@ -299,7 +299,12 @@ fn events(r: &RunShape) -> f64 {
     let mut flows: Vec<(f64, f64)> = Vec::with_capacity(r.flows.len());
     let (mut sent, mut received) = (vec![0.0; net.hosts.len()], vec![0.0; net.hosts.len()]);
     for f in r.flows {
-        let (from, to) = lifetime(f, net, r.end);
+        // a flow behind a gate (a response, a closed loop's later query) may run
+        // any time: count all its bytes
+        let (from, to) = match f.after {
+            Some(_) => (0, r.end),
+            None => lifetime(f, net, r.end),
+        };
         if from > r.end {
             flows.push((0.0, 0.0));
             continue;
@@ -309,7 +314,7 @@ fn events(r: &RunShape) -> f64 {
         let (bytes, per_byte) = match &f.kind {
             FlowKind::Tcp { transport } => {
                 let mss = r.tcp[*transport as usize].mss as f64;
-                let most = nic * span(f.start, r.end);
+                let most = nic * span(from, r.end);
                 let bytes = f
                     .size
                     .map_or(nic * span(from, to), |s| (s as f64).min(most));

@@ -381,6 +381,45 @@ pub struct OnOff {
     pub stop: Option<TimeSpan>,
 }
 
+/// Request–response exchanges: each client sends `queries` queries, each a
+/// request of `request` bytes to `fanout` servers, each of which answers with
+/// `size` bytes once the whole request has arrived; a query is complete when every
+/// response has arrived (its query completion time is in the `queries` table).
+/// With one server per query this is Trinity's client–server FCT workload (§V-B);
+/// with every server, its memcached fan-out queries (§V-C).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RequestResponse {
+    /// Clients: they send the requests and receive the responses.
+    pub src: Hosts,
+    /// Servers.
+    pub dst: Hosts,
+    /// Response bytes from each server, e.g. `"20KiB"` (Trinity's 20 KB).
+    pub size: Size,
+    /// Request bytes ["100B"].
+    #[serde(default = "request_size")]
+    pub request: Size,
+    /// Servers each query asks: that many, drawn at random among the servers on
+    /// other hosts than the client; absent: all of them (a fan-out query).
+    #[serde(default)]
+    pub fanout: Option<u32>,
+    /// Queries per client [1].
+    #[serde(default = "one")]
+    pub queries: u32,
+    /// Open loop: a client begins a query every `interval` from `start`. Absent:
+    /// closed loop, each query begins the moment the client's previous one is
+    /// complete.
+    #[serde(default)]
+    pub interval: Option<TimeSpan>,
+    /// When each client begins its first query ["0s"].
+    #[serde(default = "zero")]
+    pub start: TimeSpan,
+}
+
+fn request_size() -> Size {
+    Size(crate::units::ByteSize::Bytes(100))
+}
+
 /// A workload's kind-specific keys.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -399,10 +438,12 @@ pub enum WorkloadKind {
     Cbr(Cbr),
     /// On/off UDP.
     OnOff(OnOff),
+    /// Request–response exchanges and fan-out queries.
+    RequestResponse(RequestResponse),
 }
 
 /// The workload kinds, as written in `kind`.
-pub const WORKLOAD_KINDS: [&str; 7] = [
+pub const WORKLOAD_KINDS: [&str; 8] = [
     "long_lived",
     "fixed",
     "permutation",
@@ -410,6 +451,7 @@ pub const WORKLOAD_KINDS: [&str; 7] = [
     "poisson",
     "cbr",
     "on_off",
+    "request_response",
 ];
 
 /// One `[[workloads]]` table.
@@ -460,6 +502,7 @@ impl JsonSchema for WorkloadSpec {
             variant_schema::<Poisson>(g, "poisson"),
             variant_schema::<Cbr>(g, "cbr"),
             variant_schema::<OnOff>(g, "on_off"),
+            variant_schema::<RequestResponse>(g, "request_response"),
         ];
         json_schema!({
             "description": "One [[workloads]] table; `kind` selects the keys it may have.",

@@ -33,7 +33,7 @@ impl Sim {
         }
     }
 
-    fn start_flow(&mut self, f: FlowId) {
+    pub(super) fn start_flow(&mut self, f: FlowId) {
         let now = self.now;
         self.rec.flow_started(f);
         let flow = &mut self.flows[f.idx()];
@@ -194,8 +194,12 @@ impl Sim {
                 let gained = rcv.rcv_nxt - before;
                 flow.delivered += gained;
                 self.rec.tenant_bytes[tenant] += gained;
+                let all = gained > 0 && flow.spec.size == Some(flow.delivered);
                 self.emit_acks(f, &mut out);
                 self.rout = out;
+                if all {
+                    self.delivered_in_full(f);
+                }
             }
         }
     }

@@ -17,6 +17,7 @@ pub mod event;
 pub mod flow;
 pub mod footprint;
 pub mod ideal;
+pub mod queries;
 pub mod recorder;
 pub mod results;
 pub mod vm_results;
@@ -37,7 +38,7 @@ use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
 use crate::vswitch::policy::ControlMsg;
 use crate::vswitch::{HostVswitch, ShaperId, Shapers, Vm, VmPair, VswitchParams};
-use crate::workload::FlowSpec;
+use crate::workload::{Exchanges, FlowSpec};
 pub use event::Event;
 pub use flow::Flow;
 use footprint::{Footprint, PartKind};
@@ -65,6 +66,8 @@ pub struct SimParams {
     pub net: Network,
     /// The flows, in any order.
     pub flows: Vec<FlowSpec>,
+    /// The gates and queries of request–response workloads.
+    pub exchanges: Exchanges,
     /// Transport configurations that flows index.
     pub tcp: Vec<TcpConfig>,
     /// Simulated time to run.
@@ -144,6 +147,8 @@ pub struct Sim {
     /// Whether any flow has a TCP-small-queues limit: the default path then skips
     /// every check of it.
     small_queues: bool,
+    /// Gates and queries of request–response workloads.
+    exchanges: queries::ExchangeState,
 }
 
 /// How far ahead a packet's events are commonly scheduled: the longest time to
@@ -167,6 +172,8 @@ impl Sim {
             .map(|(i, s)| Flow::new(i, s, &p.tcp, p.seed))
             .collect();
         let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
+        // flows behind a gate start when it opens
+        start_order.retain(|&i| flows[i as usize].spec.after.is_none());
         start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
         let finite_flows = flows.iter().filter(|f| f.finite()).count() as u64;
         let pairs = datapath::index_pairs(&mut flows, &p.vswitch.pipes);
@@ -202,6 +209,7 @@ impl Sim {
             flows,
             tcp: p.tcp,
             start_order,
+            exchanges: queries::ExchangeState::new(p.exchanges),
             next_start: 0,
             counters: Counters::default(),
             rec,

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::flow::{Endpoint, Flow};
 use super::recorder::SCOPE_NAMES;
 use super::Sim;
-use crate::engine::to_secs;
+use crate::engine::{to_secs, Time};
 use crate::workload::FlowKind;
 
 /// One column of a results table.
@@ -204,6 +204,7 @@ impl Sim {
             self.queue_stats_table(),
             self.vms_table(),
             self.vm_rates_table(),
+            self.queries_table(),
         ];
         Results { summary, tables }
     }
@@ -249,7 +250,15 @@ impl Sim {
             ),
             (
                 "start_s",
-                Column::F64(fl.iter().map(|f| secs(f.spec.start)).collect()),
+                // NaN: a flow behind a gate that never opened
+                Column::F64(
+                    fl.iter()
+                        .map(|f| match f.spec.start {
+                            Time::MAX => f64::NAN,
+                            t => secs(t),
+                        })
+                        .collect(),
+                ),
             ),
             (
                 "stop_s",

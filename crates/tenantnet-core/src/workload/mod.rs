@@ -95,4 +95,49 @@ pub struct FlowSpec {
     pub pias: Option<(u64, u8)>,
     /// Transport.
     pub kind: FlowKind,
+    /// Start when this gate opens instead of at `start` (a response waits for its
+    /// request; a closed-loop client's next query for its last one).
+    pub after: Option<u32>,
+    /// The gate this flow counts toward once its last byte is delivered.
+    pub signals: Option<u32>,
+}
+
+/// A gate of request–response exchanges: it opens once `waits` flows that signal
+/// it have had their last byte delivered, and then starts the flows it `opens`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GateSpec {
+    /// Flows whose full delivery opens it.
+    pub waits: u32,
+    /// Flows that start when it opens.
+    pub opens: Vec<u32>,
+    /// The query it completes when it opens, if any.
+    pub ends: Option<u32>,
+    /// The query that begins when it opens, if any.
+    pub begins: Option<u32>,
+}
+
+/// The gates and queries of request–response workloads, indexed by the ids that
+/// flows' `after`/`signals` and gates' `ends`/`begins` hold.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Exchanges {
+    /// Every gate.
+    pub gates: Vec<GateSpec>,
+    /// Every query.
+    pub queries: Vec<QuerySpec>,
+}
+
+/// A query: a client's requests to `servers` servers, complete when every
+/// response has arrived (with one server, a request–response exchange).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuerySpec {
+    /// Index of the scenario workload that made it.
+    pub workload: u32,
+    /// Tenant index.
+    pub tenant: u32,
+    /// The client's host.
+    pub client: HostId,
+    /// How many servers it asks.
+    pub servers: u32,
+    /// When it begins, if fixed in advance (open loop, or a closed loop's first).
+    pub start: Option<Time>,
 }

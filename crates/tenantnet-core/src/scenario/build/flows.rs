@@ -22,7 +22,9 @@ use crate::transport::TcpConfig;
 use crate::units::{Size, MAX_DURATION, MAX_PACKET};
 use crate::vswitch::Vm;
 use crate::workload::generate::{all_pairs, permutation, Poisson, Window};
-use crate::workload::{Cdf, FlowKind, FlowSpec, OnHost, TrafficEnd};
+use crate::workload::{Cdf, Exchanges, FlowKind, FlowSpec, OnHost, TrafficEnd};
+
+mod requests;
 
 /// What a workload's flows share, resolved by the builder.
 pub struct WorkloadCtx<'a> {
@@ -50,6 +52,8 @@ pub struct WorkloadCtx<'a> {
     pub max_packet: u64,
     /// Flows made by earlier workloads.
     pub flows_so_far: usize,
+    /// Gates and queries made by earlier workloads.
+    pub exchanges_so_far: (usize, usize),
     /// Every VM of the scenario.
     pub vms: &'a [Vm],
     /// The VMs of this workload's tenant (empty: it sends between hosts).
@@ -120,6 +124,17 @@ struct Gen<'a, 'e> {
     key: String,
     made: Vec<FlowSpec>,
     info: WorkloadInfo,
+    exchanges: Exchanges,
+}
+
+/// What a workload made.
+pub struct Made {
+    /// Its flows.
+    pub flows: Vec<FlowSpec>,
+    /// Facts for the summary.
+    pub info: WorkloadInfo,
+    /// Its gates and queries (request–response workloads).
+    pub exchanges: Exchanges,
 }
 
 impl Gen<'_, '_> {
@@ -159,6 +174,8 @@ impl Gen<'_, '_> {
             dscp: c.dscp[self.made.len() % c.dscp.len()],
             pias: c.pias,
             kind,
+            after: None,
+            signals: None,
         });
     }
 
@@ -463,7 +480,7 @@ pub fn generate(
     kind: &WorkloadKind,
     c: &WorkloadCtx,
     est: &mut Estimator,
-) -> Result<(Vec<FlowSpec>, WorkloadInfo), ScenarioError> {
+) -> Result<Made, ScenarioError> {
     let name = match kind {
         WorkloadKind::LongLived(_) => "long_lived",
         WorkloadKind::Fixed(_) => "fixed",
@@ -472,6 +489,7 @@ pub fn generate(
         WorkloadKind::Poisson(_) => "poisson",
         WorkloadKind::Cbr(_) => "cbr",
         WorkloadKind::OnOff(_) => "on_off",
+        WorkloadKind::RequestResponse(_) => "request_response",
     };
     let mut g = Gen {
         c,
@@ -485,6 +503,7 @@ pub fn generate(
             offered_load: None,
             window_s: None,
         },
+        exchanges: Exchanges::default(),
     };
     match kind {
         WorkloadKind::LongLived(l) => g.long_lived(l)?,
@@ -494,7 +513,12 @@ pub fn generate(
         WorkloadKind::Poisson(p) => g.poisson(p)?,
         WorkloadKind::Cbr(cb) => g.cbr(cb)?,
         WorkloadKind::OnOff(o) => g.on_off(o)?,
+        WorkloadKind::RequestResponse(r) => g.request_response(r)?,
     }
     g.info.flows = g.made.len() as u64;
-    Ok((g.made, g.info))
+    Ok(Made {
+        flows: g.made,
+        info: g.info,
+        exchanges: g.exchanges,
+    })
 }

@@ -26,7 +26,7 @@ use crate::sim::results::{RunMeta, WorkloadInfo};
 use crate::sim::{Sim, SimParams};
 use crate::transport::TcpConfig;
 use crate::units::{ByteSize, Size};
-use crate::workload::FlowSpec;
+use crate::workload::{Exchanges, FlowSpec};
 
 /// Where errors point: the file, its parsed text, and the folder relative paths start from.
 pub struct Ctx<'a> {
@@ -130,6 +130,7 @@ pub(super) fn bytes_only(
 /// per-workload facts.
 struct Traffic {
     flows: Vec<FlowSpec>,
+    exchanges: Exchanges,
     tcp: Vec<TcpConfig>,
     tenants: Vec<String>,
     infos: Vec<WorkloadInfo>,
@@ -175,6 +176,7 @@ fn traffic(
     let max_packet = sh.fabric.host_port.buffer.min(sh.fabric.switch_port.buffer);
     let mut t = Traffic {
         flows: Vec::new(),
+        exchanges: Exchanges::default(),
         tcp: vec![sh.base_tcp.clone()],
         tenants: sh.declared.names.clone(),
         infos: Vec::new(),
@@ -232,13 +234,16 @@ fn traffic(
             seed: sc.simulation.seed,
             max_packet,
             flows_so_far: t.flows.len(),
+            exchanges_so_far: (t.exchanges.gates.len(), t.exchanges.queries.len()),
             vms: &sh.declared.params.vms,
             mine,
             vm_queue: sh.declared.vm_queue,
         };
-        let (made, info) = flows::generate(&w.kind, &wc, est)?;
-        t.infos.push(info);
-        t.flows.extend(made);
+        let made = flows::generate(&w.kind, &wc, est)?;
+        t.infos.push(made.info);
+        t.flows.extend(made.flows);
+        t.exchanges.gates.extend(made.exchanges.gates);
+        t.exchanges.queries.extend(made.exchanges.queries);
     }
     Ok(t)
 }
@@ -320,6 +325,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
     let params = SimParams {
         net,
         flows: t.flows,
+        exchanges: t.exchanges,
         tcp: t.tcp,
         duration,
         seed,

@@ -1,0 +1,108 @@
+//! Request–response exchanges at run time: gates that start flows once others
+//! have been delivered in full (a response once its request has arrived, a
+//! closed-loop client's next query once its last is complete), and each query's
+//! completion time, recorded in the `queries` table.
+
+use super::results::{Column, Table};
+use super::Sim;
+use crate::engine::{to_secs, Time};
+use crate::net::FlowId;
+use crate::workload::Exchanges;
+
+/// The gates and queries of a run, and how far each has got.
+#[derive(Default)]
+pub struct ExchangeState {
+    spec: Exchanges,
+    /// Per gate: deliveries it still waits for.
+    waiting: Vec<u32>,
+    /// Per query: when it began.
+    began: Vec<Option<Time>>,
+    /// Per query: when its last response arrived.
+    ended: Vec<Option<Time>>,
+}
+
+impl ExchangeState {
+    /// Nothing has happened yet.
+    pub fn new(spec: Exchanges) -> Self {
+        ExchangeState {
+            waiting: spec.gates.iter().map(|g| g.waits).collect(),
+            began: spec.queries.iter().map(|q| q.start).collect(),
+            ended: vec![None; spec.queries.len()],
+            spec,
+        }
+    }
+}
+
+impl Sim {
+    /// Flow `f`'s last byte has been delivered: the gate it signals counts it, and
+    /// opens if that was the last delivery it waited for.
+    pub(super) fn delivered_in_full(&mut self, f: FlowId) {
+        let Some(g) = self.flows[f.idx()].spec.signals else {
+            return;
+        };
+        let g = g as usize;
+        let x = &mut self.exchanges;
+        x.waiting[g] -= 1;
+        if x.waiting[g] > 0 {
+            return;
+        }
+        let now = self.now;
+        let gate = &x.spec.gates[g];
+        if let Some(q) = gate.ends {
+            x.ended[q as usize] = Some(now);
+        }
+        if let Some(q) = gate.begins {
+            x.began[q as usize] = Some(now);
+        }
+        let opens = gate.opens.clone();
+        for f in opens {
+            self.flows[f as usize].spec.start = now;
+            self.start_flow(FlowId(f));
+        }
+    }
+
+    /// The `queries` table: one row per query of the request–response workloads.
+    pub(super) fn queries_table(&self) -> Table {
+        let x = &self.exchanges;
+        let q = &x.spec.queries;
+        let secs = |t: Option<Time>| t.map(to_secs);
+        let qct = x.began.iter().zip(&x.ended).map(|(b, e)| match (b, e) {
+            (Some(b), Some(e)) => Some(to_secs(e - b)),
+            _ => None,
+        });
+        Table {
+            name: "queries",
+            columns: vec![
+                ("query_id", Column::U64((0..q.len() as u64).collect())),
+                (
+                    "workload",
+                    Column::U64(q.iter().map(|q| q.workload as u64).collect()),
+                ),
+                (
+                    "tenant",
+                    Column::strings(
+                        self.meta.tenants.clone(),
+                        q.iter().map(|q| q.tenant).collect(),
+                    ),
+                ),
+                (
+                    "client",
+                    Column::strings(self.host_labels(), q.iter().map(|q| q.client.0).collect()),
+                ),
+                (
+                    "servers",
+                    Column::U64(q.iter().map(|q| q.servers as u64).collect()),
+                ),
+                (
+                    "start_s",
+                    Column::OptF64(x.began.iter().map(|&t| secs(t)).collect()),
+                ),
+                (
+                    "end_s",
+                    Column::OptF64(x.ended.iter().map(|&t| secs(t)).collect()),
+                ),
+                ("qct_s", Column::OptF64(qct.collect())),
+            ],
+        }
+    }
+}
