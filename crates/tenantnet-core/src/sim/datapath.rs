@@ -4,17 +4,14 @@
 //! woken when their shaper drains; every host with VMs ticks periodically, measures
 //! its VMs and NIC and runs its policy's tick (`crate::vswitch`).
 
-use super::flow::{Flow, LIVE_CHANNEL, NO_CHANNEL};
+use super::flow::{Flow, LIVE_CHANNEL};
 use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
 use crate::net::packet::flags;
 use crate::net::{FlowId, HostId, Packet, PktId, VmId};
-use crate::transport::tcp_sender::SenderOut;
-use crate::vswitch::policy::{
-    all_columns, Cell, ColumnSpec, Egress, HostCtx, HostMeasure, Ingress,
-};
+use crate::vswitch::policy::{all_columns, Cell, ColumnSpec, HostCtx, HostMeasure, Ingress};
 use crate::vswitch::{
-    HostPolicy, Offer, Pipe, Policy, Shaper, ShaperId, Shapers, VmPair, VswitchParams, NO_PAIR,
+    HostPolicy, Pipe, Policy, Shaper, ShaperId, Shapers, VmPair, VswitchParams, NO_PAIR,
 };
 
 /// The per-VM rate record (`vm_rates`): one row per VM per tick.
@@ -190,50 +187,6 @@ impl Sim {
         }
     }
 
-    /// VM `v`'s packet through its host's policy and into a shaper.
-    #[inline]
-    fn egress(&mut self, v: VmId, id: PktId, may_drop: bool) {
-        let vm = &self.vms[v.idx()];
-        let k = vm.vswitch as usize;
-        let pkt = &mut self.pkts[id];
-        if let Some(d) = vm.dscp_tag {
-            pkt.dscp = d;
-        }
-        let pair = pkt.pair;
-        let offer = match self.vhosts[k].policy.egress(pkt, v, pair) {
-            Egress::Shaper(s) => {
-                let size = self.pkts[id].size;
-                let offer = self.shapers[s].offer(self.now, id, size, may_drop);
-                if offer == Offer::Queued {
-                    self.shaper_schedule(s);
-                }
-                offer
-            }
-            Egress::Drop => Offer::Dropped,
-        };
-        match offer {
-            Offer::Pass => self.pass_to_nic(v, id),
-            Offer::Queued => {}
-            Offer::Dropped => {
-                self.vms[v.idx()].drops += 1;
-                self.counters.dropped += 1;
-                self.discard(id);
-            }
-        }
-    }
-
-    /// VM `v`'s packet leaves the vswitch for its host's NIC.
-    #[inline]
-    fn pass_to_nic(&mut self, v: VmId, id: PktId) {
-        let p = &self.pkts[id];
-        let size = p.size as u64;
-        self.pairs[p.pair as usize].tx_bytes += size;
-        let vm = &mut self.vms[v.idx()];
-        vm.tx_bytes += size;
-        let nic = self.net.hosts[vm.host.idx()].nic;
-        self.enqueue(nic, id, self.nic_queue(id));
-    }
-
     /// A packet reached its destination host: counted on its VM pair, through the
     /// receiving VM's policy (if that policy looks at ingress), then to its
     /// transport.
@@ -299,21 +252,6 @@ impl Sim {
         self.send_from(host, Some(s), id, true);
     }
 
-    /// The shaper a sender of flow `f` feeds, if it comes from a VM.
-    #[inline]
-    fn channel_of(&self, f: FlowId) -> Option<ShaperId> {
-        let flow = &self.flows[f.idx()];
-        match flow.chan {
-            NO_CHANNEL => None,
-            LIVE_CHANNEL => {
-                let v = flow.spec.src_vm?;
-                let k = self.vms[v.idx()].vswitch as usize;
-                Some(self.vhosts[k].policy.channel(v, flow.pair))
-            }
-            c => Some(ShaperId(c)),
-        }
-    }
-
     /// Each flow from a VM learns its channel, once if its policy's are fixed; each
     /// pair learns whether its receiving policy looks at ingress.
     fn fix_channels(&mut self) {
@@ -336,43 +274,10 @@ impl Sim {
         }
     }
 
-    /// The room flow `f`'s sender has: its shaper's and its small queue's.
-    #[inline]
-    pub(super) fn sender_room(&self, f: FlowId) -> u64 {
-        let room = self.shaper_room(f);
-        if self.small_queues {
-            room.min(self.flows[f.idx()].small_queue.room())
-        } else {
-            room
-        }
-    }
-
-    /// The room flow `f`'s shaper has for its sender (`u64::MAX`: not from a VM).
-    #[inline]
-    fn shaper_room(&self, f: FlowId) -> u64 {
-        match self.channel_of(f) {
-            Some(s) => self.shapers[s].room(),
-            None => u64::MAX,
-        }
-    }
-
-    /// After a sender call: a sender that ran out of room waits in its shaper's list,
-    /// or for its small queue to drain, or both.
-    #[inline]
-    pub(super) fn note_blocked(&mut self, f: FlowId, out: &SenderOut) {
-        if out.blocked {
-            if self.small_queues && self.flows[f.idx()].small_queue.on() {
-                self.block_small_queue(f);
-            } else {
-                self.block_sender(f);
-            }
-        }
-    }
-
     /// A sender with a small-queue limit stopped for lack of room: it waits for
     /// whichever of its small queue and its shaper is short of a full packet.
     #[cold]
-    fn block_small_queue(&mut self, f: FlowId) {
+    pub(super) fn block_small_queue(&mut self, f: FlowId) {
         let full = self.tcp[self.transport(f)].packet_size();
         let sq = &mut self.flows[f.idx()].small_queue;
         if sq.room() < full {
@@ -415,63 +320,6 @@ impl Sim {
             self.release_small_queue(flow, size);
         } else {
             self.pkts.free(id);
-        }
-    }
-
-    /// Flow `f`'s sender waits for room in its shaper (once).
-    fn block_sender(&mut self, f: FlowId) {
-        if !self.flows[f.idx()].blocked {
-            if let Some(s) = self.channel_of(f) {
-                self.flows[f.idx()].blocked = true;
-                self.shapers[s].block(f);
-            }
-        }
-    }
-
-    /// Makes sure a wake-up is pending for shaper `s`'s next departure.
-    fn shaper_schedule(&mut self, s: ShaperId) {
-        let sh = &mut self.shapers[s];
-        if let Some(ready) = sh.next_departure() {
-            let t = sh.service.serve_at(self.now, ready);
-            if sh.wake_at != Some(t) {
-                sh.wake_at = Some(t);
-                self.schedule(t, Event::ShaperTx(s));
-            }
-        }
-    }
-
-    /// A shaper is served: it sends what its bucket allows, then wakes its senders.
-    pub(super) fn on_shaper_tx(&mut self, s: ShaperId) {
-        if self.shapers[s].wake_at != Some(self.now) {
-            return; // superseded by a rate change
-        }
-        self.shapers[s].wake_at = None;
-        self.shaper_drain(s);
-    }
-
-    /// Passes every packet shaper `s` may send now to the NIC and wakes its senders.
-    fn shaper_drain(&mut self, s: ShaperId) {
-        let v = self.shapers[s].vm;
-        while let Some(id) = self.shapers[s].pop_ready(self.now) {
-            self.pass_to_nic(v, id);
-        }
-        self.shaper_schedule(s);
-        self.wake_blocked(s);
-    }
-
-    /// Wakes shaper `s`'s blocked TCP senders, longest-waiting first, while it has
-    /// room for a full packet of the next one.
-    fn wake_blocked(&mut self, s: ShaperId) {
-        for _ in 0..self.shapers[s].blocked() {
-            let Some(f) = self.shapers[s].first_blocked() else {
-                break;
-            };
-            if self.shapers[s].room() < self.tcp[self.transport(f)].packet_size() {
-                break;
-            }
-            self.shapers[s].pop_blocked();
-            self.flows[f.idx()].blocked = false;
-            self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
         }
     }
 

@@ -20,6 +20,7 @@ pub mod ideal;
 pub mod queries;
 pub mod recorder;
 pub mod results;
+pub mod shaping;
 pub mod vm_results;
 
 use std::time::Instant;

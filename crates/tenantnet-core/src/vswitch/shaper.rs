@@ -11,10 +11,15 @@
 //! a full queue, and those drops are counted by the caller.
 //!
 //! The bucket counts bytes today; a packet's cost in tokens is its wire size.
+//!
+//! A shaper may instead be a Trinity channel ([`Shaper::two_colour`]): a priority
+//! lane and a second, red bucket, colouring what it releases
+//! (`vswitch/two_colour.rs`).
 
 use std::collections::VecDeque;
 
 use super::token_bucket::TokenBucket;
+use super::two_colour::{Colour, Lane, TwoColour};
 use crate::engine::Time;
 use crate::net::{FlowId, PktId, VmId};
 
@@ -40,8 +45,8 @@ impl ShaperId {
 /// What happened to a packet offered to a shaper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offer {
-    /// It goes on to the NIC now.
-    Pass,
+    /// It goes on to the NIC now, in this colour if the shaper colours packets.
+    Pass(Option<Colour>),
     /// It waits in the shaper's queue.
     Queued,
     /// The queue was full (UDP only).
@@ -65,6 +70,8 @@ pub struct Shaper {
     requested: Option<u64>,
     cap: Option<u64>,
     blocked: VecDeque<FlowId>,
+    /// The priority lane and red bucket of a two-colour shaper.
+    colours: Option<Box<TwoColour>>,
 }
 
 impl Shaper {
@@ -83,9 +90,56 @@ impl Shaper {
             requested: None,
             cap: None,
             blocked: VecDeque::new(),
+            colours: None,
         }
     }
 
+    /// A two-colour shaper (a Trinity channel) for VM `vm`: its green bucket at
+    /// `green_bps` and red bucket at `red_bps`, each of `burst` bytes and full, a
+    /// queue limit of `limit` bytes per lane; `priority_below` and `dscp` as in
+    /// [`TwoColour`]. Its buckets are always on.
+    pub fn two_colour(
+        vm: VmId,
+        (green_bps, red_bps): (u64, u64),
+        (limit, burst): (u64, u64),
+        priority_below: u64,
+        dscp: [u8; 2],
+    ) -> Self {
+        let mut s = Shaper::new(vm, green_bps, limit, burst);
+        s.shaping = true;
+        s.requested = Some(green_bps);
+        s.colours = Some(Box::new(TwoColour::new(
+            red_bps,
+            burst,
+            priority_below,
+            dscp,
+        )));
+        s
+    }
+
+    /// The priority lane and red bucket, if this is a two-colour shaper.
+    #[inline]
+    pub fn colours(&self) -> Option<&TwoColour> {
+        self.colours.as_deref()
+    }
+
+    /// Sets R_W of a two-colour shaper at `now` (nothing for a plain one).
+    pub fn set_red_rate(&mut self, now: Time, bps: u64) {
+        if let Some(c) = self.colours.as_deref_mut() {
+            c.set_red_rate(now, bps);
+        }
+    }
+
+    /// The lane a packet joins: the priority lane for TCP data whose last byte
+    /// (`end`, its offset in the flow) is below the shaper's threshold, when it has
+    /// one; otherwise the normal lane.
+    #[inline]
+    pub fn lane_of(&self, tcp_data_end: Option<u64>) -> Lane {
+        match (self.colours.as_deref(), tcp_data_end) {
+            (Some(c), Some(end)) if end < c.priority_below => Lane::Priority,
+            _ => Lane::Normal,
+        }
+    }
     /// An empty shaper for the same VM, with the same queue limit, bucket depth and
     /// service, its bucket off: a policy's shaper for one of the VM's pairs.
     pub fn sibling(&self) -> Shaper {
@@ -102,16 +156,25 @@ impl Shaper {
     /// Bytes a TCP sender may still hand over before it must wait.
     #[inline]
     pub fn room(&self) -> u64 {
-        if self.shaping {
-            self.limit.saturating_sub(self.bytes)
-        } else {
-            u64::MAX
+        self.room_in(Lane::Normal)
+    }
+
+    /// Bytes a TCP sender may still hand over to `lane` before it must wait.
+    #[inline]
+    pub fn room_in(&self, lane: Lane) -> u64 {
+        if !self.shaping {
+            return u64::MAX;
         }
+        let held = match (lane, self.colours.as_deref()) {
+            (Lane::Priority, Some(c)) => c.priority_bytes(),
+            _ => self.bytes,
+        };
+        self.limit.saturating_sub(held)
     }
 
     /// Packets waiting.
     pub fn held(&self) -> u64 {
-        self.queue.len() as u64
+        self.queue.len() as u64 + self.colours.as_ref().map_or(0, |c| c.priority_len() as u64)
     }
 
     /// Offers a packet of `size` wire bytes at `now`. `may_drop` is false for
@@ -119,12 +182,28 @@ impl Shaper {
     /// taken.
     #[inline]
     pub fn offer(&mut self, now: Time, id: PktId, size: u32, may_drop: bool) -> Offer {
+        self.offer_in(now, id, size, may_drop, Lane::Normal)
+    }
+
+    /// Offers a packet to `lane` (see [`offer`](Self::offer)).
+    #[inline]
+    pub fn offer_in(
+        &mut self,
+        now: Time,
+        id: PktId,
+        size: u32,
+        may_drop: bool,
+        lane: Lane,
+    ) -> Offer {
         if !self.shaping {
-            return Offer::Pass;
+            return Offer::Pass(None);
+        }
+        if self.colours.is_some() {
+            return self.offer_coloured(now, (id, size), may_drop, lane);
         }
         if self.queue.is_empty() && self.bucket.conform_at() <= now {
             self.bucket.take(now, size as u64);
-            return Offer::Pass;
+            return Offer::Pass(None);
         }
         if may_drop && self.bytes + size as u64 > self.limit {
             return Offer::Dropped;
@@ -134,9 +213,73 @@ impl Shaper {
         Offer::Queued
     }
 
-    /// Takes the head packet if it may leave at `now`.
+    /// A two-colour shaper's offer: the packet leaves at once, coloured, if its lane
+    /// is empty and a token of a colour it may spend is there.
+    fn offer_coloured(
+        &mut self,
+        now: Time,
+        (id, size): (PktId, u32),
+        may_drop: bool,
+        lane: Lane,
+    ) -> Offer {
+        let c = self.colours.as_deref().expect("a two-colour shaper");
+        let empty = match lane {
+            Lane::Priority => c.priority_empty(),
+            Lane::Normal => self.queue.is_empty(),
+        };
+        if empty {
+            if let Some(colour) = self.colour_now(now, lane) {
+                self.spend(now, colour, size);
+                return Offer::Pass(Some(colour));
+            }
+        }
+        if may_drop && self.room_in(lane) < size as u64 {
+            return Offer::Dropped;
+        }
+        match lane {
+            Lane::Priority => self
+                .colours
+                .as_deref_mut()
+                .expect("two colours")
+                .push_priority(id, size),
+            Lane::Normal => {
+                self.queue.push_back((id, size));
+                self.bytes += size as u64;
+            }
+        }
+        Offer::Queued
+    }
+
+    /// The colour a packet at the head of `lane` would leave in at `now`, if it may
+    /// leave: green from the priority lane; from the normal lane green while the
+    /// priority lane is empty, else red.
+    fn colour_now(&self, now: Time, lane: Lane) -> Option<Colour> {
+        let c = self.colours.as_deref()?;
+        let green = self.bucket.conform_at() <= now;
+        match lane {
+            Lane::Priority => green.then_some(Colour::Green),
+            Lane::Normal if green && c.priority_empty() => Some(Colour::Green),
+            Lane::Normal => (c.red_at() <= now).then_some(Colour::Red),
+        }
+    }
+
+    /// Spends `size` bytes of `colour`'s tokens.
+    fn spend(&mut self, now: Time, colour: Colour, size: u32) {
+        let c = self.colours.as_deref_mut().expect("two colours");
+        match colour {
+            Colour::Green => self.bucket.take(now, size as u64),
+            Colour::Red => c.take_red(now, size),
+        }
+        c.count(colour, size);
+    }
+
+    /// Takes the next packet that may leave at `now`, with its colour if the shaper
+    /// colours packets.
     #[inline]
-    pub fn pop_ready(&mut self, now: Time) -> Option<PktId> {
+    pub fn pop_ready(&mut self, now: Time) -> Option<(PktId, Option<Colour>)> {
+        if self.colours.is_some() {
+            return self.pop_coloured(now);
+        }
         let &(id, size) = self.queue.front()?;
         if self.shaping {
             if self.bucket.conform_at() > now {
@@ -146,11 +289,50 @@ impl Shaper {
         }
         self.queue.pop_front();
         self.bytes -= size as u64;
-        Some(id)
+        Some((id, None))
+    }
+
+    /// A two-colour shaper's next packet: the priority lane's head on green tokens,
+    /// else the normal lane's on green (priority lane empty) or red tokens.
+    fn pop_coloured(&mut self, now: Time) -> Option<(PktId, Option<Colour>)> {
+        let c = self.colours.as_deref()?;
+        if let Some((id, size)) = c.priority_head() {
+            if self.colour_now(now, Lane::Priority).is_some() {
+                self.spend(now, Colour::Green, size);
+                self.colours.as_deref_mut()?.pop_priority();
+                return Some((id, Some(Colour::Green)));
+            }
+        }
+        let &(id, size) = self.queue.front()?;
+        let colour = self.colour_now(now, Lane::Normal)?;
+        self.spend(now, colour, size);
+        self.queue.pop_front();
+        self.bytes -= size as u64;
+        Some((id, Some(colour)))
+    }
+
+    /// When a two-colour shaper's next packet may leave, if one waits.
+    fn next_coloured(&self, c: &TwoColour) -> Option<Time> {
+        let green = self.bucket.conform_at();
+        let short = (!c.priority_empty()).then_some(green);
+        let long = (!self.queue.is_empty()).then(|| {
+            if c.priority_empty() {
+                green.min(c.red_at())
+            } else {
+                c.red_at()
+            }
+        });
+        match (short, long) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// When the head packet may leave, if one waits.
     pub fn next_departure(&self) -> Option<Time> {
+        if let Some(c) = self.colours.as_deref() {
+            return self.next_coloured(c);
+        }
         (!self.queue.is_empty()).then(|| {
             if self.shaping {
                 self.bucket.conform_at()
@@ -298,7 +480,7 @@ mod tests {
         let mut sh = Shaper::new(VmId(0), 1_000_000, 3000, 0);
         assert_eq!(sh.room(), u64::MAX);
         for i in 0..100 {
-            assert_eq!(sh.offer(0, PktId(i), 1500, true), Offer::Pass);
+            assert_eq!(sh.offer(0, PktId(i), 1500, true), Offer::Pass(None));
         }
     }
 
@@ -307,13 +489,13 @@ mod tests {
         // 12 Mb/s: one 1500-byte packet per ms; no burst beyond one packet
         let mut sh = Shaper::new(VmId(0), 12_000_000, 4500, 0);
         sh.set_shaping(0, Some(12_000_000));
-        assert_eq!(sh.offer(0, PktId(0), 1500, false), Offer::Pass);
+        assert_eq!(sh.offer(0, PktId(0), 1500, false), Offer::Pass(None));
         assert_eq!(sh.offer(0, PktId(1), 1500, false), Offer::Queued);
         assert_eq!(sh.offer(0, PktId(2), 1500, false), Offer::Queued);
         assert_eq!(sh.room(), 1500);
         assert_eq!(sh.next_departure(), Some(MS));
         assert_eq!(sh.pop_ready(MS - 1), None);
-        assert_eq!(sh.pop_ready(MS), Some(PktId(1)));
+        assert_eq!(sh.pop_ready(MS), Some((PktId(1), None)));
         assert_eq!(sh.next_departure(), Some(2 * MS));
         // TCP packets are always taken (the sender respects room); UDP is dropped
         assert_eq!(sh.offer(MS, PktId(3), 1500, false), Offer::Queued);
@@ -323,7 +505,7 @@ mod tests {
         assert_eq!(sh.held(), 3);
         // switching the microscheduler off releases everything at once
         sh.set_shaping(MS, None);
-        let out: Vec<_> = std::iter::from_fn(|| sh.pop_ready(MS)).collect();
+        let out: Vec<_> = std::iter::from_fn(|| sh.pop_ready(MS).map(|r| r.0)).collect();
         assert_eq!(out, vec![PktId(2), PktId(3), PktId(4)]);
     }
 

@@ -1,0 +1,234 @@
+//! The vswitch's shapers in the data path: a VM's packet through its host's
+//! policy into a shaper (and the lane of a two-colour one) and on to the NIC,
+//! coloured if its shaper colours packets; the room a TCP sender has and its
+//! wait for more; each shaper's wake-ups.
+
+use super::flow::{Endpoint, LIVE_CHANNEL, NO_CHANNEL};
+use super::Sim;
+use crate::net::packet::flags;
+use crate::net::{FlowId, PktId, VmId};
+use crate::sim::Event;
+use crate::transport::tcp_sender::SenderOut;
+use crate::vswitch::policy::Egress;
+use crate::vswitch::two_colour::{Colour, Lane};
+use crate::vswitch::{HostPolicy, Offer, ShaperId};
+use crate::workload::FlowKind;
+
+impl Sim {
+    /// VM `v`'s packet through its host's policy and into a shaper.
+    #[inline]
+    pub(super) fn egress(&mut self, v: VmId, id: PktId, may_drop: bool) {
+        let vm = &self.vms[v.idx()];
+        let k = vm.vswitch as usize;
+        let pkt = &mut self.pkts[id];
+        if let Some(d) = vm.dscp_tag {
+            pkt.dscp = d;
+        }
+        let pair = pkt.pair;
+        let offer = match self.vhosts[k].policy.egress(pkt, v, pair) {
+            Egress::Shaper(s) => {
+                let size = self.pkts[id].size;
+                let lane = self.lane_of_packet(s, id);
+                let offer = self.shapers[s].offer_in(self.now, id, size, may_drop, lane);
+                match offer {
+                    Offer::Queued => self.shaper_schedule(s),
+                    Offer::Pass(Some(c)) => self.colour(s, id, c),
+                    _ => {}
+                }
+                offer
+            }
+            Egress::Drop => Offer::Dropped,
+        };
+        match offer {
+            Offer::Pass(_) => self.pass_to_nic(v, id),
+            Offer::Queued => {}
+            Offer::Dropped => {
+                self.vms[v.idx()].drops += 1;
+                self.counters.dropped += 1;
+                self.discard(id);
+            }
+        }
+    }
+
+    /// VM `v`'s packet leaves the vswitch for its host's NIC.
+    #[inline]
+    pub(super) fn pass_to_nic(&mut self, v: VmId, id: PktId) {
+        let p = &self.pkts[id];
+        let size = p.size as u64;
+        self.pairs[p.pair as usize].tx_bytes += size;
+        let vm = &mut self.vms[v.idx()];
+        vm.tx_bytes += size;
+        let nic = self.net.hosts[vm.host.idx()].nic;
+        self.enqueue(nic, id, self.nic_queue(id));
+    }
+
+    /// The shaper a sender of flow `f` feeds, if it comes from a VM.
+    #[inline]
+    pub(super) fn channel_of(&self, f: FlowId) -> Option<ShaperId> {
+        let flow = &self.flows[f.idx()];
+        match flow.chan {
+            NO_CHANNEL => None,
+            LIVE_CHANNEL => {
+                let v = flow.spec.src_vm?;
+                let k = self.vms[v.idx()].vswitch as usize;
+                Some(self.vhosts[k].policy.channel(v, flow.pair))
+            }
+            c => Some(ShaperId(c)),
+        }
+    }
+
+    /// The room flow `f`'s sender has: its shaper's and its small queue's.
+    #[inline]
+    pub(super) fn sender_room(&self, f: FlowId) -> u64 {
+        let room = self.shaper_room(f);
+        if self.small_queues {
+            room.min(self.flows[f.idx()].small_queue.room())
+        } else {
+            room
+        }
+    }
+
+    /// The room flow `f`'s shaper has for its sender (`u64::MAX`: not from a VM),
+    /// in the lane its next packet joins.
+    #[inline]
+    pub(super) fn shaper_room(&self, f: FlowId) -> u64 {
+        match self.channel_of(f) {
+            Some(s) => self.shapers[s].room_in(self.next_lane(s, f)),
+            None => u64::MAX,
+        }
+    }
+
+    /// The lane of shaper `s` that packet `id` joins (always the normal lane of a
+    /// plain shaper).
+    #[inline]
+    fn lane_of_packet(&self, s: ShaperId, id: PktId) -> Lane {
+        if self.shapers[s].colours().is_none() {
+            return Lane::Normal;
+        }
+        let p = &self.pkts[id];
+        let data = !p.has(flags::ACK | flags::CONTROL)
+            && matches!(self.flows[p.flow.idx()].spec.kind, FlowKind::Tcp { .. });
+        self.shapers[s].lane_of(data.then_some(p.seq + p.len as u64))
+    }
+
+    /// The lane of shaper `s` that flow `f`'s next full data packet joins.
+    #[inline]
+    fn next_lane(&self, s: ShaperId, f: FlowId) -> Lane {
+        let sh = &self.shapers[s];
+        if sh.colours().is_none() {
+            return Lane::Normal;
+        }
+        let flow = &self.flows[f.idx()];
+        match &flow.ep {
+            Endpoint::Tcp { snd, .. } => {
+                let mss = self.tcp[self.transport(f)].mss as u64;
+                sh.lane_of(Some(snd.snd_nxt + mss))
+            }
+            Endpoint::Udp { .. } => Lane::Normal,
+        }
+    }
+
+    /// Packet `id`, released by two-colour shaper `s` in colour `c`, takes that
+    /// colour's DSCP and ECT (Trinity sets ECT on every packet it sends).
+    #[inline]
+    fn colour(&mut self, s: ShaperId, id: PktId, c: Colour) {
+        let dscp = self.shapers[s].colours().map_or(0, |t| t.dscp_of(c));
+        let p = &mut self.pkts[id];
+        p.dscp = dscp;
+        p.flags |= flags::ECT;
+    }
+
+    /// After a sender call: a sender that ran out of room waits in its shaper's list,
+    /// or for its small queue to drain, or both.
+    #[inline]
+    pub(super) fn note_blocked(&mut self, f: FlowId, out: &SenderOut) {
+        if out.blocked {
+            if self.small_queues && self.flows[f.idx()].small_queue.on() {
+                self.block_small_queue(f);
+            } else {
+                self.block_sender(f);
+            }
+        }
+    }
+
+    /// Flow `f`'s sender waits for room in its shaper (once).
+    pub(super) fn block_sender(&mut self, f: FlowId) {
+        if !self.flows[f.idx()].blocked {
+            if let Some(s) = self.channel_of(f) {
+                self.flows[f.idx()].blocked = true;
+                self.shapers[s].block(f);
+            }
+        }
+    }
+
+    /// Makes sure a wake-up is pending for shaper `s`'s next departure.
+    pub(super) fn shaper_schedule(&mut self, s: ShaperId) {
+        let sh = &mut self.shapers[s];
+        if let Some(ready) = sh.next_departure() {
+            let t = sh.service.serve_at(self.now, ready);
+            if sh.wake_at != Some(t) {
+                sh.wake_at = Some(t);
+                self.schedule(t, Event::ShaperTx(s));
+            }
+        }
+    }
+
+    /// A shaper is served: it sends what its bucket allows, then wakes its senders.
+    pub(super) fn on_shaper_tx(&mut self, s: ShaperId) {
+        if self.shapers[s].wake_at != Some(self.now) {
+            return; // superseded by a rate change
+        }
+        self.shapers[s].wake_at = None;
+        self.shaper_drain(s);
+    }
+
+    /// Passes every packet shaper `s` may send now to the NIC and wakes its senders.
+    pub(super) fn shaper_drain(&mut self, s: ShaperId) {
+        let v = self.shapers[s].vm;
+        while let Some((id, c)) = self.shapers[s].pop_ready(self.now) {
+            if let Some(c) = c {
+                self.colour(s, id, c);
+            }
+            self.pass_to_nic(v, id);
+        }
+        self.shaper_schedule(s);
+        self.wake_blocked(s);
+    }
+
+    /// Wakes shaper `s`'s blocked TCP senders, longest-waiting first, while it has
+    /// room for a full packet of the next one. A two-colour shaper's lanes fill
+    /// separately: every waiting sender whose lane has room is woken, the others
+    /// keep their order.
+    pub(super) fn wake_blocked(&mut self, s: ShaperId) {
+        if self.shapers[s].colours().is_some() {
+            return self.wake_blocked_by_lane(s);
+        }
+        for _ in 0..self.shapers[s].blocked() {
+            let Some(f) = self.shapers[s].first_blocked() else {
+                break;
+            };
+            if self.shapers[s].room() < self.tcp[self.transport(f)].packet_size() {
+                break;
+            }
+            self.shapers[s].pop_blocked();
+            self.flows[f.idx()].blocked = false;
+            self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
+        }
+    }
+
+    /// [`wake_blocked`](Self::wake_blocked) for a two-colour shaper.
+    fn wake_blocked_by_lane(&mut self, s: ShaperId) {
+        for _ in 0..self.shapers[s].blocked() {
+            let Some(f) = self.shapers[s].pop_blocked() else {
+                break;
+            };
+            let lane = self.next_lane(s, f);
+            if self.shapers[s].room_in(lane) < self.tcp[self.transport(f)].packet_size() {
+                self.shapers[s].block(f);
+                continue;
+            }
+            self.flows[f.idx()].blocked = false;
+            self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
+        }
+    }
+}
