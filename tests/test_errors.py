@@ -87,7 +87,7 @@ CASES = {
         BASE + '[network]\nqueues = 2\nbuffer = "2000B"\nbuffer_policy = "static_partition"\n',
         ["network.buffer", "static share of the 2000-byte buffer", "(1500 bytes)"]),
     "mbfq_period_not_a_whole_number_of_ticks": (
-        BASE + TENANT + '[vswitch]\ninterval = "40ms"\n',
+        BASE + TENANT + '[vswitch]\npolicy = "mbfq"\ninterval = "40ms"\n',
         ["vswitch.mbfq.interval", "whole multiple", "vswitch.interval = 40ms"]),
     "mbfq_fraction_out_of_range": (BASE + TENANT + "[vswitch.mbfq]\nreclaim_below = 1.5\n",
                                    ["vswitch.mbfq.reclaim_below", "1.5", "(0, 1]"]),

@@ -341,7 +341,10 @@ mod tests {
         )
         .unwrap();
         let e = |k: &str| expected(&root, k).unwrap_or_default();
-        assert_eq!(e("vswitch.policy"), "one of \"none\", \"static\", \"mbfq\"");
+        assert_eq!(
+            e("vswitch.policy"),
+            "one of \"none\", \"static\", \"mbfq\", \"trinity\""
+        );
         assert!(e("output").starts_with("a table of "), "{}", e("output"));
         assert_eq!(e("vswitch.mbfq.ramp"), "a list of 2, each a number");
         assert_eq!(

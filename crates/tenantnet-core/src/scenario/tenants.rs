@@ -133,8 +133,8 @@ macro_rules! vswitch_spec {
         /// periods policies run at (key, period, whether the table set it).
         pub struct PolicyTables {
             configs: Vec<PolicyConfig>,
-            /// `(key, period, set explicitly)` of each policy that has a period.
-            pub periods: Vec<(String, Time, bool)>,
+            /// `(policy, key, period, set explicitly)` of each policy that has a period.
+            pub periods: Vec<(PolicyKind, String, Time, bool)>,
         }
 
         impl PolicyTables {
@@ -154,7 +154,12 @@ macro_rules! vswitch_spec {
                         if let (Some(k), Some(t)) =
                             (<$table>::PERIOD_KEY, <$table>::run_period(&p))
                         {
-                            periods.push((join(stringify!($field), k), t, table.period().is_some()));
+                            periods.push((
+                                PolicyKind::$v,
+                                join(stringify!($field), k),
+                                t,
+                                table.period().is_some(),
+                            ));
                         }
                         c = PolicyConfig::$v(p);
                     )?

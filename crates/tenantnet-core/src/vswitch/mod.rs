@@ -18,6 +18,7 @@ pub mod shaper;
 pub mod static_reservation;
 pub mod tenant_vm;
 pub mod token_bucket;
+pub mod trinity;
 pub mod two_colour;
 
 pub use mbfq::{MbfqParams, MbfqSpec};

@@ -225,6 +225,8 @@ macro_rules! for_each_policy {
             Static($crate::vswitch::static_reservation::StaticReservation) = "static";
             /// MBFQ: a macroscheduler resets each VM's token bucket every interval.
             Mbfq($crate::vswitch::mbfq::Mbfq) = "mbfq", mbfq: $crate::vswitch::mbfq::MbfqSpec;
+            /// Trinity: green/red channels per VM pair, ECN-driven red rate control.
+            Trinity($crate::vswitch::trinity::Trinity) = "trinity", trinity: $crate::vswitch::trinity::TrinitySpec;
         }
     };
 }

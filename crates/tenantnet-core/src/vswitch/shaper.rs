@@ -117,6 +117,11 @@ impl Shaper {
         s
     }
 
+    /// The queue limit, bytes (per lane).
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
     /// The priority lane and red bucket, if this is a two-colour shaper.
     #[inline]
     pub fn colours(&self) -> Option<&TwoColour> {
@@ -413,6 +418,12 @@ impl Shapers {
     /// Switches shaper `s`'s bucket on at `rate_bps` or off (`None`) at `now`.
     pub fn set_rate(&mut self, now: Time, s: ShaperId, rate_bps: Option<u64>) {
         self.list[s.idx()].set_shaping(now, rate_bps);
+        self.touched.push(s);
+    }
+
+    /// Sets R_W of two-colour shaper `s` at `now`.
+    pub fn set_red_rate(&mut self, now: Time, s: ShaperId, bps: u64) {
+        self.list[s.idx()].set_red_rate(now, bps);
         self.touched.push(s);
     }
 

@@ -11,6 +11,7 @@ use toml::Value;
 pub mod fabric;
 pub mod flows;
 pub mod pipes;
+pub mod presets;
 pub mod tenants;
 pub mod transport;
 
@@ -287,7 +288,8 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
     let mut est = Estimator::new(budget, opts.max_events);
     let base_tcp = transport::resolve(ctx, &sc.transport, "transport")?;
     let pkt = base_tcp.packet_size();
-    let fabric = fabric::fabric(ctx, &sc.network, pkt)?;
+    let network = presets::network(ctx, &sc.network, &sc.vswitch)?;
+    let fabric = fabric::fabric(ctx, &network, pkt)?;
     fits_ports(ctx, &fabric, &base_tcp, "transport")?;
     let output = output(sc, ctx)?;
 
@@ -299,7 +301,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
     let net = builder
         .build(&fabric, seed)
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
-    fabric::marks_in_flight(ctx, &sc.network, &net)?;
+    fabric::marks_in_flight(ctx, &network, &net)?;
 
     let declared = tenants::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
     let shared = Shared {

@@ -51,18 +51,24 @@ fn positive_weight(ctx: &Ctx, w: Option<f64>, key: &str) -> Result<(), ScenarioE
     }
 }
 
-/// The hosts' tick and the key that set it: `vswitch.interval`, else the period a
-/// policy table sets, else [`DEFAULT_TICK`]. Every policy's period must be a whole
-/// multiple of it.
+/// The hosts' tick and the key that set it: `vswitch.interval`, else the shortest
+/// period of the policies the hosts run (a table's, set or default), else
+/// [`DEFAULT_TICK`]. The period of every policy in use must be a whole multiple of
+/// it.
 fn tick(
     ctx: &Ctx,
     vs: &VswitchSpec,
     tables: &PolicyTables,
 ) -> Result<(Time, String), ScenarioError> {
-    let set = tables.periods.iter().filter(|p| p.2).min_by_key(|p| p.1);
-    let (t, key) = match (vs.interval, set) {
+    // a policy no host runs does not constrain the tick, unless its period is set
+    let used = |k: PolicyKind| vs.policy == k || vs.hosts.values().any(|h| *h == k);
+    let periods: Vec<&(PolicyKind, String, Time, bool)> =
+        tables.periods.iter().filter(|p| used(p.0) || p.3).collect();
+    let shortest = periods.iter().min_by_key(|p| (p.2, !p.3));
+    let (t, key) = match (vs.interval, shortest) {
         (Some(t), _) => (t.0, "vswitch.interval".to_string()),
-        (None, Some((k, t, _))) => (*t, join("vswitch", k)),
+        (None, Some((_, k, t, true))) => (*t, join("vswitch", k)),
+        (None, Some((_, _, t, false))) => (*t, "vswitch.interval".to_string()),
         (None, None) => (DEFAULT_TICK, "vswitch.interval".to_string()),
     };
     if t < super::transport::MIN_TIMER {
@@ -71,7 +77,7 @@ fn tick(
             "expected at least 1us (the shortest timer tenantnet runs)",
         ));
     }
-    for (k, p, _) in &tables.periods {
+    for (_, k, p, _) in periods {
         if p % t != 0 {
             return Err(ctx.err(
                 &join("vswitch", k),

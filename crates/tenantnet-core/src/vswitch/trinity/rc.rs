@@ -1,0 +1,191 @@
+//! Trinity's rate controllers for R_W, as pure functions.
+//!
+//! * [`paper_step`]: §III-C, run at a host every interval on its active channels.
+//!   C_W = C − Σ B_X (Eq. 2) is the host's spare capacity. Congestion-free channels
+//!   (P) share C_P = C_W − Σ_{Q} R_W (Eq. 3) in proportion to their guarantees
+//!   (Eq. 4). A channel whose red packets were marked (β > 0) moves to the
+//!   congestion-caution set Q, where R_W ← (1 − β/2)·R_W (Eq. 5) on marks and
+//!   R_W ← min(R_P, (1 + α)·R_W) (Eq. 6) without, returning to P once it reaches
+//!   R_P. A trapped channel (its receiver saw no red packet while it sent red)
+//!   gets R_W = 10 Kb/s and moves to Q (§III-C Problem #2).
+//!   Where the paper is silent (spec §5): R_P(c) = (C_W − Σ_{u∈Q, u≠c} R_W^u) ·
+//!   R_G^c / (R_G^c + Σ_{u∈P} R_G^u), Eq. 4 as if c were in P (#3); Q is updated
+//!   first, from the rates before this period's updates, a channel just moved from
+//!   P applying Eq. 5 at once (#4); an inactive channel leaves P and Q and is offered
+//!   R_P for when it returns (#6).
+//! * [`code_step`]: the public module's update on each feedback (`trinity.c:359,368`):
+//!   R_W ← ⌊R_W·(200 − F)/200⌋ on F % marked, else R_W grows by half the gap
+//!   between R_G + R_W and the NIC (at least 10 Mb/s), in whole Mb/s.
+
+/// One channel as the paper's rate controller sees it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RcChannel {
+    /// R_G, bit/s.
+    pub g: f64,
+    /// R_W, bit/s.
+    pub w: f64,
+    /// In the congestion-caution set Q (else in P).
+    pub caution: bool,
+    /// Whether it sent or held packets in the last interval.
+    pub active: bool,
+    /// β: the fraction of its red packets that arrived marked in the last interval.
+    pub beta: f64,
+    /// Its receiver saw no red packet in the last interval while it sent red.
+    pub trapped: bool,
+}
+
+/// R_P of channel `i`: its Eq. 4 share were it in P (spec §5 #3).
+fn r_p(ch: &[RcChannel], i: usize, c_w: f64, sum_q_w: f64, sum_p_g: f64) -> f64 {
+    let c = &ch[i];
+    let q_others = sum_q_w - if c.caution { c.w } else { 0.0 };
+    let p_g = sum_p_g + if c.caution { c.g } else { 0.0 };
+    if p_g <= 0.0 {
+        return 0.0;
+    }
+    ((c_w - q_others).max(0.0) * c.g / p_g).max(0.0)
+}
+
+/// One interval of the paper's rate control over a host's channels, `c_w` the
+/// host's spare capacity C_W (bit/s), `alpha` α of Eq. 6, `trap` the rate of a
+/// trapped channel.
+pub fn paper_step(ch: &mut [RcChannel], c_w: f64, alpha: f64, trap: f64) {
+    let mut frozen = vec![false; ch.len()];
+    for (c, f) in ch.iter_mut().zip(frozen.iter_mut()) {
+        if !c.active {
+            continue;
+        }
+        if c.trapped {
+            (c.w, c.caution, *f) = (trap, true, true);
+        } else if !c.caution && c.beta > 0.0 {
+            c.caution = true;
+        }
+    }
+    let in_q = |c: &RcChannel| c.active && c.caution;
+    let in_p = |c: &RcChannel| c.active && !c.caution;
+    let sum_q_w: f64 = ch.iter().filter(|c| in_q(c)).map(|c| c.w).sum();
+    let sum_p_g: f64 = ch.iter().filter(|c| in_p(c)).map(|c| c.g).sum();
+    let before: Vec<RcChannel> = ch.to_vec();
+    for i in 0..ch.len() {
+        if !in_q(&ch[i]) || frozen[i] {
+            continue;
+        }
+        let c = &mut ch[i];
+        if c.beta > 0.0 {
+            c.w *= 1.0 - c.beta / 2.0;
+        } else {
+            let rp = r_p(&before, i, c_w, sum_q_w, sum_p_g);
+            c.w = rp.min((1.0 + alpha) * c.w);
+            if c.w >= rp {
+                c.caution = false;
+            }
+        }
+    }
+    let c_p = (c_w - ch.iter().filter(|c| in_q(c)).map(|c| c.w).sum::<f64>()).max(0.0);
+    let sum_p_g: f64 = ch.iter().filter(|c| in_p(c)).map(|c| c.g).sum();
+    for c in ch.iter_mut() {
+        if in_p(c) && sum_p_g > 0.0 {
+            c.w = c_p * c.g / sum_p_g;
+        } else if !c.active {
+            c.caution = false;
+            c.w = if sum_p_g + c.g > 0.0 {
+                c_p * c.g / (sum_p_g + c.g)
+            } else {
+                0.0
+            };
+        }
+    }
+}
+
+/// The module's R_W (Mb/s) after a feedback of `f` % marked red bytes, for a
+/// channel with R_G = `g` Mb/s and a NIC of `ceiling` Mb/s.
+pub fn code_step(g: u64, w: u64, f: u64, ceiling: u64) -> u64 {
+    if f != 0 {
+        w * 200u64.saturating_sub(f) / 200
+    } else if g + w < ceiling {
+        w + ((ceiling - g - w) * 500 / 1000).max(10)
+    } else {
+        w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M: f64 = 1e6;
+
+    fn ch(g: f64, w: f64) -> RcChannel {
+        RcChannel {
+            g: g * M,
+            w: w * M,
+            active: true,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn congestion_free_channels_share_the_spare_by_guarantee() {
+        // C = 1 Gb/s, guarantees 100 + 300: C_W = 600, shared 1:3 (Eq. 4)
+        let mut c = [ch(100.0, 0.0), ch(300.0, 0.0)];
+        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        assert_eq!((c[0].w / M, c[1].w / M), (150.0, 450.0));
+    }
+
+    #[test]
+    fn a_marked_channel_is_cut_and_the_others_take_what_it_leaves() {
+        let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
+        c[0].beta = 0.5;
+        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        assert!(c[0].caution && !c[1].caution);
+        assert_eq!(c[0].w / M, 150.0 * 0.75); // Eq. 5
+        assert_eq!(c[1].w / M, 600.0 - 112.5); // C_P = C_W − R_W of Q (Eqs. 3-4)
+    }
+
+    #[test]
+    fn a_caution_channel_grows_by_alpha_up_to_r_p_then_returns_to_p() {
+        let mut c = [ch(100.0, 40.0), ch(300.0, 560.0)];
+        c[0].caution = true;
+        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        // R_P = 600 · 100 / 400 = 150; (1 + α) · 40 = 60
+        assert_eq!(c[0].w / M, 60.0);
+        assert!(c[0].caution);
+        assert_eq!(c[1].w / M, 540.0);
+        for _ in 0..3 {
+            paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        }
+        // 60 → 90 → 135 → 150 = R_P: back in P, on Eq. 4
+        assert!(!c[0].caution);
+        assert_eq!((c[0].w / M, c[1].w / M), (150.0, 450.0));
+    }
+
+    #[test]
+    fn a_trapped_channel_drops_to_the_trap_rate() {
+        let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
+        c[1].trapped = true;
+        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        assert!(c[1].caution);
+        assert_eq!(c[1].w, 1e4);
+        assert_eq!(c[0].w, 600.0 * M - 1e4);
+    }
+
+    #[test]
+    fn an_inactive_channel_leaves_its_set_and_is_offered_its_share() {
+        let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
+        c[0].active = false;
+        c[0].caution = true;
+        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        assert_eq!(c[1].w / M, 600.0);
+        assert!(!c[0].caution);
+        assert_eq!(c[0].w / M, 600.0 * 100.0 / 400.0);
+    }
+
+    #[test]
+    fn the_module_cuts_by_f_over_200_or_closes_half_the_gap() {
+        assert_eq!(code_step(100, 400, 20, 1000), 360); // ⌊400 · 180 / 200⌋
+        assert_eq!(code_step(100, 400, 0, 1000), 650); // + ⌊500 / 2⌋
+        assert_eq!(code_step(100, 885, 0, 1000), 895); // + max(⌊15 / 2⌋, 10)
+        assert_eq!(code_step(100, 900, 0, 1000), 900); // at the NIC: unchanged
+        assert_eq!(code_step(100, 1, 100, 1000), 0); // truncates to 0
+        assert_eq!(code_step(100, 0, 0, 1000), 450);
+    }
+}

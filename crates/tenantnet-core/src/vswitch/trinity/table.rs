@@ -1,0 +1,135 @@
+//! Trinity's table of the scenario, `[vswitch.trinity]`: the profile and every
+//! constant, optional, with the paper's or the public module's values as defaults
+//! (spec §1.14), checked when resolved into [`TrinityParams`].
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Time;
+use crate::units::{Rate, Size, TimeSpan};
+use crate::vswitch::policy::PolicyTable;
+
+crate::kinds::named_kinds! {
+    /// Which rate controller Trinity runs (`vswitch.trinity.profile`).
+    Profile {
+        /// The paper's (§III-C): congestion-free and congestion-caution sets, Eqs. 2–6,
+        /// β the fraction of red packets marked per interval, anti-trapping.
+        Paper = "paper",
+        /// The public kernel module's (baiwei0427/Trinity, `trinity.c`): each
+        /// feedback cuts R_W by F/200 or closes half the gap to the NIC, F the
+        /// percentage of red bytes marked over an arrival-driven interval.
+        Code = "code",
+    }
+}
+
+/// Every Trinity constant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrinityParams {
+    /// The rate controller.
+    pub profile: Profile,
+    /// The rate-control interval [5 ms] (T:L938).
+    pub interval: Time,
+    /// A TCP flow's first bytes below this are short: green only, in the priority
+    /// lane [100 KiB] (`params.h:29`; the paper says "a few or tens of KBs").
+    pub short_threshold: u64,
+    /// α of Eq. 6, the increase factor of a congestion-caution channel [0.5]
+    /// (unspecified in the paper; the module's `TRINITY_ALPHA` / 1000).
+    pub alpha: f64,
+    /// Depth of each bucket, green and red [32 KiB] (`params.h:16`).
+    pub bucket: u64,
+    /// R_W of a channel found trapped ["10Kbps"] (T:L728).
+    pub trap_rate_bps: u64,
+    /// Size of a feedback packet on the wire [64 B] (T:L824).
+    pub feedback_size: u32,
+    /// DSCP of green packets [1], red packets [0] and feedback [paper: green;
+    /// code: 2] (`params.h:10,17-18`).
+    pub dscp: [u8; 3],
+}
+
+impl TrinityParams {
+    /// The defaults of `profile`.
+    pub fn of(profile: Profile) -> Self {
+        TrinityParams {
+            profile,
+            interval: 5_000_000_000,
+            short_threshold: 100 * 1024,
+            alpha: 0.5,
+            bucket: 32 * 1024,
+            trap_rate_bps: 10_000,
+            feedback_size: 64,
+            dscp: [1, 0, if profile == Profile::Code { 2 } else { 1 }],
+        }
+    }
+}
+
+impl Default for TrinityParams {
+    fn default() -> Self {
+        TrinityParams::of(Profile::Paper)
+    }
+}
+
+/// Trinity's constants; every key optional, defaults in brackets.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrinitySpec {
+    /// The rate controller: `paper` (§III-C) or `code` (the public kernel module) ["paper"].
+    pub profile: Option<Profile>,
+    /// The rate-control interval ["5ms"]; a whole multiple of `vswitch.interval`,
+    /// which follows it when not given.
+    pub interval: Option<TimeSpan>,
+    /// Bytes of a TCP flow sent green in the priority lane before it counts as long ["100KiB"].
+    pub short_threshold: Option<Size>,
+    /// α of Eq. 6 [0.5].
+    pub alpha: Option<f64>,
+    /// Depth of the green and of the red bucket ["32KiB"].
+    pub bucket: Option<Size>,
+    /// R_W of a channel found trapped ["10Kbps"].
+    pub trap_rate: Option<Rate>,
+}
+
+impl PolicyTable for TrinitySpec {
+    type Params = TrinityParams;
+
+    fn defaults() -> Self {
+        let d = TrinityParams::default();
+        TrinitySpec {
+            profile: Some(d.profile),
+            interval: Some(TimeSpan(d.interval)),
+            short_threshold: Some(Size(crate::units::ByteSize::Bytes(d.short_threshold))),
+            alpha: Some(d.alpha),
+            bucket: Some(Size(crate::units::ByteSize::Bytes(d.bucket))),
+            trap_rate: Some(Rate(d.trap_rate_bps)),
+        }
+    }
+
+    const PERIOD_KEY: Option<&'static str> = Some("interval");
+
+    fn period(&self) -> Option<Time> {
+        self.interval.map(|x| x.0)
+    }
+
+    fn run_period(p: &TrinityParams) -> Option<Time> {
+        Some(p.interval)
+    }
+
+    fn resolve(&self) -> Result<TrinityParams, (&'static str, String)> {
+        let d = TrinityParams::of(self.profile.unwrap_or_default());
+        let bytes = |s: Option<Size>, k: &'static str, d: u64| match s.map(|s| s.0) {
+            None => Ok(d),
+            Some(crate::units::ByteSize::Bytes(b)) if b > 0 => Ok(b),
+            Some(_) => Err((k, "expected a positive number of bytes".to_string())),
+        };
+        let p = TrinityParams {
+            interval: self.interval.map_or(d.interval, |x| x.0),
+            short_threshold: bytes(self.short_threshold, "short_threshold", d.short_threshold)?,
+            alpha: self.alpha.unwrap_or(d.alpha),
+            bucket: bytes(self.bucket, "bucket", d.bucket)?,
+            trap_rate_bps: self.trap_rate.map_or(d.trap_rate_bps, |r| r.0),
+            ..d
+        };
+        if !(p.alpha.is_finite() && p.alpha > 0.0) {
+            return Err(("alpha", "expected a positive number".into()));
+        }
+        Ok(p)
+    }
+}
