@@ -167,8 +167,13 @@ impl Sim {
         while let Some(c) = self.control_out.pop() {
             self.send_control(c.pair, c.size, c.word);
         }
-        while let Some(p) = self.released.pop() {
-            self.hand_to_transport(p);
+        if !self.released.is_empty() {
+            // in the order the policy released them (resequencing depends on it)
+            let mut released = std::mem::take(&mut self.released);
+            for p in released.drain(..) {
+                self.hand_to_transport(p);
+            }
+            self.released = released;
         }
     }
 

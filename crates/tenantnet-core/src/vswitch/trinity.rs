@@ -11,7 +11,8 @@
 //!   (`scenario/build/presets.rs`).
 //! * **Receiver** (§III-C, T:L817-827): per channel, counts red packets and those
 //!   marked CE, and sends the counts back in a 64-byte feedback packet with the
-//!   feedback DSCP, bypassing the shapers.
+//!   feedback DSCP, bypassing the shapers; per flow, holds green packets that
+//!   overtook red ones until the gap fills or a timeout (`trinity/reseq.rs`).
 //! * **Rate control** of R_W (`trinity/rc.rs`), profile `paper` (every interval,
 //!   on the last feedback: the P/Q sets, Eqs. 2–6 and anti-trapping) or `code`
 //!   (the public module: on each feedback, from byte percentages over
@@ -19,18 +20,19 @@
 //!
 //! Channels exist for the VM pairs with a pipe guarantee (`[[tenants.pipes]]`,
 //! R_G = the pipe: "for pipe models, R_G is simply the input", T:L551-553). Not
-//! yet modelled: guarantee partitioning of hose guarantees, the colour-transition
-//! delay τ and resequencing at the receiver (the `code` profile has none of them
-//! either).
+//! yet modelled: guarantee partitioning of hose guarantees and the
+//! colour-transition delay τ (the `code` profile has neither, nor resequencing).
 
 mod feedback;
 pub mod rc;
+mod reseq;
 mod table;
 
 pub use table::{Profile, TrinityParams, TrinitySpec};
 
 use feedback::{decode_paper, RxCounts};
 use rc::{code_step, paper_step, RcChannel};
+use reseq::Reseq;
 
 use super::policy::PairId;
 use super::policy::{ColumnSpec, ControlMsg, Egress, HostCtx, HostMeasure, HostPolicy, Ingress};
@@ -82,6 +84,8 @@ pub struct Trinity {
     c_mbps: u64,
     /// Time since the last rate-control interval (the hosts' tick may be finer).
     elapsed: Time,
+    /// Resequencing per flow received, by flow id.
+    reseq: std::collections::BTreeMap<u32, Reseq>,
 }
 
 impl Trinity {
@@ -97,6 +101,7 @@ impl Trinity {
             c_w: 0.0,
             c_mbps: 0,
             elapsed: 0,
+            reseq: Default::default(),
         }
     }
 
@@ -289,10 +294,18 @@ impl HostPolicy for Trinity {
         let red = pkt.dscp == self.p.dscp[1];
         r.counts.add(pkt.size, red, pkt.has(flags::CE));
         r.quiet = 0;
-        Ingress::Deliver
+        if self.p.reseq_timeout == 0 || pkt.has(flags::ACK) {
+            return Ingress::Deliver;
+        }
+        let st = self.reseq.entry(pkt.flow.0).or_default();
+        st.arrive(pkt, !red, ctx.now, self.p.reseq_timeout, ctx.release);
+        Ingress::Consumed
     }
 
     fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
+        for st in self.reseq.values_mut() {
+            st.expire(ctx.now, self.p.reseq_timeout, ctx.release);
+        }
         self.elapsed += m.interval;
         if self.p.profile != Profile::Paper || self.elapsed < self.p.interval {
             return;
