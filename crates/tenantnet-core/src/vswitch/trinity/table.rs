@@ -41,8 +41,8 @@ pub struct TrinityParams {
     pub trap_rate_bps: u64,
     /// Size of a feedback packet on the wire [64 B] (T:L824).
     pub feedback_size: u32,
-    /// DSCP of green packets [1], red packets [0] and feedback [paper: green;
-    /// code: 2] (`params.h:10,17-18`).
+    /// DSCP of green packets (1), red packets (0) and feedback (paper: green's;
+    /// code: 2), `params.h:10,17-18`.
     pub dscp: [u8; 3],
     /// How long the receiver holds a green packet that overtook red ones [paper:
     /// 20 ms; code: 0, none]; 0 turns resequencing off. The paper gives no value;
