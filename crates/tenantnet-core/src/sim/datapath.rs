@@ -107,6 +107,12 @@ pub(super) fn index_pairs(flows: &mut [Flow], pipes: &[Pipe]) -> Vec<VmPair> {
             f.pair_rev = id(d, s);
         }
     }
+    for f in flows.iter() {
+        if f.spec.src_vm.is_some() || f.spec.dst_vm.is_some() {
+            pairs[f.pair as usize].reverse = f.pair_rev;
+            pairs[f.pair_rev as usize].reverse = f.pair;
+        }
+    }
     for pipe in pipes {
         if let Some(&i) = index.get(&(Some(pipe.src), Some(pipe.dst))) {
             pairs[i as usize].guarantee_bps = Some(pipe.guarantee_bps);

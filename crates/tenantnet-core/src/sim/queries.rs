@@ -10,7 +10,6 @@ use crate::net::FlowId;
 use crate::workload::Exchanges;
 
 /// The gates and queries of a run, and how far each has got.
-#[derive(Default)]
 pub struct ExchangeState {
     spec: Exchanges,
     /// Per gate: deliveries it still waits for.
@@ -47,15 +46,15 @@ impl Sim {
             return;
         }
         let now = self.now;
-        let gate = &x.spec.gates[g];
+        let gate = &mut x.spec.gates[g];
         if let Some(q) = gate.ends {
             x.ended[q as usize] = Some(now);
         }
         if let Some(q) = gate.begins {
             x.began[q as usize] = Some(now);
         }
-        let opens = gate.opens.clone();
-        for f in opens {
+        // a gate opens once
+        for f in std::mem::take(&mut gate.opens) {
             self.flows[f as usize].spec.start = now;
             self.start_flow(FlowId(f));
         }

@@ -50,6 +50,9 @@ pub struct VmPair {
     /// The pair's pipe-model guarantee, bit/s, if the scenario gives one
     /// (`[[tenants.pipes]]`).
     pub guarantee_bps: Option<u64>,
+    /// The pair the other way (`dst` → `src`): every pair has one, the direction
+    /// its flows' ACKs (and a policy's feedback) take.
+    pub reverse: PairId,
 }
 
 /// A control packet a policy sends to the host of the other end of a pair (it

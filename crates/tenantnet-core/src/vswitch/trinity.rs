@@ -45,8 +45,6 @@ use crate::net::{Packet, VmId};
 #[derive(Clone, Debug)]
 struct Tx {
     pair: PairId,
-    /// The pair its feedback comes back on (receiver → sender).
-    back: Option<PairId>,
     shaper: ShaperId,
     rc: RcChannel,
     /// Green and red bytes its shaper had released at the last tick.
@@ -63,7 +61,7 @@ struct Tx {
 #[derive(Clone, Debug)]
 struct Rx {
     pair: PairId,
-    /// The pair its feedback goes back on.
+    /// The pair its feedback goes back on (the channel's reverse).
     back: PairId,
     counts: RxCounts,
     /// Start of the current interval (`code`: arrival-driven).
@@ -105,21 +103,14 @@ impl Trinity {
         }
     }
 
-    fn tx_of(&self, pair: PairId) -> Option<&Tx> {
-        self.tx
-            .binary_search_by_key(&pair, |t| t.pair)
-            .ok()
-            .map(|i| &self.tx[i])
+    /// The index of this host's sending channel on `pair`.
+    fn tx_of(&self, pair: PairId) -> Option<usize> {
+        self.tx.binary_search_by_key(&pair, |t| t.pair).ok()
     }
 
-    /// The pair from `dst` back to `src` of pair `p`, if the run has it.
-    fn reverse(ctx: &HostCtx, p: PairId) -> Option<PairId> {
-        let fwd = ctx.pairs[p as usize];
-        let back = ctx
-            .pairs
-            .iter()
-            .position(|q| q.src == fwd.dst && q.dst == fwd.src)?;
-        Some(back as PairId)
+    /// The index of this host's receiving context on `pair`.
+    fn rx_of(&self, pair: PairId) -> Option<usize> {
+        self.rx.binary_search_by_key(&pair, |r| r.pair).ok()
     }
 
     /// A channel for every pair with a pipe that a VM of this host sends on, and a
@@ -143,17 +134,17 @@ impl Trinity {
                     Profile::Paper => self.c_w * g as f64 / sum_g,
                     Profile::Code => 0.0,
                 };
-                let limit = ctx.shapers[ShaperId::of_vm(src)].limit();
-                let sh = Shaper::two_colour(
+                let own = &ctx.shapers[ShaperId::of_vm(src)];
+                let mut sh = Shaper::two_colour(
                     src,
                     (g, w0 as u64),
-                    (limit, self.p.bucket),
+                    (own.limit(), self.p.bucket),
                     self.p.short_threshold,
                     [self.p.dscp[0], self.p.dscp[1]],
                 );
+                sh.service = own.service;
                 self.tx.push(Tx {
                     pair,
-                    back: Self::reverse(ctx, pair),
                     shaper: ctx.shapers.add(sh),
                     rc: RcChannel {
                         g: g as f64,
@@ -166,10 +157,10 @@ impl Trinity {
                     w_mbps: 0,
                 });
             }
-            if let (true, Some(back)) = (mine.contains(&dst), Self::reverse(ctx, pair)) {
+            if mine.contains(&dst) {
                 self.rx.push(Rx {
                     pair,
-                    back,
+                    back: ctx.pairs[pair as usize].reverse,
                     counts: RxCounts::default(),
                     since: ctx.now,
                     quiet: 0,
@@ -247,7 +238,9 @@ impl HostPolicy for Trinity {
         self.c_w = ctx.capacity_bps.saturating_sub(guaranteed) as f64;
         self.c_mbps = ctx.capacity_bps / 1_000_000;
         self.open_channels(ctx);
-        self.tx.sort_by_key(|t| t.pair);
+        // made in pair order: both are searched by pair
+        debug_assert!(self.tx.windows(2).all(|w| w[0].pair < w[1].pair));
+        debug_assert!(self.rx.windows(2).all(|w| w[0].pair < w[1].pair));
     }
 
     #[inline]
@@ -263,7 +256,8 @@ impl HostPolicy for Trinity {
 
     #[inline]
     fn channel(&self, src: VmId, pair: PairId) -> ShaperId {
-        self.tx_of(pair).map_or(ShaperId::of_vm(src), |t| t.shaper)
+        self.tx_of(pair)
+            .map_or(ShaperId::of_vm(src), |i| self.tx[i].shaper)
     }
 
     #[inline]
@@ -273,12 +267,13 @@ impl HostPolicy for Trinity {
 
     fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, _dst: VmId) -> Ingress {
         if pkt.has(flags::CONTROL) {
-            if let Some(i) = self.tx.iter().position(|t| t.back == Some(pkt.pair)) {
+            // feedback travels on the reverse of the channel it is about
+            if let Some(i) = self.tx_of(ctx.pairs[pkt.pair as usize].reverse) {
                 self.on_feedback(ctx, i, pkt.seq);
             }
             return Ingress::Consumed;
         }
-        let Some(i) = self.rx.iter().position(|r| r.pair == pkt.pair) else {
+        let Some(i) = self.rx_of(pkt.pair) else {
             return Ingress::Deliver;
         };
         if self.p.profile == Profile::Code
