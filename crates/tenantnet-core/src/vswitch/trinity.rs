@@ -51,8 +51,6 @@ struct Tx {
     sent_at_tick: [u64; 2],
     /// Red bytes it released in the last full interval.
     red_last: u64,
-    /// The feedback received since the last tick: β and "no red arrived".
-    feedback: Option<(f64, bool)>,
     /// R_W in whole Mb/s (`code`).
     w_mbps: u64,
 }
@@ -153,7 +151,6 @@ impl Trinity {
                     },
                     sent_at_tick: [0; 2],
                     red_last: 0,
-                    feedback: None,
                     w_mbps: 0,
                 });
             }
@@ -169,11 +166,20 @@ impl Trinity {
         }
     }
 
-    /// A feedback word for channel `i` of this host arrived.
+    /// A feedback word for channel `i` of this host arrived: `paper` runs the
+    /// host's rate control on it at once (the sender's period is the receiver's:
+    /// waiting for the sender's own timer would add up to an interval of delay, which
+    /// on Fig. 6's set-up cost 20 % of the link), `code` the module's update.
     fn on_feedback(&mut self, ctx: &mut HostCtx, i: usize, word: u64) {
         let t = &mut self.tx[i];
         match self.p.profile {
-            Profile::Paper => t.feedback = Some(decode_paper(word)),
+            Profile::Paper => {
+                let (beta, no_red) = decode_paper(word);
+                t.rc.beta = beta;
+                t.rc.trapped = no_red && t.red_last > 0;
+                t.rc.heard = true;
+                self.control(ctx);
+            }
             Profile::Code => {
                 let g = (t.rc.g / 1e6) as u64;
                 t.w_mbps = code_step(g, t.w_mbps, word, self.c_mbps);
@@ -199,21 +205,22 @@ impl Trinity {
         r.since = ctx.now;
     }
 
-    /// The paper's rate control, every interval: the sending channels' activity and
-    /// feedback into [`paper_step`], the new R_W into their red buckets.
-    fn control(&mut self, ctx: &mut HostCtx) {
+    /// Every interval (`paper`): which sending channels were active and how much
+    /// red each sent, for the activity sets and the anti-trapping check.
+    fn measure(&mut self, ctx: &HostCtx) {
         for t in &mut self.tx {
             let sh = &ctx.shapers[t.shaper];
             let sent = sh.colours().map_or([0; 2], |c| c.sent);
-            let red_now = sent[1] - t.sent_at_tick[1];
             let moved = sent[0] + sent[1] - t.sent_at_tick[0] - t.sent_at_tick[1];
-            let (beta, no_red) = t.feedback.take().unwrap_or((0.0, false));
             t.rc.active = moved > 0 || sh.held() > 0;
-            t.rc.beta = beta;
-            t.rc.trapped = no_red && t.red_last > 0;
-            t.red_last = red_now;
+            t.red_last = sent[1] - t.sent_at_tick[1];
             t.sent_at_tick = sent;
         }
+    }
+
+    /// The paper's rate control over the host's channels ([`paper_step`]), the new
+    /// R_W into the red buckets that changed.
+    fn control(&mut self, ctx: &mut HostCtx) {
         let mut chans: Vec<RcChannel> = self.tx.iter().map(|t| t.rc).collect();
         paper_step(
             &mut chans,
@@ -221,9 +228,12 @@ impl Trinity {
             self.p.alpha,
             self.p.trap_rate_bps as f64,
         );
-        for (t, c) in self.tx.iter_mut().zip(chans) {
+        for (t, mut c) in self.tx.iter_mut().zip(chans) {
+            c.heard = false;
+            if c.w != t.rc.w {
+                ctx.shapers.set_red_rate(ctx.now, t.shaper, c.w as u64);
+            }
             t.rc = c;
-            ctx.shapers.set_red_rate(ctx.now, t.shaper, c.w as u64);
         }
     }
 }
@@ -313,6 +323,7 @@ impl HostPolicy for Trinity {
             }
             self.rx[i].quiet += 1;
         }
+        self.measure(ctx);
         self.control(ctx);
     }
 }

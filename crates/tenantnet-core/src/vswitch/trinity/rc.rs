@@ -1,6 +1,7 @@
 //! Trinity's rate controllers for R_W, as pure functions.
 //!
-//! * [`paper_step`]: §III-C, run at a host every interval on its active channels.
+//! * [`paper_step`]: §III-C, run at a host when a channel's feedback arrives (and
+//!   every interval, to follow which channels are active).
 //!   C_W = C − Σ B_X (Eq. 2) is the host's spare capacity. Congestion-free channels
 //!   (P) share C_P = C_W − Σ_{Q} R_W (Eq. 3) in proportion to their guarantees
 //!   (Eq. 4). A channel whose red packets were marked (β > 0) moves to the
@@ -12,7 +13,8 @@
 //!   R_G^c / (R_G^c + Σ_{u∈P} R_G^u), Eq. 4 as if c were in P (#3); Q is updated
 //!   first, from the rates before this period's updates, a channel just moved from
 //!   P applying Eq. 5 at once (#4); an inactive channel leaves P and Q and is offered
-//!   R_P for when it returns (#6).
+//!   R_P for when it returns (#6). Only the channels whose feedback arrived (`heard`)
+//!   move between the sets or apply Eqs. 5–6; P is re-shared (Eq. 4) at every step.
 //! * [`code_step`]: the public module's update on each feedback (`trinity.c:359,368`):
 //!   R_W ← ⌊R_W·(200 − F)/200⌋ on F % marked, else R_W grows by half the gap
 //!   between R_G + R_W and the NIC (at least 10 Mb/s), in whole Mb/s.
@@ -32,6 +34,8 @@ pub struct RcChannel {
     pub beta: f64,
     /// Its receiver saw no red packet in the last interval while it sent red.
     pub trapped: bool,
+    /// Its feedback (`beta`, `trapped`) arrived since its last step.
+    pub heard: bool,
 }
 
 /// R_P of channel `i`: its Eq. 4 share were it in P (spec §5 #3).
@@ -51,7 +55,7 @@ fn r_p(ch: &[RcChannel], i: usize, c_w: f64, sum_q_w: f64, sum_p_g: f64) -> f64 
 pub fn paper_step(ch: &mut [RcChannel], c_w: f64, alpha: f64, trap: f64) {
     let mut frozen = vec![false; ch.len()];
     for (c, f) in ch.iter_mut().zip(frozen.iter_mut()) {
-        if !c.active {
+        if !c.active || !c.heard {
             continue;
         }
         if c.trapped {
@@ -66,7 +70,7 @@ pub fn paper_step(ch: &mut [RcChannel], c_w: f64, alpha: f64, trap: f64) {
     let sum_p_g: f64 = ch.iter().filter(|c| in_p(c)).map(|c| c.g).sum();
     let before: Vec<RcChannel> = ch.to_vec();
     for i in 0..ch.len() {
-        if !in_q(&ch[i]) || frozen[i] {
+        if !in_q(&ch[i]) || frozen[i] || !ch[i].heard {
             continue;
         }
         let c = &mut ch[i];
@@ -119,6 +123,7 @@ mod tests {
             g: g * M,
             w: w * M,
             active: true,
+            heard: true,
             ..Default::default()
         }
     }
@@ -155,6 +160,25 @@ mod tests {
         }
         // 60 → 90 → 135 → 150 = R_P: back in P, on Eq. 4
         assert!(!c[0].caution);
+        assert_eq!((c[0].w / M, c[1].w / M), (150.0, 450.0));
+    }
+
+    #[test]
+    fn a_channel_not_heard_from_keeps_its_set_and_rate() {
+        let mut c = [ch(100.0, 40.0), ch(300.0, 450.0)];
+        c[0].caution = true;
+        c[0].heard = false;
+        c[0].beta = 0.5; // stale: not applied again
+        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        assert!(c[0].caution);
+        assert_eq!(c[0].w / M, 40.0);
+        assert_eq!(c[1].w / M, 560.0); // P takes what Q leaves (Eqs. 3-4)
+                                       // a P channel not heard from stays in P despite a stale β
+        let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
+        c[1].heard = false;
+        c[1].beta = 1.0;
+        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        assert!(!c[1].caution);
         assert_eq!((c[0].w / M, c[1].w / M), (150.0, 450.0));
     }
 
