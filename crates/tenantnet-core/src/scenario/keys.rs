@@ -343,7 +343,7 @@ mod tests {
         let e = |k: &str| expected(&root, k).unwrap_or_default();
         assert_eq!(
             e("vswitch.policy"),
-            "one of \"none\", \"static\", \"mbfq\", \"trinity\""
+            "one of \"none\", \"static\", \"mbfq\", \"trinity\", \"elasticswitch\""
         );
         assert!(e("output").starts_with("a table of "), "{}", e("output"));
         assert_eq!(e("vswitch.mbfq.ramp"), "a list of 2, each a number");

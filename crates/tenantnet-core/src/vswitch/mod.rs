@@ -10,6 +10,8 @@
 //! * One file per policy: [`none`], [`static_reservation`], [`mbfq`] (its
 //!   macroscheduler as pure functions, and the policy).
 
+pub mod channels;
+pub mod elasticswitch;
 pub mod mbfq;
 pub mod none;
 pub mod policy;

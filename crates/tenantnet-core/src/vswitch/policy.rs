@@ -230,6 +230,8 @@ macro_rules! for_each_policy {
             Mbfq($crate::vswitch::mbfq::Mbfq) = "mbfq", mbfq: $crate::vswitch::mbfq::MbfqSpec;
             /// Trinity: green/red channels per VM pair, ECN-driven red rate control.
             Trinity($crate::vswitch::trinity::Trinity) = "trinity", trinity: $crate::vswitch::trinity::TrinitySpec;
+            /// ElasticSwitch: a rate limiter per VM pair, above its guarantee while uncongested.
+            ElasticSwitch($crate::vswitch::elasticswitch::ElasticSwitch) = "elasticswitch", elasticswitch: $crate::vswitch::elasticswitch::EsSpec;
         }
     };
 }

@@ -18,70 +18,34 @@
 //!   (the public module: on each feedback, from byte percentages over
 //!   arrival-driven intervals).
 //!
-//! Channels exist for the VM pairs with a pipe guarantee (`[[tenants.pipes]]`,
-//! R_G = the pipe: "for pipe models, R_G is simply the input", T:L551-553). Not
-//! yet modelled: guarantee partitioning of hose guarantees and the
-//! colour-transition delay τ (the `code` profile has neither, nor resequencing).
+//! Channels (`vswitch/channels`, shared with ElasticSwitch) exist for the VM pairs
+//! with a pipe guarantee (`[[tenants.pipes]]`, R_G = the pipe: "for pipe models,
+//! R_G is simply the input", T:L551-553). Not yet modelled: guarantee partitioning
+//! of hose guarantees and the colour-transition delay τ (the `code` profile has
+//! neither, nor resequencing).
 
-mod feedback;
 pub mod rc;
-mod reseq;
 mod table;
 
 pub use table::{Profile, TrinityParams, TrinitySpec};
 
-use feedback::{decode_paper, RxCounts};
-use rc::{code_step, paper_step, RcChannel};
-use reseq::Reseq;
+use rc::{code_step, Rate, RcChannel};
 
+use super::channels::{Arrival, ChannelCfg, Channels, ShaperCfg, Timing, Tx, Word};
 use super::policy::PairId;
-use super::policy::{ColumnSpec, ControlMsg, Egress, HostCtx, HostMeasure, HostPolicy, Ingress};
-use super::shaper::{Shaper, ShaperId};
-use crate::engine::Time;
-use crate::net::packet::flags;
+use super::policy::{ColumnSpec, Egress, HostCtx, HostMeasure, HostPolicy, Ingress};
+use super::shaper::{ShaperId, Shapers};
 use crate::net::{Packet, VmId};
-
-/// A channel this host sends on.
-#[derive(Clone, Debug)]
-struct Tx {
-    pair: PairId,
-    shaper: ShaperId,
-    rc: RcChannel,
-    /// Green and red bytes its shaper had released at the last tick.
-    sent_at_tick: [u64; 2],
-    /// Red bytes it released in the last full interval.
-    red_last: u64,
-    /// R_W in whole Mb/s (`code`).
-    w_mbps: u64,
-}
-
-/// A channel this host receives on.
-#[derive(Clone, Debug)]
-struct Rx {
-    pair: PairId,
-    /// The pair its feedback goes back on (the channel's reverse).
-    back: PairId,
-    counts: RxCounts,
-    /// Start of the current interval (`code`: arrival-driven).
-    since: Time,
-    /// Ticks since a packet last arrived (`paper`).
-    quiet: u32,
-}
 
 /// The `trinity` policy of one host.
 #[derive(Clone, Debug)]
 pub struct Trinity {
     p: TrinityParams,
-    tx: Vec<Tx>,
-    rx: Vec<Rx>,
+    ch: Channels<Rate>,
     /// C_W = C − Σ B_X over the host's VMs (Eq. 2), bit/s.
     c_w: f64,
     /// C in whole Mb/s (the `code` profile's ceiling).
     c_mbps: u64,
-    /// Time since the last rate-control interval (the hosts' tick may be finer).
-    elapsed: Time,
-    /// Resequencing per flow received, by flow id.
-    reseq: std::collections::BTreeMap<u32, Reseq>,
 }
 
 impl Trinity {
@@ -90,79 +54,29 @@ impl Trinity {
 
     /// The policy for a host.
     pub fn new(p: &TrinityParams, _vms: &[VmId]) -> Self {
+        let paper = p.profile == Profile::Paper;
+        let cfg = ChannelCfg {
+            interval: p.interval,
+            timing: if paper {
+                Timing::Timed
+            } else {
+                Timing::Arrival
+            },
+            word: if paper {
+                Word::Packets
+            } else {
+                Word::BytePercent
+            },
+            feedback_size: p.feedback_size,
+            feedback_dscp: p.dscp[2],
+            counted_dscp: p.dscp[1],
+            reseq_timeout: p.reseq_timeout,
+        };
         Trinity {
             p: p.clone(),
-            tx: Vec::new(),
-            rx: Vec::new(),
+            ch: Channels::new(cfg),
             c_w: 0.0,
             c_mbps: 0,
-            elapsed: 0,
-            reseq: Default::default(),
-        }
-    }
-
-    /// The index of this host's sending channel on `pair`.
-    fn tx_of(&self, pair: PairId) -> Option<usize> {
-        self.tx.binary_search_by_key(&pair, |t| t.pair).ok()
-    }
-
-    /// The index of this host's receiving context on `pair`.
-    fn rx_of(&self, pair: PairId) -> Option<usize> {
-        self.rx.binary_search_by_key(&pair, |r| r.pair).ok()
-    }
-
-    /// A channel for every pair with a pipe that a VM of this host sends on, and a
-    /// receiving context for every such pair into one.
-    fn open_channels(&mut self, ctx: &mut HostCtx) {
-        let mine = ctx.mine;
-        let piped = ctx
-            .pairs
-            .iter()
-            .enumerate()
-            .filter_map(|(i, pr)| Some((i as PairId, pr.src?, pr.dst?, pr.guarantee_bps?)));
-        let piped: Vec<_> = piped.collect();
-        let sum_g: f64 = piped
-            .iter()
-            .filter(|c| mine.contains(&c.1))
-            .map(|c| c.3 as f64)
-            .sum();
-        for &(pair, src, dst, g) in &piped {
-            if mine.contains(&src) {
-                let w0 = match self.p.profile {
-                    Profile::Paper => self.c_w * g as f64 / sum_g,
-                    Profile::Code => 0.0,
-                };
-                let own = &ctx.shapers[ShaperId::of_vm(src)];
-                let mut sh = Shaper::two_colour(
-                    src,
-                    (g, w0 as u64),
-                    (own.limit(), self.p.bucket),
-                    self.p.short_threshold,
-                    [self.p.dscp[0], self.p.dscp[1]],
-                );
-                sh.service = own.service;
-                self.tx.push(Tx {
-                    pair,
-                    shaper: ctx.shapers.add(sh),
-                    rc: RcChannel {
-                        g: g as f64,
-                        w: w0,
-                        ..Default::default()
-                    },
-                    sent_at_tick: [0; 2],
-                    red_last: 0,
-                    w_mbps: 0,
-                });
-            }
-            if mine.contains(&dst) {
-                self.rx.push(Rx {
-                    pair,
-                    back: ctx.pairs[pair as usize].reverse,
-                    counts: RxCounts::default(),
-                    since: ctx.now,
-                    quiet: 0,
-                });
-            }
         }
     }
 
@@ -171,70 +85,28 @@ impl Trinity {
     /// waiting for the sender's own timer would add up to an interval of delay, which
     /// on Fig. 6's set-up cost 20 % of the link), `code` the module's update.
     fn on_feedback(&mut self, ctx: &mut HostCtx, i: usize, word: u64) {
-        let t = &mut self.tx[i];
         match self.p.profile {
             Profile::Paper => {
-                let (beta, no_red) = decode_paper(word);
-                t.rc.beta = beta;
-                t.rc.trapped = no_red && t.red_last > 0;
-                t.rc.heard = true;
+                rc::heard(&mut self.ch.tx[i], word, true);
                 self.control(ctx);
             }
             Profile::Code => {
-                let g = (t.rc.g / 1e6) as u64;
-                t.w_mbps = code_step(g, t.w_mbps, word, self.c_mbps);
+                let t = &mut self.ch.tx[i];
+                let g = t.g / 1_000_000;
+                t.st.mbps = code_step(g, t.st.mbps, word, self.c_mbps);
                 ctx.shapers
-                    .set_red_rate(ctx.now, t.shaper, t.w_mbps * 1_000_000);
+                    .set_red_rate(ctx.now, t.shaper, t.st.mbps * 1_000_000);
             }
         }
     }
 
-    /// Receiving context `i` sends its counts back and starts a new interval.
-    fn send_feedback(&mut self, ctx: &mut HostCtx, i: usize) {
-        let r = &mut self.rx[i];
-        let word = match self.p.profile {
-            Profile::Paper => r.counts.paper_word(),
-            Profile::Code => r.counts.code_word(),
-        };
-        ctx.control.push(ControlMsg {
-            pair: r.back,
-            size: self.p.feedback_size,
-            word,
-        });
-        r.counts = RxCounts::default();
-        r.since = ctx.now;
-    }
-
-    /// Every interval (`paper`): which sending channels were active and how much
-    /// red each sent, for the activity sets and the anti-trapping check.
-    fn measure(&mut self, ctx: &HostCtx) {
-        for t in &mut self.tx {
-            let sh = &ctx.shapers[t.shaper];
-            let sent = sh.colours().map_or([0; 2], |c| c.sent);
-            let moved = sent[0] + sent[1] - t.sent_at_tick[0] - t.sent_at_tick[1];
-            t.rc.active = moved > 0 || sh.held() > 0;
-            t.red_last = sent[1] - t.sent_at_tick[1];
-            t.sent_at_tick = sent;
-        }
-    }
-
-    /// The paper's rate control over the host's channels ([`paper_step`]), the new
-    /// R_W into the red buckets that changed.
+    /// The paper's rate control over the host's channels, the new R_W into the red
+    /// buckets that changed.
     fn control(&mut self, ctx: &mut HostCtx) {
-        let mut chans: Vec<RcChannel> = self.tx.iter().map(|t| t.rc).collect();
-        paper_step(
-            &mut chans,
-            self.c_w,
-            self.p.alpha,
-            self.p.trap_rate_bps as f64,
-        );
-        for (t, mut c) in self.tx.iter_mut().zip(chans) {
-            c.heard = false;
-            if c.w != t.rc.w {
-                ctx.shapers.set_red_rate(ctx.now, t.shaper, c.w as u64);
-            }
-            t.rc = c;
-        }
+        let (p, now) = (&self.p, ctx.now);
+        let trap = p.trap_rate_bps as f64;
+        let set = |t: &Tx<Rate>, sh: &mut Shapers| sh.set_red_rate(now, t.shaper, t.st.rc.w as u64);
+        rc::control(&mut self.ch, self.c_w, p.alpha, trap, set, ctx.shapers);
     }
 }
 
@@ -247,27 +119,36 @@ impl HostPolicy for Trinity {
             .sum();
         self.c_w = ctx.capacity_bps.saturating_sub(guaranteed) as f64;
         self.c_mbps = ctx.capacity_bps / 1_000_000;
-        self.open_channels(ctx);
-        // made in pair order: both are searched by pair
-        debug_assert!(self.tx.windows(2).all(|w| w[0].pair < w[1].pair));
-        debug_assert!(self.rx.windows(2).all(|w| w[0].pair < w[1].pair));
+        let (p, c_w) = (&self.p, self.c_w);
+        self.ch.open(ctx, |g, sum_g| {
+            // paper: all channels start in P (T:L609); code: R_W = 0 (`tx.h:167`)
+            let w0 = match p.profile {
+                Profile::Paper => c_w * g as f64 / sum_g as f64,
+                Profile::Code => 0.0,
+            };
+            let shaper = ShaperCfg {
+                rates: (g, w0 as u64),
+                bucket: p.bucket,
+                priority_below: p.short_threshold,
+                dscp: [p.dscp[0], p.dscp[1]],
+            };
+            let rc = RcChannel {
+                g: g as f64,
+                w: w0,
+                ..Default::default()
+            };
+            (shaper, Rate { rc, mbps: 0 })
+        });
     }
 
     #[inline]
     fn egress(&mut self, pkt: &mut Packet, src: VmId, pair: PairId) -> Egress {
-        if pkt.has(flags::CONTROL) {
-            // feedback bypasses the shapers, in the high-priority class (T:L834-837)
-            pkt.dscp = self.p.dscp[2];
-            pkt.flags |= flags::ECT;
-            return Egress::Shaper(ShaperId::of_vm(src));
-        }
-        Egress::Shaper(self.channel(src, pair))
+        self.ch.egress(pkt, src, pair)
     }
 
     #[inline]
     fn channel(&self, src: VmId, pair: PairId) -> ShaperId {
-        self.tx_of(pair)
-            .map_or(ShaperId::of_vm(src), |i| self.tx[i].shaper)
+        self.ch.channel(src, pair)
     }
 
     #[inline]
@@ -276,54 +157,18 @@ impl HostPolicy for Trinity {
     }
 
     fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, _dst: VmId) -> Ingress {
-        if pkt.has(flags::CONTROL) {
-            // feedback travels on the reverse of the channel it is about
-            if let Some(i) = self.tx_of(ctx.pairs[pkt.pair as usize].reverse) {
-                self.on_feedback(ctx, i, pkt.seq);
+        match self.ch.ingress(ctx, pkt) {
+            Arrival::Feedback(i, word) => {
+                self.on_feedback(ctx, i, word);
+                Ingress::Consumed
             }
-            return Ingress::Consumed;
+            Arrival::Packet(what) => what,
         }
-        let Some(i) = self.rx_of(pkt.pair) else {
-            return Ingress::Deliver;
-        };
-        if self.p.profile == Profile::Code
-            && ctx.now - self.rx[i].since >= self.p.interval
-            && self.rx[i].counts.packets > 0
-        {
-            self.send_feedback(ctx, i);
-        }
-        let r = &mut self.rx[i];
-        if self.p.profile == Profile::Code && r.counts.packets == 0 {
-            r.since = ctx.now;
-        }
-        let red = pkt.dscp == self.p.dscp[1];
-        r.counts.add(pkt.size, red, pkt.has(flags::CE));
-        r.quiet = 0;
-        if self.p.reseq_timeout == 0 || pkt.has(flags::ACK) {
-            return Ingress::Deliver;
-        }
-        let st = self.reseq.entry(pkt.flow.0).or_default();
-        st.arrive(pkt, !red, ctx.now, self.p.reseq_timeout, ctx.release);
-        Ingress::Consumed
     }
 
     fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
-        for st in self.reseq.values_mut() {
-            st.expire(ctx.now, self.p.reseq_timeout, ctx.release);
+        if self.ch.tick(ctx, m.interval) && self.p.profile == Profile::Paper {
+            self.control(ctx);
         }
-        self.elapsed += m.interval;
-        if self.p.profile != Profile::Paper || self.elapsed < self.p.interval {
-            return;
-        }
-        self.elapsed = 0;
-        // receivers: feedback for every channel heard from in the last 2 intervals
-        for i in 0..self.rx.len() {
-            if self.rx[i].quiet < 2 {
-                self.send_feedback(ctx, i);
-            }
-            self.rx[i].quiet += 1;
-        }
-        self.measure(ctx);
-        self.control(ctx);
     }
 }

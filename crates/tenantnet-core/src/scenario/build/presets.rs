@@ -2,8 +2,11 @@
 //! preset gives every switch port two strict-priority queues, green (DSCP 1) and
 //! feedback (DSCP 2) in the high one and red (DSCP 0) in the low one, per-queue ECN
 //! at K = 30 KB (Trinity §IV-B, T:L867-872, T:L938-940), and host NICs that do not
-//! mark (the testbed's servers). A key the scenario writes itself is kept; one that
-//! cannot work with the policy is an error naming both.
+//! mark (the testbed's servers). The `elasticswitch` preset is the same testbed's
+//! marking and buffer on the ports' queues as the scenario has them (its limiters
+//! react to ECN; Trinity §IV-B ran both on the same switches). A key the scenario
+//! writes itself is kept; one that cannot work with the policy is an error naming
+//! both.
 
 use super::Ctx;
 use crate::scenario::parse::ScenarioError;
@@ -35,6 +38,9 @@ pub fn network(
     if let Some(by) = runs(vs, PolicyKind::Trinity) {
         trinity(ctx, &mut nw, &by)?;
     }
+    if runs(vs, PolicyKind::ElasticSwitch).is_some() {
+        marking(ctx, &mut nw);
+    }
     Ok(nw)
 }
 
@@ -55,6 +61,13 @@ fn trinity(ctx: &Ctx, nw: &mut NetworkSpec, by: &str) -> Result<(), ScenarioErro
     if set("dscp_map") {
         nw.dscp_map = DscpMapSpec::Pairs(vec![(0, 1)]);
     }
+    marking(ctx, nw);
+    Ok(())
+}
+
+/// ECN at K = 30 KB in each queue, hosts that do not mark, and the shared buffer.
+fn marking(ctx: &Ctx, nw: &mut NetworkSpec) {
+    let set = |k: &str| !ctx.written(&format!("network.{k}"));
     if set("ecn_threshold") {
         nw.ecn_threshold = Some(Size(ByteSize::Bytes(30_000)));
     }
@@ -71,5 +84,4 @@ fn trinity(ctx: &Ctx, nw: &mut NetworkSpec, by: &str) -> Result<(), ScenarioErro
         nw.buffer_policy = BufferPolicyKind::DynamicThreshold;
         nw.pool = Some(Size(ByteSize::Bytes(4_000_000)));
     }
-    Ok(())
 }

@@ -19,6 +19,55 @@
 //!   R_W ← ⌊R_W·(200 − F)/200⌋ on F % marked, else R_W grows by half the gap
 //!   between R_G + R_W and the NIC (at least 10 Mb/s), in whole Mb/s.
 
+use crate::vswitch::channels::{decode_paper, Channels, Tx};
+use crate::vswitch::shaper::Shapers;
+
+/// A sending channel's rate-control state (Trinity's, and ElasticSwitch's, which
+/// runs the same controllers).
+#[derive(Clone, Debug, Default)]
+pub struct Rate {
+    /// The paper's controller's view of it.
+    pub rc: RcChannel,
+    /// The rate the module's controller sets, whole Mb/s (`code`: R_W; C-ES: R).
+    pub mbps: u64,
+}
+
+/// A paper feedback `word` for channel `t` arrived: its β and, with `trapping`
+/// (anti-trapping on), whether it is trapped (no red arrived while it sent red).
+pub fn heard(t: &mut Tx<Rate>, word: u64, trapping: bool) {
+    let (beta, no_red) = decode_paper(word);
+    t.st.rc.beta = beta;
+    t.st.rc.trapped = trapping && no_red && t.red_last > 0;
+    t.st.rc.heard = true;
+}
+
+/// One step of the paper's controller ([`paper_step`]) over a host's channels, and
+/// `apply` for each channel whose R_W changed.
+pub fn control(
+    ch: &mut Channels<Rate>,
+    c_w: f64,
+    alpha: f64,
+    trap: f64,
+    mut apply: impl FnMut(&Tx<Rate>, &mut Shapers),
+    shapers: &mut Shapers,
+) {
+    let mut chans: Vec<RcChannel> = (ch.tx.iter())
+        .map(|t| RcChannel {
+            active: t.active,
+            ..t.st.rc
+        })
+        .collect();
+    paper_step(&mut chans, c_w, alpha, trap);
+    for (t, mut c) in ch.tx.iter_mut().zip(chans) {
+        c.heard = false;
+        let changed = c.w != t.st.rc.w;
+        t.st.rc = c;
+        if changed {
+            apply(t, shapers);
+        }
+    }
+}
+
 /// One channel as the paper's rate controller sees it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RcChannel {

@@ -1,0 +1,200 @@
+//! ElasticSwitch (Popa et al., SIGCOMM 2013) as Trinity's evaluation runs it, its
+//! baseline: every VM pair with a guarantee G (a pipe, `[[tenants.pipes]]`) is
+//! rate-limited at a rate R ≥ G that grows while its path is uncongested and falls
+//! on ECN marks. The channels, the receivers' counts and the feedback packets are
+//! Trinity's (`vswitch/channels`), with one colour: every packet leaves with DSCP 0
+//! and ECT, one bucket at R (its second bucket never fills again after its first
+//! 32 KiB), receivers count every packet.
+//!
+//! * `trinity-code` (C-ES, spec §2.1): the public module compiled without
+//!   `-DTRINITY` (`trinity.c:360-371`): on a feedback with any marked byte R = G,
+//!   else R grows by ⌊10 % of the gap to the NIC⌋, at least 10 Mb/s, in whole Mb/s;
+//!   the receiver reports the percentage of all bytes marked over arrival-driven
+//!   5 ms intervals. No guarantee partitioning, hold-increase, rate-caution,
+//!   headroom or loss detection.
+//! * `aggressive` (A-ES, spec §2.2, T:L998-1001): R = G + W, W under Trinity's
+//!   paper controller (P/Q, Eqs. 2-6; no anti-trapping: there is no red queue to
+//!   trap packets in) on the marked fraction of all packets.
+//!
+//! Not built: the ElasticSwitch paper's own guarantee partitioning and Seawall-style
+//! rate allocation with headroom, hold-increase and rate-caution (its constants
+//! could not be verified, spec §5 #14).
+
+mod table;
+
+pub use table::{EsParams, EsProfile, EsSpec};
+
+use super::channels::{Arrival, ChannelCfg, Channels, ShaperCfg, Timing, Tx, Word};
+use super::policy::{ColumnSpec, Egress, HostCtx, HostMeasure, HostPolicy, Ingress, PairId};
+use super::shaper::{ShaperId, Shapers};
+use super::trinity::rc::{self, Rate, RcChannel};
+use crate::net::{Packet, VmId};
+
+/// The module's DSCP of every ElasticSwitch packet (`tbf.h:101`) and of its
+/// feedback (`params.h:10`).
+const DSCP: u8 = 0;
+const FEEDBACK_DSCP: u8 = 2;
+
+/// C-ES's R (Mb/s) after a feedback of `f` % marked bytes, for a pair with
+/// guarantee `g` Mb/s, a NIC of `ceiling` Mb/s, closing `permille` ‰ of the gap
+/// per congestion-free interval, at least `least` Mb/s (`trinity.c:362,370`).
+pub fn ces_step(g: u64, r: u64, f: u64, ceiling: u64, permille: u64, least: u64) -> u64 {
+    if f != 0 {
+        g
+    } else if r < ceiling {
+        r + ((ceiling - r) * permille / 1000).max(least)
+    } else {
+        r
+    }
+}
+
+/// The `elasticswitch` policy of one host.
+#[derive(Clone, Debug)]
+pub struct ElasticSwitch {
+    p: EsParams,
+    ch: Channels<Rate>,
+    /// C − Σ B_X over the host's VMs (A-ES's C_W, Eq. 2), bit/s.
+    c_w: f64,
+    /// The NIC, whole Mb/s (C-ES's ceiling).
+    c_mbps: u64,
+}
+
+impl ElasticSwitch {
+    /// It records nothing per VM (its state is per pair).
+    pub const COLUMNS: &'static [ColumnSpec] = &[];
+
+    /// The policy for a host.
+    pub fn new(p: &EsParams, _vms: &[VmId]) -> Self {
+        let code = p.profile == EsProfile::TrinityCode;
+        let cfg = ChannelCfg {
+            interval: p.interval,
+            timing: if code { Timing::Arrival } else { Timing::Timed },
+            word: if code {
+                Word::BytePercent
+            } else {
+                Word::Packets
+            },
+            feedback_size: p.feedback_size,
+            feedback_dscp: FEEDBACK_DSCP,
+            counted_dscp: DSCP,
+            reseq_timeout: 0,
+        };
+        ElasticSwitch {
+            p: p.clone(),
+            ch: Channels::new(cfg),
+            c_w: 0.0,
+            c_mbps: 0,
+        }
+    }
+
+    /// A feedback word for channel `i` of this host arrived.
+    fn on_feedback(&mut self, ctx: &mut HostCtx, i: usize, word: u64) {
+        match self.p.profile {
+            EsProfile::TrinityCode => {
+                let t = &mut self.ch.tx[i];
+                let permille = (self.p.increase * 1000.0).round() as u64;
+                let least = self.p.min_increase_mbps;
+                let g = t.g / 1_000_000;
+                t.st.mbps = ces_step(g, t.st.mbps, word, self.c_mbps, permille, least);
+                // never below the guarantee, which need not be whole Mb/s
+                let r = (t.st.mbps * 1_000_000).max(t.g);
+                ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
+            }
+            EsProfile::Aggressive => {
+                rc::heard(&mut self.ch.tx[i], word, false);
+                self.aggressive(ctx);
+            }
+        }
+    }
+}
+
+impl ElasticSwitch {
+    /// A-ES: Trinity's paper controller over W, each pair's limiter at G + W.
+    fn aggressive(&mut self, ctx: &mut HostCtx) {
+        let now = ctx.now;
+        let set = |t: &Tx<Rate>, sh: &mut Shapers| {
+            sh.set_rate(now, t.shaper, Some(t.g + t.st.rc.w as u64))
+        };
+        rc::control(&mut self.ch, self.c_w, self.p.alpha, 0.0, set, ctx.shapers);
+    }
+}
+
+impl HostPolicy for ElasticSwitch {
+    fn start(&mut self, ctx: &mut HostCtx) {
+        let guaranteed: u64 = (ctx.mine.iter())
+            .map(|v| ctx.vms[v.idx()].guarantee_bps)
+            .sum();
+        self.c_w = ctx.capacity_bps.saturating_sub(guaranteed) as f64;
+        self.c_mbps = ctx.capacity_bps / 1_000_000;
+        let (p, c_w) = (&self.p, self.c_w);
+        self.ch.open(ctx, |g, sum_g| {
+            // C-ES starts at the guarantee (`tx.h:172-173`); A-ES in P (Eq. 4)
+            let w0 = match p.profile {
+                EsProfile::TrinityCode => 0.0,
+                EsProfile::Aggressive => c_w * g as f64 / sum_g as f64,
+            };
+            let shaper = ShaperCfg {
+                rates: (g + w0 as u64, 0),
+                bucket: p.bucket,
+                priority_below: 0,
+                dscp: [DSCP, DSCP],
+            };
+            let rc = RcChannel {
+                g: g as f64,
+                w: w0,
+                ..Default::default()
+            };
+            (
+                shaper,
+                Rate {
+                    rc,
+                    mbps: g / 1_000_000,
+                },
+            )
+        });
+    }
+
+    #[inline]
+    fn egress(&mut self, pkt: &mut Packet, src: VmId, pair: PairId) -> Egress {
+        self.ch.egress(pkt, src, pair)
+    }
+
+    #[inline]
+    fn channel(&self, src: VmId, pair: PairId) -> ShaperId {
+        self.ch.channel(src, pair)
+    }
+
+    #[inline]
+    fn uses_ingress(&self) -> bool {
+        true
+    }
+
+    fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, _dst: VmId) -> Ingress {
+        match self.ch.ingress(ctx, pkt) {
+            Arrival::Feedback(i, word) => {
+                self.on_feedback(ctx, i, word);
+                Ingress::Consumed
+            }
+            Arrival::Packet(what) => what,
+        }
+    }
+
+    fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
+        if self.ch.tick(ctx, m.interval) && self.p.profile == EsProfile::Aggressive {
+            self.aggressive(ctx);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ces_step;
+
+    #[test]
+    fn ces_falls_to_the_guarantee_on_any_mark_or_closes_a_tenth_of_the_gap() {
+        assert_eq!(ces_step(100, 500, 1, 960, 100, 10), 100);
+        assert_eq!(ces_step(100, 100, 0, 960, 100, 10), 186); // + ⌊860 / 10⌋
+        assert_eq!(ces_step(100, 900, 0, 960, 100, 10), 910); // + max(6, 10)
+        assert_eq!(ces_step(100, 960, 0, 960, 100, 10), 960);
+    }
+}
