@@ -10,41 +10,20 @@ import pandas as pd
 import pytest
 
 from helpers import simulate
-
-# Linux over 1 GbE with a 1500-byte MTU: 1448 bytes of payload in 1538 on the wire.
-GOODPUT = 1448 / 1538
+from tenantnet.reproduce.trinity import GOODPUT, fig6_scenario
 
 
 def fig6(policy: str, ga: str, gb: str, *, n: int = 10, duration: str = "1s",
          pipes: bool = True) -> dict[str, Any]:
-    """Trinity Fig. 6's traffic on a 1 Gb/s dumbbell: tenant A, 1 connection from
-    left0 to right0; tenant B, `n` connections from left1 to right1; pipes A1 -> A2 at
-    `ga` and B1 -> B2 at `gb` (hose guarantees equal to the pipes)."""
-    def tenant(name: str, g: str, side: int) -> dict[str, Any]:
-        t: dict[str, Any] = {
-            "name": name, "guarantee": g,
-            "vms": [{"name": f"{name}1", "host": f"left{side}"},
-                    {"name": f"{name}2", "host": f"right{side}"}],
-        }
-        if pipes:
-            t["pipes"] = [{"src": f"{name}1", "dst": f"{name}2", "guarantee": g}]
-        return t
-    return {
-        "simulation": {"duration": duration, "seed": 1},
-        "topology": {"kind": "dumbbell", "hosts_per_side": 2, "link_rate": "1Gbps",
-                     "link_delay": "25us"},
-        "network": {"buffer": "200KB"},
-        "transport": {"protocol": "newreno", "mss": "1448B", "header": "90B",
-                      "init_cwnd": 3, "min_rto": "200ms"},
-        "tenants": [tenant("A", ga, 0), tenant("B", gb, 1)],
-        "vswitch": {"policy": policy, "interval": "10ms"},
-        "workloads": [
-            {"kind": "long_lived", "tenant": "A", "src": "A1", "dst": "A2"},
-            {"kind": "long_lived", "tenant": "B", "src": "B1", "dst": "B2",
-             "flows_per_pair": n},
-        ],
-        "output": {"sample_interval": "10ms", "throughput": ["tenant"]},
-    }
+    """Trinity Fig. 6's traffic on a 1 Gb/s dumbbell (the reproduction's scenario):
+    tenant A, 1 connection from left0 to right0; tenant B, `n` connections from left1
+    to right1; pipes A1 -> A2 at `ga` and B1 -> B2 at `gb` (hose guarantees equal to
+    the pipes); hosts tick every 10 ms unless a policy's table says otherwise."""
+    mbps = (float(g.removesuffix("Mbps")) for g in (ga, gb))
+    sc = fig6_scenario({"policy": policy, "interval": "10ms"}, *mbps, n=n, pipes=pipes)
+    sc["simulation"]["duration"] = duration
+    sc["output"] = {"sample_interval": "10ms", "throughput": ["tenant"]}
+    return sc
 
 
 def wire_mbps(r: Any, after_s: float = 0.2) -> pd.Series:

@@ -33,4 +33,9 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                     "against datacenter load", _lazy("qshare", "reproduce_load")),
     "qshare-fig10": ("QShare Fig. 10: throughput gain vs inactive ratio, link utilisation CDF",
                      _lazy("qshare", "reproduce_fig10")),
+    "trinity-fig6": ("Trinity Fig. 6: one connection against N, guarantees 100/100 and "
+                     "300/300 Mb/s; no protection, static, ElasticSwitch, Trinity",
+                     _lazy("trinity", "reproduce_fig6")),
+    "trinity-fig7": ("Trinity Fig. 7: C-ES, A-ES and Trinity at N = 10, guarantees "
+                     "100/100 and 750/150 Mb/s", _lazy("trinity", "reproduce_fig7")),
 }
