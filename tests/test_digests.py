@@ -70,9 +70,9 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "barberq-fig1": (["reproduce", "barberq-fig1", "-q"], "27dceb1b065d9879"),
     "barberq-fig2": (["reproduce", "barberq-fig2", "-q"], "55052cf38ee4bea9"),
     "vms-pias-8q": (["run", str(SCENARIOS / "vms-pias-8q.toml")], "972002af3acb3037"),
-    # as of issue 14's ElasticSwitch (commit after b506172)
-    "trinity-fig6": (["reproduce", "trinity-fig6", "-q"], "c1654853f0fcc451"),
-    "trinity-fig7": (["reproduce", "trinity-fig7", "-q"], "fa3f145e57e242b8"),
+    # as of issue 14's fix of the two-colour shaper's wake-up order
+    "trinity-fig6": (["reproduce", "trinity-fig6", "-q"], "dbe26268e6211d56"),
+    "trinity-fig7": (["reproduce", "trinity-fig7", "-q"], "cf1ab1a29a7458dc"),
 }
 
 

@@ -105,7 +105,7 @@ def test_a_single_queue_switch_cannot_carry_trinity() -> None:
 def test_resequencing_absorbs_green_overtaking_red() -> None:
     retx = {}
     for timeout in ("0s", "20ms"):
-        sc = fig6("trinity", "100Mbps", "100Mbps")
+        sc = fig6("trinity", "300Mbps", "300Mbps")
         sc["vswitch"] = {"policy": "trinity", "trinity": {"reseq_timeout": timeout}}
         r, _ = simulate(sc)
         retx[timeout] = int(r.flows["retransmits"].sum())

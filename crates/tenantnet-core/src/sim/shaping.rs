@@ -216,19 +216,28 @@ impl Sim {
         }
     }
 
-    /// [`wake_blocked`](Self::wake_blocked) for a two-colour shaper.
+    /// [`wake_blocked`](Self::wake_blocked) for a two-colour shaper: in each lane,
+    /// senders are woken in the order they stopped while that lane has room for
+    /// a packet; one that does not fit keeps its place, and those behind it in its
+    /// lane wait too (a sender that was just woken and stopped again goes behind
+    /// them all, as with a plain shaper).
     fn wake_blocked_by_lane(&mut self, s: ShaperId) {
-        for _ in 0..self.shapers[s].blocked() {
-            let Some(f) = self.shapers[s].pop_blocked() else {
-                break;
-            };
+        let waiting: Vec<FlowId> = (0..self.shapers[s].blocked())
+            .filter_map(|_| self.shapers[s].pop_blocked())
+            .collect();
+        let mut kept = Vec::new();
+        let mut full = [false; 2];
+        for f in waiting {
             let lane = self.next_lane(s, f);
-            if self.shapers[s].room_in(lane) < self.tcp[self.transport(f)].packet_size() {
-                self.shapers[s].block(f);
+            let need = self.tcp[self.transport(f)].packet_size();
+            if full[lane as usize] || self.shapers[s].room_in(lane) < need {
+                full[lane as usize] = true;
+                kept.push(f);
                 continue;
             }
             self.flows[f.idx()].blocked = false;
             self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
         }
+        self.shapers[s].block_first(&kept);
     }
 }

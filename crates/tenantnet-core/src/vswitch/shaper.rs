@@ -384,6 +384,14 @@ impl Shaper {
         self.blocked.push_back(f);
     }
 
+    /// Puts flows that still wait back at the head of the waiting list, in the
+    /// order given (they keep their place ahead of those that waited less).
+    pub fn block_first(&mut self, fs: &[FlowId]) {
+        for &f in fs.iter().rev() {
+            self.blocked.push_front(f);
+        }
+    }
+
     /// The flow that has waited longest for room.
     pub fn first_blocked(&self) -> Option<FlowId> {
         self.blocked.front().copied()

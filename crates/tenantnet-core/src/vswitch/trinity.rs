@@ -12,7 +12,7 @@
 //! * **Receiver** (§III-C, T:L817-827): per channel, counts red packets and those
 //!   marked CE, and sends the counts back in a 64-byte feedback packet with the
 //!   feedback DSCP, bypassing the shapers; per flow, holds green packets that
-//!   overtook red ones until the gap fills or a timeout (`trinity/reseq.rs`).
+//!   overtook red ones until the gap fills or a timeout (`channels/reseq.rs`).
 //! * **Rate control** of R_W (`trinity/rc.rs`), profile `paper` (every interval,
 //!   on the last feedback: the P/Q sets, Eqs. 2–6 and anti-trapping) or `code`
 //!   (the public module: on each feedback, from byte percentages over

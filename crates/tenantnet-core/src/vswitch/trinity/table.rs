@@ -47,10 +47,10 @@ pub struct TrinityParams {
     /// How long the receiver holds a green packet that overtook red ones [paper:
     /// 20 ms; code: 0, none]; 0 turns resequencing off. The paper gives no value;
     /// the spec suggested 1 ms, but the timeout must outlast the red queue's delay,
-    /// which a shared buffer lets grow to milliseconds: on Fig. 6's set-up 1 ms
-    /// released held packets out of order and caused 5 942 spurious
-    /// retransmissions in 1 s (none without resequencing), 20 ms left 0 and 38
-    /// (1 481 without, from green overtaking red).
+    /// which a shared buffer lets grow to milliseconds: on Fig. 6's set-up at
+    /// 300/300 Mb/s, 1 s, no resequencing gave 8 195 spurious retransmissions
+    /// (nothing is dropped), 1 ms 5 437 (it releases held packets out of order),
+    /// 5 ms and 20 ms 147.
     pub reseq_timeout: Time,
 }
 
