@@ -73,6 +73,7 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     # as of issue 14's fix of the two-colour shaper's wake-up order
     "trinity-fig6": (["reproduce", "trinity-fig6", "-q"], "dbe26268e6211d56"),
     "trinity-fig7": (["reproduce", "trinity-fig7", "-q"], "cf1ab1a29a7458dc"),
+    "trinity-tables": (["reproduce", "trinity-tables", "-q"], "a4b38080e4e55ed3"),
 }
 
 

@@ -10,39 +10,13 @@ import pytest
 
 import tenantnet
 from helpers import simulate
+from tenantnet.reproduce.trinity_tables import qct_us, table_scenario
 from test_pipes import fig6, wire_mbps
 
 
 def trinity(sc: dict[str, Any], profile: str) -> dict[str, Any]:
     sc["vswitch"] = {"policy": "trinity", "trinity": {"profile": profile}}
     return sc
-
-
-def three_tenants(policy: str) -> dict[str, Any]:
-    """Trinity's Table II set-up on a 1 Gb/s dumbbell: A's 20 KiB request-response
-    exchanges every 10 ms next to B's and C's long flows, 200 Mb/s pipes each."""
-    def tenant(n: str, side: int) -> dict[str, Any]:
-        return {"name": n, "guarantee": "200Mbps",
-                "vms": [{"name": f"{n}1", "host": f"left{side}"},
-                        {"name": f"{n}2", "host": f"right{side}"}],
-                "pipes": [{"src": f"{n}1", "dst": f"{n}2", "guarantee": "200Mbps"}]}
-    return {
-        "simulation": {"duration": "500ms", "seed": 1},
-        "topology": {"kind": "dumbbell", "hosts_per_side": 3, "link_rate": "1Gbps",
-                     "link_delay": "25us"},
-        "transport": {"protocol": "newreno", "mss": "1448B", "header": "90B",
-                      "init_cwnd": 3, "min_rto": "200ms"},
-        "tenants": [tenant("A", 0), tenant("B", 1), tenant("C", 2)],
-        "vswitch": {"policy": policy},
-        "workloads": [
-            # A2 asks, A1 answers along A's pipe
-            {"kind": "request_response", "tenant": "A", "src": "A2", "dst": "A1",
-             "size": "20KiB", "queries": 45, "interval": "10ms", "start": "50ms"},
-            {"kind": "long_lived", "tenant": "B", "src": "B1", "dst": "B2"},
-            {"kind": "long_lived", "tenant": "C", "src": "C1", "dst": "C2"},
-        ],
-        "output": {"throughput": ["tenant"], "sample_interval": "10ms"},
-    }
 
 
 def test_the_preset_gives_switch_ports_a_green_and_a_red_queue() -> None:
@@ -75,15 +49,15 @@ def test_each_pair_keeps_its_guarantee_against_ten_connections(profile: str, g: 
 
 
 def test_short_flows_ride_green_past_other_tenants_long_flows() -> None:
+    """Table II's set-up (trinity-tables), 45 exchanges of 20 KiB."""
     qct = {}
     for policy in ("none", "static", "trinity"):
-        r, _ = simulate(three_tenants(policy))
-        q = r.queries["qct_s"]
+        r, _ = simulate(table_scenario({"policy": policy}, (200, 200, 200), 20, queries=45))
         # without protection a few exchanges lose packets and wait out an RTO past the
-        # end of the run: counted as taking the whole run
-        assert q.notna().all() or policy == "none", policy
-        q = q.fillna(0.5)
-        qct[policy] = (q.mean() * 1e6, q.quantile(0.99) * 1e6)
+        # end of the run: counted as lasting until the end
+        assert r.queries["qct_s"].notna().all() or policy == "none", policy
+        q = qct_us(r, r.summary["simulated_s"])
+        qct[policy] = (q.mean(), q.quantile(0.99))
     print("\nmean / p99 QCT (us):", {k: tuple(round(x) for x in v) for k, v in qct.items()})
     # green priority: as fast as with the link reserved (static), far faster than FIFO
     assert qct["trinity"][0] < 1.1 * qct["static"][0]

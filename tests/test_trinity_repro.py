@@ -52,3 +52,28 @@ def test_fig7_c_es_keeps_guarantees_and_wastes_spare(tmp_path: Path) -> None:
     total = pts["a2_mbps"] + pts["b2_mbps"]
     # Trinity's red class puts more of the spare to use than C-ES's resets
     assert total[("a", "trinity")] > 1.15 * total[("a", "c-es")]
+
+
+def test_tables_trinity_keeps_short_flows_fast_where_es_does_not() -> None:
+    """Tables II-IV scaled to 300 exchanges per size (the command runs 2000)."""
+    from tenantnet.reproduce import trinity_tables as tt
+    pts = tt.table_points(queries=300)
+    print("\n" + pts.round(0).to_string())
+    assert (pts["unfinished"] == 0).all()
+    p = pts.set_index(["table", "size_kib", "scheme"])
+    for t in tt.TABLES:
+        for size in tt.SIZES_KIB:
+            tr, es = p.loc[(t, size, "trinity")], p.loc[(t, size, "c-es")]
+            assert es["mean_us"] > tr["mean_us"] and es["p99_us"] > tr["p99_us"], (t, size)
+            if t == "IV":
+                # behind its own long flow ES's short flows wait in the pair's queue;
+                # Trinity's go first (paper: 4.5-5.5x)
+                assert es["mean_us"] > 3 * tr["mean_us"], size
+    for size in tt.SIZES_KIB:
+        a, b = p.loc[("II", size, "trinity")], p.loc[("III", size, "trinity")]
+        assert abs(b["mean_us"] / a["mean_us"] - 1) < 0.15, size
+        a, b = p.loc[("II", size, "c-es")], p.loc[("III", size, "c-es")]
+        assert b["mean_us"] > a["mean_us"], size
+    # the 1 KB tail: ES / Trinity p99 at least 2 in Tables II and III (paper 3.1, 3.4)
+    for t in ("II", "III"):
+        assert p.loc[(t, 1, "c-es"), "p99_us"] > 2 * p.loc[(t, 1, "trinity"), "p99_us"], t

@@ -38,4 +38,7 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      _lazy("trinity", "reproduce_fig6")),
     "trinity-fig7": ("Trinity Fig. 7: C-ES, A-ES and Trinity at N = 10, guarantees "
                      "100/100 and 750/150 Mb/s", _lazy("trinity", "reproduce_fig7")),
+    "trinity-tables": ("Trinity Tables II-IV: 1 KB and 20 KB request-response times next "
+                       "to long flows; Trinity and C-ES", _lazy("trinity_tables",
+                                                               "reproduce_tables")),
 }
