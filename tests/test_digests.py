@@ -70,10 +70,12 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "barberq-fig1": (["reproduce", "barberq-fig1", "-q"], "27dceb1b065d9879"),
     "barberq-fig2": (["reproduce", "barberq-fig2", "-q"], "55052cf38ee4bea9"),
     "vms-pias-8q": (["run", str(SCENARIOS / "vms-pias-8q.toml")], "972002af3acb3037"),
-    # as of issue 14's fix of the two-colour shaper's wake-up order
-    "trinity-fig6": (["reproduce", "trinity-fig6", "-q"], "dbe26268e6211d56"),
+    # as of issue 14's anti-trapping reading (red sent through the measured period)
+    "trinity-fig6": (["reproduce", "trinity-fig6", "-q"], "df1dc57c20d6ca80"),
     "trinity-fig7": (["reproduce", "trinity-fig7", "-q"], "cf1ab1a29a7458dc"),
-    "trinity-tables": (["reproduce", "trinity-tables", "-q"], "a4b38080e4e55ed3"),
+    "trinity-tables": (["reproduce", "trinity-tables", "-q"], "845da7ba1462add4"),
+    "trinity-fig2": (["reproduce", "trinity-fig2", "-q"], "b8d2d5f40606e6c1"),
+    "trinity-fig12": (["reproduce", "trinity-fig12", "-q"], "0cfade0c2998a29f"),
 }
 
 

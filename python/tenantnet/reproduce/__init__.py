@@ -38,6 +38,11 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      _lazy("trinity", "reproduce_fig6")),
     "trinity-fig7": ("Trinity Fig. 7: C-ES, A-ES and Trinity at N = 10, guarantees "
                      "100/100 and 750/150 Mb/s", _lazy("trinity", "reproduce_fig7")),
+    "trinity-fig2": ("Trinity Fig. 2: ElasticSwitch's valleys (C-ES, 150/150 Mb/s) and "
+                     "A-ES's slow return of a guarantee (150/750), Trinity beside",
+                     _lazy("trinity_convergence", "reproduce_fig2")),
+    "trinity-fig12": ("Trinity Fig. 12: convergence against unbounded UDP at a 1 ms interval",
+                      _lazy("trinity_convergence", "reproduce_fig12")),
     "trinity-tables": ("Trinity Tables II-IV: 1 KB and 20 KB request-response times next "
                        "to long flows; Trinity and C-ES", _lazy("trinity_tables",
                                                                "reproduce_tables")),

@@ -56,10 +56,12 @@ FIG7_SCHEMES = ("c-es", "a-es", "trinity", "trinity-code")
 
 def fig6_scenario(scheme: str | dict[str, Any], ga_mbps: float, gb_mbps: float, *, n: int = 10,
                   duration_s: float = WARMUP_S + MEASURE_S, sample_s: float = 0.01,
-                  pipes: bool = True) -> dict[str, Any]:
+                  pipes: bool = True, b_start_s: float = 0.0,
+                  b_udp: bool = False) -> dict[str, Any]:
     """Fig. 6's traffic under `scheme` (a key of `SCHEMES`, or a `[vswitch]` table):
-    A1 -> A2 over 1 connection, B1 -> B2 over `n`, pipes at `ga_mbps`/`gb_mbps`
-    (the tenants' hose guarantees equal to them)."""
+    A1 -> A2 over 1 connection, B1 -> B2 over `n` from `b_start_s` (with `b_udp`,
+    unbounded UDP at the NIC's rate instead), pipes at `ga_mbps`/`gb_mbps` (the
+    tenants' hose guarantees equal to them)."""
     vswitch = dict(SCHEMES[scheme][1]) if isinstance(scheme, str) else dict(scheme)
     name = scheme if isinstance(scheme, str) else vswitch.get("policy", "none")
 
@@ -84,8 +86,10 @@ def fig6_scenario(scheme: str | dict[str, Any], ga_mbps: float, gb_mbps: float, 
         "vswitch": vswitch,
         "workloads": [
             {"kind": "long_lived", "tenant": "A", "src": "A1", "dst": "A2"},
+            {"kind": "cbr", "tenant": "B", "src": "B1", "dst": "B2", "rate": "1Gbps",
+             "start": f"{round(b_start_s * 1e6)}us"} if b_udp else
             {"kind": "long_lived", "tenant": "B", "src": "B1", "dst": "B2",
-             "flows_per_pair": n},
+             "flows_per_pair": n, "start": f"{round(b_start_s * 1e6)}us"},
         ],
         "output": {"sample_interval": f"{round(sample_s * 1e6)}us", "throughput": ["tenant"],
                    "queues": False},

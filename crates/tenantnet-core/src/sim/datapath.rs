@@ -13,6 +13,7 @@ use crate::vswitch::policy::{all_columns, Cell, ColumnSpec, HostCtx, HostMeasure
 use crate::vswitch::{
     HostPolicy, Pipe, Policy, Shaper, ShaperId, Shapers, VmPair, VswitchParams, NO_PAIR,
 };
+use crate::workload::FlowKind;
 
 /// The per-VM rate record (`vm_rates`): one row per VM per tick.
 #[derive(Default)]
@@ -221,7 +222,9 @@ impl Sim {
             return Ingress::Deliver;
         };
         let k = self.vms[v.idx()].vswitch as usize;
-        self.with_host(k, |pol, ctx| pol.ingress(ctx, p, v))
+        let tcp = !p.has(flags::CONTROL)
+            && matches!(self.flows[p.flow.idx()].spec.kind, FlowKind::Tcp { .. });
+        self.with_host(k, |pol, ctx| pol.ingress(ctx, p, v, tcp))
     }
 
     /// Each VM's `rx_bytes` from its pairs' counts.

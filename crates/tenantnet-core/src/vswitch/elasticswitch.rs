@@ -169,8 +169,8 @@ impl HostPolicy for ElasticSwitch {
         true
     }
 
-    fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, _dst: VmId) -> Ingress {
-        match self.ch.ingress(ctx, pkt) {
+    fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, _dst: VmId, tcp: bool) -> Ingress {
+        match self.ch.ingress(ctx, pkt, tcp) {
             Arrival::Feedback(i, word) => {
                 self.on_feedback(ctx, i, word);
                 Ingress::Consumed

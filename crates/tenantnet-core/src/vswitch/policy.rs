@@ -168,9 +168,10 @@ pub trait HostPolicy {
         false
     }
 
-    /// A packet for VM `dst` arrived, before its transport sees it.
+    /// A packet for VM `dst` arrived, before its transport sees it (`tcp`: its flow
+    /// is TCP).
     #[inline]
-    fn ingress(&mut self, _ctx: &mut HostCtx, _pkt: &Packet, _dst: VmId) -> Ingress {
+    fn ingress(&mut self, _ctx: &mut HostCtx, _pkt: &Packet, _dst: VmId, _tcp: bool) -> Ingress {
         Ingress::Deliver
     }
 
@@ -314,8 +315,8 @@ macro_rules! policies {
                 match self { $(Policy::$v(p) => p.uses_ingress(),)* }
             }
             #[inline]
-            fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, dst: VmId) -> Ingress {
-                match self { $(Policy::$v(p) => p.ingress(ctx, pkt, dst),)* }
+            fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, dst: VmId, tcp: bool) -> Ingress {
+                match self { $(Policy::$v(p) => p.ingress(ctx, pkt, dst, tcp),)* }
             }
             fn guarantee_changed(&mut self, ctx: &mut HostCtx, vm: VmId) {
                 match self { $(Policy::$v(p) => p.guarantee_changed(ctx, vm),)* }

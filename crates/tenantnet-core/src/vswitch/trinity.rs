@@ -156,8 +156,8 @@ impl HostPolicy for Trinity {
         true
     }
 
-    fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, _dst: VmId) -> Ingress {
-        match self.ch.ingress(ctx, pkt) {
+    fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, _dst: VmId, tcp: bool) -> Ingress {
+        match self.ch.ingress(ctx, pkt, tcp) {
             Arrival::Feedback(i, word) => {
                 self.on_feedback(ctx, i, word);
                 Ingress::Consumed

@@ -79,6 +79,8 @@ pub struct Tx<S> {
     pub active: bool,
     /// Red bytes it sent in the last interval (timed channels).
     pub red_last: u64,
+    /// Red bytes it sent in the interval before that.
+    pub red_before: u64,
     /// Green and red bytes its shaper had released at the last interval's end.
     sent_at: [u64; 2],
     /// The scheme's state.
@@ -184,6 +186,7 @@ impl<S> Channels<S> {
                     g,
                     active: false,
                     red_last: 0,
+                    red_before: 0,
                     sent_at: [0; 2],
                     st,
                 });
@@ -226,8 +229,10 @@ impl<S> Channels<S> {
     }
 
     /// A packet arrives for a VM of this host: feedback for one of its sending
-    /// channels, or a packet counted (and perhaps held) on its receiving channel.
-    pub fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet) -> Arrival {
+    /// channels, or a packet counted (and, TCP data only, perhaps held: a UDP flow
+    /// neither minds reordering nor fills the gaps its drops leave) on its receiving
+    /// channel.
+    pub fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, tcp: bool) -> Arrival {
         if pkt.has(flags::CONTROL) {
             // feedback travels on the reverse of the channel it is about
             return match self.tx_of(ctx.pairs[pkt.pair as usize].reverse) {
@@ -252,7 +257,7 @@ impl<S> Channels<S> {
         let counted = pkt.dscp == self.cfg.counted_dscp;
         r.counts.add(pkt.size, counted, pkt.has(flags::CE));
         r.quiet = 0;
-        if self.cfg.reseq_timeout == 0 || pkt.has(flags::ACK) {
+        if self.cfg.reseq_timeout == 0 || pkt.has(flags::ACK) || !tcp {
             return Arrival::Packet(Ingress::Deliver);
         }
         let st = self.reseq.entry(pkt.flow.0).or_default();
@@ -300,6 +305,7 @@ impl<S> Channels<S> {
             let sent = sh.colours().map_or([0; 2], |c| c.sent);
             let moved = sent[0] + sent[1] - t.sent_at[0] - t.sent_at[1];
             t.active = moved > 0 || sh.held() > 0;
+            t.red_before = t.red_last;
             t.red_last = sent[1] - t.sent_at[1];
             t.sent_at = sent;
         }

@@ -33,11 +33,19 @@ pub struct Rate {
 }
 
 /// A paper feedback `word` for channel `t` arrived: its β and, with `trapping`
-/// (anti-trapping on), whether it is trapped (no red arrived while it sent red).
+/// (anti-trapping on), whether it is trapped. The paper's test (T:L718-728) is that
+/// the receiver got no red packet in its last period while the sender sent red in
+/// its own; read literally, red sent late in the period, or a lone red packet of a
+/// slow channel sent just before the period began, has not arrived yet and the
+/// channel is "trapped" (at a 1 ms interval this held a lone tenant at its guarantee
+/// for 40 ms at start, and kept a channel with a few Mb/s of red trapping itself
+/// again and again). Our reading: trapped when no red arrived in the receiver's last
+/// period although the sender sent red both in that period and in the one before,
+/// so red was leaving all through the period the receiver measured.
 pub fn heard(t: &mut Tx<Rate>, word: u64, trapping: bool) {
     let (beta, no_red) = decode_paper(word);
     t.st.rc.beta = beta;
-    t.st.rc.trapped = trapping && no_red && t.red_last > 0;
+    t.st.rc.trapped = trapping && no_red && t.red_before > 0 && t.red_last > 0;
     t.st.rc.heard = true;
 }
 

@@ -1,0 +1,167 @@
+"""Trinity (Hu et al., IEEE TCC 2018): Fig. 2, ElasticSwitch's deep dive (§II-B,
+T:L374-403), and Fig. 12, Trinity's convergence (§V-E, T:L1279-1305).
+
+Both on Fig. 6's dumbbell (`trinity.py`), one TCP connection per tenant, each
+tenant's throughput every 5 ms.
+
+* Fig. 2(b): A and B guaranteed 150 Mb/s each under C-ES (its "conservative
+  probe"): the ideal is 500 Mb/s each; ES shows valleys. Fig. 2(c): A 150, B 750
+  under A-ES ("aggressive probe"); A starts alone and takes the spare, B starts at
+  40 ms (the paper's time is not given): B "cannot get back its guaranteed bandwidth
+  for a long while". Trinity beside both.
+* Fig. 12: A and B guaranteed 200 Mb/s, rate-control interval 1 ms; A's TCP from
+  the start, B's unbounded UDP (at its NIC's 1 Gb/s) from 100 ms (not given): both
+  should be at about 500 Mb/s within 5 ms and stay there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import progress
+from ..api import run
+from ..plotting import legend_outside, mark_times, save_csv, save_png, style
+from .trinity import LINK_MBPS, SCHEMES, check, fig6_scenario, ideal_a2, tenant_series
+
+SAMPLE_S = 0.005
+FIG2 = {"b": ((150.0, 150.0), "c-es", 0.0, 0.12), "c": ((150.0, 750.0), "a-es", 0.04, 0.2)}
+"""Each panel of Fig. 2: the guarantees of A and B, the ES profile, B's start and
+the run's length (s)."""
+
+FIG12_UDP_START_S = 0.1
+FIG12_DURATION_S = 0.3
+
+
+def series(scheme: str | dict[str, Any], ga: float, gb: float, b_start_s: float,
+           duration_s: float, b_udp: bool = False) -> pd.DataFrame:
+    """A2's and B2's throughput every 5 ms (wire Mb/s)."""
+    sc = fig6_scenario(scheme, ga, gb, n=1, duration_s=duration_s, sample_s=SAMPLE_S,
+                       b_start_s=b_start_s, b_udp=b_udp)
+    return tenant_series(run(sc))
+
+
+def fig2_series() -> pd.DataFrame:
+    """Fig. 2(b) and (c) under their ES variant and Trinity."""
+    todo = [(p, s) for p, (_, es, _, _) in FIG2.items() for s in (es, "trinity")]
+    out = []
+    for panel, scheme in progress.steps(todo, lambda t: f"Fig. 2({t[0]}): {t[1]}"):
+        (ga, gb), _, start, dur = FIG2[panel]
+        out.append(series(scheme, ga, gb, start, dur).assign(panel=panel, scheme=scheme))
+    return pd.concat(out, ignore_index=True)
+
+
+def fig2_compare(s: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 2's qualitative claims beside ours."""
+    rows = []
+    b = s[(s["panel"] == "b") & (s["time_s"] > 0.02 + 1e-9)]
+    ideal = ideal_a2(150, 150)
+    for scheme in ("c-es", "trinity"):
+        d = b[b["scheme"] == scheme]
+        mean = float((d["A"] + d["B"]).mean() / 2)
+        rows.append(check(f"(b) {SCHEMES[scheme][0]}: mean per tenant after 20 ms, "
+                          f"ideal {ideal:g} Mb/s", mean,
+                          "valleys, well below 500" if scheme == "c-es" else "about 500",
+                          mean < 0.8 * ideal if scheme == "c-es" else mean > 0.95 * ideal,
+                          "ours: wire Mb/s"))
+    (_, gb), _, start, _ = FIG2["c"]
+    c = s[(s["panel"] == "c") & (s["time_s"] > start + SAMPLE_S + 1e-9)]
+    for scheme in ("a-es", "trinity"):
+        d = c[c["scheme"] == scheme]
+        below = int((d["B"] < 0.95 * gb).sum())
+        rows.append(check(f"(c) {SCHEMES[scheme][0]}: 5 ms samples after B starts with B "
+                          f"below 95 % of its {gb:g} Mb/s", below,
+                          "many" if scheme == "a-es" else "none",
+                          below >= 4 if scheme == "a-es" else below <= 1,
+                          f"ours: samples, of {len(d)}"))
+    return pd.DataFrame(rows)
+
+
+def fig12_series() -> pd.DataFrame:
+    """Fig. 12 under Trinity at a 1 ms interval (paper and module RC)."""
+    out = []
+    for profile in progress.steps(["paper", "code"], lambda p: f"Fig. 12: {p}"):
+        vs = {"policy": "trinity", "trinity": {"profile": profile, "interval": "1ms"}}
+        d = series(vs, 200, 200, FIG12_UDP_START_S, FIG12_DURATION_S, b_udp=True)
+        out.append(d.assign(profile=profile))
+    return pd.concat(out, ignore_index=True)
+
+
+def fig12_compare(s: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 12's claim: both at about 500 Mb/s within 5 ms of the UDP start, held."""
+    rows = []
+    for profile in ("paper", "code"):
+        d = s[(s["profile"] == profile) & (s["time_s"] > FIG12_UDP_START_S + SAMPLE_S + 1e-9)]
+        worst = float(max((d["A"] / 500 - 1).abs().max(), (d["B"] / 500 - 1).abs().max()))
+        rows.append(check(f"Trinity ({profile} RC): A and B within 5 % of 500 Mb/s from "
+                          "5 ms after the UDP start", worst * 100, "about 500 within 5 ms",
+                          worst <= 0.05, "ours: worst deviation of a 5 ms sample, %"))
+        mean = float(d["A"].mean()), float(d["B"].mean())
+        rows.append(check(f"Trinity ({profile} RC): mean A and B after the UDP start",
+                          min(mean), "about 500 each", min(mean) >= 0.95 * 500,
+                          f"ours: the lower of {mean[0]:.0f} / {mean[1]:.0f} Mb/s"))
+    return pd.DataFrame(rows)
+
+
+def _plot(ax: Any, d: pd.DataFrame, label: str, i: int) -> None:
+    for j, t in enumerate(("A", "B")):
+        ax.plot(d["time_s"] * 1e3, d[t], label=f"{t}2, {label}", drawstyle="steps-pre",
+                **style(2 * i + j))
+
+
+def reproduce_fig2(out: Path) -> list[Path]:
+    """Writes trinity_fig2.png, the series (CSV) and the comparison with the paper."""
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    s = fig2_series()
+    written = [save_csv(s.rename(columns={"A": "a2_mbps", "B": "b2_mbps"}),
+                        out / "trinity_fig2.csv"),
+               save_csv(fig2_compare(s), out / "trinity_fig2_vs_paper.csv")]
+    fig, axes = plt.subplots(2, 1, figsize=(9, 8))
+    fig.subplots_adjust(hspace=0.35)
+    for ax, (panel, ((ga, gb), es, start, _)) in zip(axes, FIG2.items(), strict=True):
+        for i, scheme in enumerate((es, "trinity")):
+            _plot(ax, s[(s["panel"] == panel) & (s["scheme"] == scheme)],
+                  SCHEMES[scheme][0], i)
+        ax.axhline(ga, color="grey", ls=":", lw=1, label=f"A's guarantee ({ga:g})")
+        if gb != ga:
+            ax.axhline(gb, color="k", ls=":", lw=1, label=f"B's guarantee ({gb:g})")
+        if start > 0:
+            mark_times(ax, [start * 1e3], "B starts")
+        ax.set_title(f"Fig. 2({panel}): guarantees A {ga:g} / B {gb:g} Mb/s")
+        ax.set_xlabel("time (ms)")
+        ax.set_ylabel("throughput (wire Mb/s)")
+        ax.set_ylim(0, LINK_MBPS)
+        ax.grid(alpha=0.3)
+        legend_outside(ax)
+    written.append(save_png(fig, out / "trinity_fig2.png"))
+    return written
+
+
+def reproduce_fig12(out: Path) -> list[Path]:
+    """Writes trinity_fig12.png, the series (CSV) and the comparison with the paper."""
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    s = fig12_series()
+    written = [save_csv(s.rename(columns={"A": "a2_mbps", "B": "b2_mbps"}),
+                        out / "trinity_fig12.csv"),
+               save_csv(fig12_compare(s), out / "trinity_fig12_vs_paper.csv")]
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for i, profile in enumerate(("paper", "code")):
+        d = s[s["profile"] == profile]
+        _plot(ax, d, f"Trinity ({profile} RC)", i)
+    ax.axhline(500, color="k", ls="--", lw=1, label="ideal (500)")
+    ax.axhline(200, color="grey", ls=":", lw=1, label="guarantee (200)")
+    mark_times(ax, [FIG12_UDP_START_S * 1e3], "B's UDP starts")
+    ax.set_title("Fig. 12: A's TCP against B's UDP, guarantees 200/200 Mb/s, 1 ms interval")
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("throughput (wire Mb/s)")
+    ax.set_ylim(0, LINK_MBPS)
+    ax.grid(alpha=0.3)
+    legend_outside(ax)
+    written.append(save_png(fig, out / "trinity_fig12.png"))
+    return written
