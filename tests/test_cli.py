@@ -119,6 +119,16 @@ def test_bench_permutation_at_another_k_prints_one_line() -> None:
     assert p.returncode == 2 and "permutation benchmarks" in p.stderr, p.stderr
 
 
+def test_bench_trinity_runs_both_policies_on_the_same_fabric() -> None:
+    p = cli("bench", "trinity", "--repeat", "1")
+    assert p.returncode == 0, p.stderr
+    lines = [json.loads(x) for x in p.stdout.splitlines()]
+    assert [x["policy"] for x in lines] == ["none", "trinity"]
+    assert all(x["hosts"] == 64 and x["events"] > 1_000_000 for x in lines)
+    # the same switches: only Trinity's red packets carry ECT, so only it is marked
+    assert lines[0]["ecn_marks"] == 0 < lines[1]["ecn_marks"]
+
+
 def test_reproduce_barberq_fig2_writes_plot_and_data(tmp_path: Path) -> None:
     p = cli("reproduce", "barberq-fig2", "--out", str(tmp_path / "fig2"))
     assert p.returncode == 0, p.stderr

@@ -40,6 +40,8 @@ BENCHMARKS = {
     "qshare-place": "QShare placement time per tenant, k=16 fat-tree filled to full load",
     "fct": "flow completion times: 144-host 100 Gb/s leaf-spine, web search at 70 % load, "
            "10 000 flows (BarberQ's macrobenchmark)",
+    "trinity": "64-host leaf-spine, 10 tenants x 8 VMs, all-to-all long flows: Trinity "
+               "against no enforcement on the same switches, runs interleaved",
     "crosscheck": "the permutation's per-flow rates against htsim's runs, setting by setting "
                   "(k=8; --repeat seeds per setting)",
 }
@@ -200,6 +202,28 @@ def bench_fct(repeat: int) -> None:
         }), flush=True)
 
 
+def bench_trinity(repeat: int) -> None:
+    from .reproduce.trinity import leaf_spine_scenario
+    scenarios = {p: Scenario.from_dict(leaf_spine_scenario(p), f"<trinity bench: {p}>")
+                 for p in ("none", "trinity")}
+    for _ in range(repeat):
+        for policy, sc in scenarios.items():
+            t0 = time.perf_counter()
+            sim = sc.simulation()
+            advance(sim)
+            s, gbps = sim.summary()
+            wall = time.perf_counter() - t0
+            print(json.dumps({
+                "benchmark": "trinity", "policy": policy, "hosts": s["hosts"],
+                "wall_s": round(wall, 3), "events": s["events"],
+                "events_per_s": round(s["events"] / wall),
+                "data_packets": s["data_packets_sent"],
+                "mean_flow_gbps": round(sum(gbps) / max(len(gbps), 1), 4),
+                "drops": s["packets_dropped"], "ecn_marks": s["ecn_marks"],
+                "version": s["tenantnet_version"],
+            }), flush=True)
+
+
 def cmd_bench(a: argparse.Namespace) -> None:
     if a.k is not None and not a.name.startswith("permutation") and a.name != "crosscheck":
         fail(f"--k {a.k}: sets the fat-tree of the permutation benchmarks, not of {a.name}")
@@ -213,6 +237,9 @@ def cmd_bench(a: argparse.Namespace) -> None:
         return
     if a.name == "fct":
         bench_fct(a.repeat)
+        return
+    if a.name == "trinity":
+        bench_trinity(a.repeat)
         return
     sc = Scenario.builtin(a.name)
     if a.k is not None:

@@ -304,3 +304,34 @@ def reproduce_fig7(out: Path) -> list[Path]:
         legend_outside(ax, below=True)
     written.append(save_png(fig, out / "trinity_fig7.png"))
     return written
+
+
+def leaf_spine_scenario(policy: str, duration_s: float = 0.05) -> dict[str, Any]:
+    """The Trinity benchmark (issue 14): a 64-host leaf-spine (8 leaves of 8 hosts,
+    4 spines, 10 Gb/s to hosts, 2:1 oversubscribed), 10 tenants of 8 VMs (tenant t's
+    VM i on leaf i, rack position t mod 8: the first two tenants share hosts with the
+    last two), every VM pair of a tenant a pipe of 1 Gb/s / 7 and a long-lived TCP
+    flow, under `policy` (`trinity` or `none`; the same switches either way: the
+    Trinity preset's 2 strict-priority queues, ECN and buffer)."""
+    g = round(1e9 / 7)
+    tenants = []
+    for t in range(10):
+        vms = [{"name": f"t{t}v{i}", "host": f"h{8 * i + t % 8}"} for i in range(8)]
+        pipes = [{"src": a["name"], "dst": b["name"], "guarantee": f"{g}bps"}
+                 for a in vms for b in vms if a is not b]
+        tenants.append({"name": f"t{t}", "guarantee": "1Gbps", "vms": vms, "pipes": pipes})
+    return {
+        "name": f"trinity-leaf-spine-{policy}",
+        "simulation": {"duration": f"{round(duration_s * 1e3)}ms", "seed": 1},
+        "topology": {"kind": "leaf_spine", "leaves": 8, "spines": 4, "hosts_per_leaf": 8,
+                     "link_rate": "10Gbps", "oversubscription": 2, "link_delay": "1us"},
+        "network": {"queues": 2, "scheduler": "strict", "dscp_map": {"0": 1},
+                    "ecn_threshold": "30KB", "ecn_scope": "queue", "host_ecn": False,
+                    "buffer_policy": "dynamic_threshold", "pool": "4MB"},
+        "transport": {"protocol": "newreno", "min_rto": "1ms"},
+        "tenants": tenants,
+        "vswitch": {"policy": policy},
+        "workloads": [{"kind": "long_lived", "tenant": f"t{t}", "src": "all", "dst": "all"}
+                      for t in range(10)],
+        "output": {"throughput": [], "queues": False},
+    }
