@@ -164,6 +164,12 @@ impl HostPolicy for ElasticSwitch {
         self.ch.channel(src, pair)
     }
 
+    /// A pair's channel is made at the start and kept.
+    #[inline]
+    fn fixed_channels(&self) -> bool {
+        true
+    }
+
     #[inline]
     fn uses_ingress(&self) -> bool {
         true
