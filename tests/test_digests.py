@@ -76,6 +76,7 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "trinity-tables": (["reproduce", "trinity-tables", "-q"], "845da7ba1462add4"),
     "trinity-fig2": (["reproduce", "trinity-fig2", "-q"], "b8d2d5f40606e6c1"),
     "trinity-fig12": (["reproduce", "trinity-fig12", "-q"], "0cfade0c2998a29f"),
+    "trinity-fig9": (["reproduce", "trinity-fig9", "-q"], "23a6f773fdf5d5e4"),
 }
 
 

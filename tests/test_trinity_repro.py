@@ -107,3 +107,18 @@ def test_fig2_conservative_es_shows_valleys() -> None:
     b = s[(s["panel"] == "b") & (s["scheme"] == "c-es") & (s["time_s"] > 0.02)]
     # a valley: back at the guarantee after every mark
     assert b["A"].min() < 1.1 * 150
+
+
+def test_fig9_trinity_keeps_memcached_fast_under_udp() -> None:
+    """Fig. 9 scaled to 200 queries per client (the command runs 1000)."""
+    from tenantnet.reproduce import trinity_memcached as tm
+    s = tm.fig9_summary(tm.fig9_points(queries=200)).set_index("scheme")
+    print("\n" + s.round(0).to_string())
+    for scheme in ("static", "c-es", "trinity", "trinity-code", "base (no UDP)"):
+        assert s.loc[scheme, "unfinished"] == 0, scheme
+    # the attack barely touches Trinity's queries (green, first in the switch)
+    assert s.loc["trinity", "p99_us"] < 1.25 * s.loc["base (no UDP)", "p99_us"]
+    # ES's queries share the switch's queue with the UDP its limiters let through
+    assert s.loc["c-es", "p99_us"] > 1.5 * s.loc["trinity", "p99_us"]
+    # without protection the requests are lost under the UDP: RTOs of 200 ms and more
+    assert s.loc["none", "p99_us"] > 200 * s.loc["trinity", "p99_us"]

@@ -41,6 +41,8 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
     "trinity-fig2": ("Trinity Fig. 2: ElasticSwitch's valleys (C-ES, 150/150 Mb/s) and "
                      "A-ES's slow return of a guarantee (150/750), Trinity beside",
                      _lazy("trinity_convergence", "reproduce_fig2")),
+    "trinity-fig9": ("Trinity Fig. 9: memcached query completion times under a UDP attack",
+                     _lazy("trinity_memcached", "reproduce_fig9")),
     "trinity-fig12": ("Trinity Fig. 12: convergence against unbounded UDP at a 1 ms interval",
                       _lazy("trinity_convergence", "reproduce_fig12")),
     "trinity-tables": ("Trinity Tables II-IV: 1 KB and 20 KB request-response times next "
