@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from helpers import check_conservation, simulate
-from tenantnet.reproduce.trinity import GOODPUT
+from tenantnet.reproduce.trinity import GOODPUT, testbed
 
 POLICIES = ({"policy": "trinity"}, {"policy": "static"}, {"policy": "elasticswitch"})
 
@@ -46,10 +46,7 @@ def scenario(c: dict[str, Any], vswitch: dict[str, Any]) -> dict[str, Any]:
                           "flows_per_pair": c["conns"][i]})
     return {
         "simulation": {"duration": "600ms", "seed": 1},
-        "topology": {"kind": "dumbbell", "hosts_per_side": 4, "link_rate": "1Gbps",
-                     "link_delay": "25us"},
-        "transport": {"protocol": "newreno", "mss": "1448B", "header": "90B",
-                      "init_cwnd": 3, "min_rto": "200ms"},
+        **testbed(4),
         "tenants": tenants, "vswitch": vswitch, "workloads": workloads,
         "output": {"throughput": ["tenant"], "sample_interval": "10ms", "queues": False},
     }

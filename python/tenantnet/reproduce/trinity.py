@@ -50,6 +50,17 @@ SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
 SHORT = {"none": "none", "static": "static", "c-es": "C-ES", "a-es": "A-ES",
          "trinity": "Trinity\n(paper RC)", "trinity-code": "Trinity\n(module RC)"}
 
+def testbed(hosts_per_side: int) -> dict[str, Any]:
+    """Trinity's testbed (§IV-B, spec §3.0): the dumbbell's `topology` and the
+    servers' `transport` (Linux 2.6.38's TCP as NewReno, 1 GbE framing)."""
+    return {
+        "topology": {"kind": "dumbbell", "hosts_per_side": hosts_per_side,
+                     "link_rate": "1Gbps", "link_delay": "25us"},
+        "transport": {"protocol": "newreno", "mss": "1448B", "header": "90B",
+                      "init_cwnd": 3, "min_rto": "200ms"},
+    }
+
+
 FIG6_SCHEMES = ("none", "static", "c-es", "trinity", "trinity-code")
 FIG7_SCHEMES = ("c-es", "a-es", "trinity", "trinity-code")
 
@@ -77,11 +88,8 @@ def fig6_scenario(scheme: str | dict[str, Any], ga_mbps: float, gb_mbps: float, 
     return {
         "name": f"trinity-fig6-{name}-{ga_mbps:g}-{gb_mbps:g}-n{n}",
         "simulation": {"duration": f"{round(duration_s * 1e3)}ms", "seed": 1},
-        "topology": {"kind": "dumbbell", "hosts_per_side": 2, "link_rate": "1Gbps",
-                     "link_delay": "25us"},
+        **testbed(2),
         "network": {"buffer": "200KB"},
-        "transport": {"protocol": "newreno", "mss": "1448B", "header": "90B",
-                      "init_cwnd": 3, "min_rto": "200ms"},
         "tenants": [tenant("A", ga_mbps, 0), tenant("B", gb_mbps, 1)],
         "vswitch": vswitch,
         "workloads": [

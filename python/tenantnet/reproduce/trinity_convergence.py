@@ -111,6 +111,16 @@ def _plot(ax: Any, d: pd.DataFrame, label: str, i: int) -> None:
                 **style(2 * i + j))
 
 
+def _finish(ax: Any, title: str) -> None:
+    """A throughput-over-time panel's title, axes and legend."""
+    ax.set_title(title)
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("throughput (wire Mb/s)")
+    ax.set_ylim(0, LINK_MBPS)
+    ax.grid(alpha=0.3)
+    legend_outside(ax)
+
+
 def reproduce_fig2(out: Path) -> list[Path]:
     """Writes trinity_fig2.png, the series (CSV) and the comparison with the paper."""
     import matplotlib.pyplot as plt
@@ -131,12 +141,7 @@ def reproduce_fig2(out: Path) -> list[Path]:
             ax.axhline(gb, color="k", ls=":", lw=1, label=f"B's guarantee ({gb:g})")
         if start > 0:
             mark_times(ax, [start * 1e3], "B starts")
-        ax.set_title(f"Fig. 2({panel}): guarantees A {ga:g} / B {gb:g} Mb/s")
-        ax.set_xlabel("time (ms)")
-        ax.set_ylabel("throughput (wire Mb/s)")
-        ax.set_ylim(0, LINK_MBPS)
-        ax.grid(alpha=0.3)
-        legend_outside(ax)
+        _finish(ax, f"Fig. 2({panel}): guarantees A {ga:g} / B {gb:g} Mb/s")
     written.append(save_png(fig, out / "trinity_fig2.png"))
     return written
 
@@ -157,11 +162,6 @@ def reproduce_fig12(out: Path) -> list[Path]:
     ax.axhline(500, color="k", ls="--", lw=1, label="ideal (500)")
     ax.axhline(200, color="grey", ls=":", lw=1, label="guarantee (200)")
     mark_times(ax, [FIG12_UDP_START_S * 1e3], "B's UDP starts")
-    ax.set_title("Fig. 12: A's TCP against B's UDP, guarantees 200/200 Mb/s, 1 ms interval")
-    ax.set_xlabel("time (ms)")
-    ax.set_ylabel("throughput (wire Mb/s)")
-    ax.set_ylim(0, LINK_MBPS)
-    ax.grid(alpha=0.3)
-    legend_outside(ax)
+    _finish(ax, "Fig. 12: A's TCP against B's UDP, guarantees 200/200 Mb/s, 1 ms interval")
     written.append(save_png(fig, out / "trinity_fig12.png"))
     return written

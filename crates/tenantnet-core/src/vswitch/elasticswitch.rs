@@ -24,11 +24,11 @@ mod table;
 
 pub use table::{EsParams, EsProfile, EsSpec};
 
-use super::channels::{Arrival, ChannelCfg, Channels, ShaperCfg, Timing, Tx, Word};
-use super::policy::{ColumnSpec, Egress, HostCtx, HostMeasure, HostPolicy, Ingress, PairId};
-use super::shaper::{ShaperId, Shapers};
+use super::channels::{host_capacity, ChannelCfg, Channels, ShaperCfg, Tx};
+use super::policy::{ColumnSpec, HostCtx, HostMeasure, HostPolicy};
+use super::shaper::Shapers;
 use super::trinity::rc::{self, Rate, RcChannel};
-use crate::net::{Packet, VmId};
+use crate::net::VmId;
 
 /// The module's DSCP of every ElasticSwitch packet (`tbf.h:101`) and of its
 /// feedback (`params.h:10`).
@@ -65,20 +65,8 @@ impl ElasticSwitch {
 
     /// The policy for a host.
     pub fn new(p: &EsParams, _vms: &[VmId]) -> Self {
-        let code = p.profile == EsProfile::TrinityCode;
-        let cfg = ChannelCfg {
-            interval: p.interval,
-            timing: if code { Timing::Arrival } else { Timing::Timed },
-            word: if code {
-                Word::BytePercent
-            } else {
-                Word::Packets
-            },
-            feedback_size: p.feedback_size,
-            feedback_dscp: FEEDBACK_DSCP,
-            counted_dscp: DSCP,
-            reseq_timeout: 0,
-        };
+        let module = p.profile == EsProfile::TrinityCode;
+        let cfg = ChannelCfg::new(module, p.interval, (p.feedback_size, FEEDBACK_DSCP), DSCP);
         ElasticSwitch {
             p: p.clone(),
             ch: Channels::new(cfg),
@@ -121,11 +109,7 @@ impl ElasticSwitch {
 
 impl HostPolicy for ElasticSwitch {
     fn start(&mut self, ctx: &mut HostCtx) {
-        let guaranteed: u64 = (ctx.mine.iter())
-            .map(|v| ctx.vms[v.idx()].guarantee_bps)
-            .sum();
-        self.c_w = ctx.capacity_bps.saturating_sub(guaranteed) as f64;
-        self.c_mbps = ctx.capacity_bps / 1_000_000;
+        (self.c_w, self.c_mbps) = host_capacity(ctx);
         let (p, c_w) = (&self.p, self.c_w);
         self.ch.open(ctx, |g, sum_g| {
             // C-ES starts at the guarantee (`tx.h:172-173`); A-ES in P (Eq. 4)
@@ -154,36 +138,7 @@ impl HostPolicy for ElasticSwitch {
         });
     }
 
-    #[inline]
-    fn egress(&mut self, pkt: &mut Packet, src: VmId, pair: PairId) -> Egress {
-        self.ch.egress(pkt, src, pair)
-    }
-
-    #[inline]
-    fn channel(&self, src: VmId, pair: PairId) -> ShaperId {
-        self.ch.channel(src, pair)
-    }
-
-    /// A pair's channel is made at the start and kept.
-    #[inline]
-    fn fixed_channels(&self) -> bool {
-        true
-    }
-
-    #[inline]
-    fn uses_ingress(&self) -> bool {
-        true
-    }
-
-    fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, _dst: VmId, tcp: bool) -> Ingress {
-        match self.ch.ingress(ctx, pkt, tcp) {
-            Arrival::Feedback(i, word) => {
-                self.on_feedback(ctx, i, word);
-                Ingress::Consumed
-            }
-            Arrival::Packet(what) => what,
-        }
-    }
+    super::channels::channel_hooks!();
 
     fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
         if self.ch.tick(ctx, m.interval) && self.p.profile == EsProfile::Aggressive {

@@ -31,11 +31,10 @@ pub use table::{Profile, TrinityParams, TrinitySpec};
 
 use rc::{code_step, Rate, RcChannel};
 
-use super::channels::{Arrival, ChannelCfg, Channels, ShaperCfg, Timing, Tx, Word};
-use super::policy::PairId;
-use super::policy::{ColumnSpec, Egress, HostCtx, HostMeasure, HostPolicy, Ingress};
-use super::shaper::{ShaperId, Shapers};
-use crate::net::{Packet, VmId};
+use super::channels::{host_capacity, ChannelCfg, Channels, ShaperCfg, Tx};
+use super::policy::{ColumnSpec, HostCtx, HostMeasure, HostPolicy};
+use super::shaper::Shapers;
+use crate::net::VmId;
 
 /// The `trinity` policy of one host.
 #[derive(Clone, Debug)]
@@ -54,23 +53,10 @@ impl Trinity {
 
     /// The policy for a host.
     pub fn new(p: &TrinityParams, _vms: &[VmId]) -> Self {
-        let paper = p.profile == Profile::Paper;
+        let module = p.profile == Profile::Code;
         let cfg = ChannelCfg {
-            interval: p.interval,
-            timing: if paper {
-                Timing::Timed
-            } else {
-                Timing::Arrival
-            },
-            word: if paper {
-                Word::Packets
-            } else {
-                Word::BytePercent
-            },
-            feedback_size: p.feedback_size,
-            feedback_dscp: p.dscp[2],
-            counted_dscp: p.dscp[1],
             reseq_timeout: p.reseq_timeout,
+            ..ChannelCfg::new(module, p.interval, (p.feedback_size, p.dscp[2]), p.dscp[1])
         };
         Trinity {
             p: p.clone(),
@@ -112,13 +98,7 @@ impl Trinity {
 
 impl HostPolicy for Trinity {
     fn start(&mut self, ctx: &mut HostCtx) {
-        let guaranteed: u64 = ctx
-            .mine
-            .iter()
-            .map(|v| ctx.vms[v.idx()].guarantee_bps)
-            .sum();
-        self.c_w = ctx.capacity_bps.saturating_sub(guaranteed) as f64;
-        self.c_mbps = ctx.capacity_bps / 1_000_000;
+        (self.c_w, self.c_mbps) = host_capacity(ctx);
         let (p, c_w) = (&self.p, self.c_w);
         self.ch.open(ctx, |g, sum_g| {
             // paper: all channels start in P (T:L609); code: R_W = 0 (`tx.h:167`)
@@ -141,36 +121,7 @@ impl HostPolicy for Trinity {
         });
     }
 
-    #[inline]
-    fn egress(&mut self, pkt: &mut Packet, src: VmId, pair: PairId) -> Egress {
-        self.ch.egress(pkt, src, pair)
-    }
-
-    #[inline]
-    fn channel(&self, src: VmId, pair: PairId) -> ShaperId {
-        self.ch.channel(src, pair)
-    }
-
-    /// A pair's channel is made at the start and kept.
-    #[inline]
-    fn fixed_channels(&self) -> bool {
-        true
-    }
-
-    #[inline]
-    fn uses_ingress(&self) -> bool {
-        true
-    }
-
-    fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, _dst: VmId, tcp: bool) -> Ingress {
-        match self.ch.ingress(ctx, pkt, tcp) {
-            Arrival::Feedback(i, word) => {
-                self.on_feedback(ctx, i, word);
-                Ingress::Consumed
-            }
-            Arrival::Packet(what) => what,
-        }
-    }
+    super::channels::channel_hooks!();
 
     fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
         if self.ch.tick(ctx, m.interval) && self.p.profile == Profile::Paper {

@@ -29,6 +29,61 @@ use crate::engine::Time;
 use crate::net::packet::flags;
 use crate::net::{Packet, VmId};
 
+/// The host-policy hooks a scheme built on [`Channels`] shares, inside its `impl
+/// HostPolicy`: packets go to their pair's channel (fixed from the start), and on
+/// ingress a feedback word goes to the scheme's `on_feedback(ctx, channel, word)`.
+/// The scheme keeps its channels in a field `ch`.
+macro_rules! channel_hooks {
+    () => {
+        #[inline]
+        fn egress(
+            &mut self,
+            pkt: &mut $crate::net::Packet,
+            src: $crate::net::VmId,
+            pair: $crate::vswitch::policy::PairId,
+        ) -> $crate::vswitch::policy::Egress {
+            self.ch.egress(pkt, src, pair)
+        }
+
+        #[inline]
+        fn channel(
+            &self,
+            src: $crate::net::VmId,
+            pair: $crate::vswitch::policy::PairId,
+        ) -> $crate::vswitch::ShaperId {
+            self.ch.channel(src, pair)
+        }
+
+        /// A pair's channel is made at the start and kept.
+        #[inline]
+        fn fixed_channels(&self) -> bool {
+            true
+        }
+
+        #[inline]
+        fn uses_ingress(&self) -> bool {
+            true
+        }
+
+        fn ingress(
+            &mut self,
+            ctx: &mut $crate::vswitch::policy::HostCtx,
+            pkt: &$crate::net::Packet,
+            _dst: $crate::net::VmId,
+            tcp: bool,
+        ) -> $crate::vswitch::policy::Ingress {
+            match self.ch.ingress(ctx, pkt, tcp) {
+                $crate::vswitch::channels::Arrival::Feedback(i, word) => {
+                    self.on_feedback(ctx, i, word);
+                    $crate::vswitch::policy::Ingress::Consumed
+                }
+                $crate::vswitch::channels::Arrival::Packet(what) => what,
+            }
+        }
+    };
+}
+pub(crate) use channel_hooks;
+
 /// When receivers send feedback.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Timing {
@@ -64,6 +119,41 @@ pub struct ChannelCfg {
     pub counted_dscp: u8,
     /// How long a green packet that overtook red ones is held (0: never).
     pub reseq_timeout: Time,
+}
+
+impl ChannelCfg {
+    /// The settings of one of the two styles: `module` (the public kernel module:
+    /// arrival-driven intervals, the whole percentage of counted bytes marked) or
+    /// the paper's (timed intervals, counted packets marked and counted).
+    pub fn new(module: bool, interval: Time, feedback: (u32, u8), counted_dscp: u8) -> Self {
+        ChannelCfg {
+            interval,
+            timing: if module {
+                Timing::Arrival
+            } else {
+                Timing::Timed
+            },
+            word: if module {
+                Word::BytePercent
+            } else {
+                Word::Packets
+            },
+            feedback_size: feedback.0,
+            feedback_dscp: feedback.1,
+            counted_dscp,
+            reseq_timeout: 0,
+        }
+    }
+}
+
+/// A host's spare capacity C_W = C − Σ B_X over its VMs (Trinity's Eq. 2), bit/s,
+/// and C in whole Mb/s (the module's ceiling).
+pub fn host_capacity(ctx: &HostCtx) -> (f64, u64) {
+    let guaranteed: u64 = (ctx.mine.iter())
+        .map(|v| ctx.vms[v.idx()].guarantee_bps)
+        .sum();
+    let c_w = ctx.capacity_bps.saturating_sub(guaranteed) as f64;
+    (c_w, ctx.capacity_bps / 1_000_000)
 }
 
 /// A channel this host sends on, with its scheme's state `S`.
