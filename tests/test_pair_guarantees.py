@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from helpers import check_conservation, simulate
-from tenantnet.reproduce.trinity import GOODPUT, testbed
+from tenantnet.reproduce.trinity import GOODPUT, the_testbed
 
 POLICIES = ({"policy": "trinity"}, {"policy": "static"}, {"policy": "elasticswitch"})
 
@@ -46,7 +46,7 @@ def scenario(c: dict[str, Any], vswitch: dict[str, Any]) -> dict[str, Any]:
                           "flows_per_pair": c["conns"][i]})
     return {
         "simulation": {"duration": "600ms", "seed": 1},
-        **testbed(4),
+        **the_testbed(4),
         "tenants": tenants, "vswitch": vswitch, "workloads": workloads,
         "output": {"throughput": ["tenant"], "sample_interval": "10ms", "queues": False},
     }

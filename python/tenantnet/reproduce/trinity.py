@@ -50,7 +50,7 @@ SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
 SHORT = {"none": "none", "static": "static", "c-es": "C-ES", "a-es": "A-ES",
          "trinity": "Trinity\n(paper RC)", "trinity-code": "Trinity\n(module RC)"}
 
-def testbed(hosts_per_side: int) -> dict[str, Any]:
+def the_testbed(hosts_per_side: int) -> dict[str, Any]:
     """Trinity's testbed (§IV-B, spec §3.0): the dumbbell's `topology` and the
     servers' `transport` (Linux 2.6.38's TCP as NewReno, 1 GbE framing)."""
     return {
@@ -88,7 +88,7 @@ def fig6_scenario(scheme: str | dict[str, Any], ga_mbps: float, gb_mbps: float, 
     return {
         "name": f"trinity-fig6-{name}-{ga_mbps:g}-{gb_mbps:g}-n{n}",
         "simulation": {"duration": f"{round(duration_s * 1e3)}ms", "seed": 1},
-        **testbed(2),
+        **the_testbed(2),
         "network": {"buffer": "200KB"},
         "tenants": [tenant("A", ga_mbps, 0), tenant("B", gb_mbps, 1)],
         "vswitch": vswitch,

@@ -25,7 +25,7 @@ import pandas as pd
 from .. import progress
 from ..api import run
 from ..plotting import legend_outside, save_csv, save_png, style
-from .trinity import SCHEMES, check, testbed
+from .trinity import SCHEMES, check, the_testbed
 from .trinity_tables import qct_us
 
 FIG9_SCHEMES = ("none", "static", "c-es", "trinity", "trinity-code")
@@ -64,7 +64,7 @@ def fig9_scenario(scheme: str | dict[str, Any], *, queries: int = 1000,
     return {
         "name": f"trinity-fig9-{scheme if isinstance(scheme, str) else 'custom'}",
         "simulation": {"duration": "5s", "seed": 1, "stop_when_done": True},
-        **testbed(8),
+        **the_testbed(8),
         "tenants": tenants, "vswitch": vswitch, "workloads": workloads,
         "output": {"throughput": ["tenant"], "sample_interval": "10ms", "queues": False},
     }

@@ -23,7 +23,7 @@ import pandas as pd
 from .. import progress
 from ..api import run
 from ..plotting import legend_outside, save_csv, save_png, style
-from .trinity import SCHEMES, check, testbed
+from .trinity import SCHEMES, check, the_testbed
 
 TABLES: dict[str, tuple[tuple[float, float, float], bool]] = {
     "II": ((200, 200, 200), False),
@@ -72,7 +72,7 @@ def table_scenario(scheme: str | dict[str, Any], pipes: tuple[float, float, floa
     end_ms = start_ms + queries * interval_ms + 20
     return {
         "simulation": {"duration": f"{end_ms:g}ms", "seed": 1},
-        **testbed(3),
+        **the_testbed(3),
         "tenants": [tenant("A", 0, pipes[0]), tenant("B", 1, pipes[1]),
                     tenant("C", 2, pipes[2])],
         "vswitch": vswitch,
