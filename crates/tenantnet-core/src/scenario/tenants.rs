@@ -103,6 +103,12 @@ macro_rules! vswitch_spec {
             /// Token-bucket depth of each microscheduler ["10pkt"].
             #[serde(default = "default_burst")]
             pub burst: Size,
+            /// Where VM pairs' guarantees come from: `pipes` (only `[[tenants.pipes]]`)
+            /// or `hose` (also every other VM-to-VM pair with traffic: the smaller of
+            /// its sender's and its receiver's hose guarantee divided among their
+            /// pairs, Trinity's Eq. 1) ["pipes"].
+            #[serde(default)]
+            pub pair_guarantees: crate::vswitch::partition::PairGuarantees,
             /// How often each host measures its VMs and NIC, ticks its policy and
             /// records a row of `vm_rates` [a policy table's period if one is given
             /// (`mbfq.interval`), else "100ms"].
@@ -123,6 +129,7 @@ macro_rules! vswitch_spec {
                     capacity: None,
                     queue: default_queue(),
                     burst: default_burst(),
+                    pair_guarantees: Default::default(),
                     interval: None,
                     $($($field: <$table>::default(),)?)*
                 }

@@ -87,8 +87,14 @@ impl VmRateCols {
 }
 
 /// Each flow's VM pairs (both directions), and the table of distinct pairs with
-/// the pipe guarantees of those that have one.
-pub(super) fn index_pairs(flows: &mut [Flow], pipes: &[Pipe]) -> Vec<VmPair> {
+/// the pipe guarantees of those that have one and, given the VMs (`hose`), Eq. 1's
+/// share of the hose guarantees for every other VM-to-VM pair that carries data
+/// (`vswitch/partition.rs`).
+pub(super) fn index_pairs(
+    flows: &mut [Flow],
+    pipes: &[Pipe],
+    hose: Option<&[crate::vswitch::Vm]>,
+) -> Vec<VmPair> {
     let mut pairs: Vec<VmPair> = Vec::new();
     let mut index = std::collections::HashMap::new();
     let mut id = |src: Option<VmId>, dst: Option<VmId>| {
@@ -117,6 +123,23 @@ pub(super) fn index_pairs(flows: &mut [Flow], pipes: &[Pipe]) -> Vec<VmPair> {
     for pipe in pipes {
         if let Some(&i) = index.get(&(Some(pipe.src), Some(pipe.dst))) {
             pairs[i as usize].guarantee_bps = Some(pipe.guarantee_bps);
+        }
+    }
+    if let Some(vms) = hose {
+        // every VM-to-VM pair that carries a flow's data, and has no pipe
+        let mut open: Vec<u32> = (flows.iter())
+            .filter(|f| f.spec.src_vm.is_some() && f.spec.dst_vm.is_some())
+            .map(|f| f.pair)
+            .filter(|&i| pairs[i as usize].guarantee_bps.is_none())
+            .collect();
+        open.sort_unstable();
+        open.dedup();
+        let ends: Vec<(VmId, VmId)> = (open.iter())
+            .filter_map(|&i| Some((pairs[i as usize].src?, pairs[i as usize].dst?)))
+            .collect();
+        let g = crate::vswitch::partition::hose_partition(&ends, |v| vms[v.idx()].guarantee_bps);
+        for (&i, g) in open.iter().zip(g) {
+            pairs[i as usize].guarantee_bps = Some(g);
         }
     }
     pairs

@@ -14,6 +14,7 @@ pub mod channels;
 pub mod elasticswitch;
 pub mod mbfq;
 pub mod none;
+pub mod partition;
 pub mod policy;
 pub mod service;
 pub mod shaper;
@@ -97,4 +98,7 @@ pub struct VswitchParams {
     pub burst: u64,
     /// Pipe-model guarantees between VMs.
     pub pipes: Vec<Pipe>,
+    /// Whether VM pairs without a pipe get a share of their VMs' hose guarantees
+    /// (`vswitch.pair_guarantees = "hose"`).
+    pub hose_pairs: bool,
 }

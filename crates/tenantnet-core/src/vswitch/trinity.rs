@@ -20,9 +20,10 @@
 //!
 //! Channels (`vswitch/channels`, shared with ElasticSwitch) exist for the VM pairs
 //! with a pipe guarantee (`[[tenants.pipes]]`, R_G = the pipe: "for pipe models,
-//! R_G is simply the input", T:L551-553). Not yet modelled: guarantee partitioning
-//! of hose guarantees and the colour-transition delay τ (the `code` profile has
-//! neither, nor resequencing).
+//! R_G is simply the input", T:L551-553) or, with `vswitch.pair_guarantees =
+//! "hose"`, with a share of the hose guarantees (`vswitch/partition.rs`, Eq. 1).
+//! Not yet modelled: the colour-transition delay τ (the `code` profile has none,
+//! nor resequencing).
 
 pub mod rc;
 mod table;

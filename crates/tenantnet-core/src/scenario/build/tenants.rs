@@ -337,6 +337,7 @@ pub fn build(
             queue: limit,
             burst,
             pipes,
+            hose_pairs: vs.pair_guarantees == crate::vswitch::partition::PairGuarantees::Hose,
         },
         vm_queue: limit,
     })

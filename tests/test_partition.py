@@ -1,0 +1,79 @@
+"""Pair guarantees from hose guarantees (`vswitch.pair_guarantees = "hose"`,
+Trinity's Eq. 1 with equal division): A1 (300 Mb/s) sends to A2 and A3, so each of
+its pairs gets min(300 / 2, 300 / 1) = 150 Mb/s; B1 -> B2 gets 300, against ten
+connections."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import tenantnet
+from helpers import simulate
+from tenantnet.reproduce.trinity import GOODPUT, the_testbed
+
+
+def scenario(policy: str, source: str = "hose") -> dict[str, Any]:
+    def vm(n: str, h: str) -> dict[str, str]:
+        return {"name": n, "host": h}
+    return {
+        "simulation": {"duration": "1s", "seed": 1},
+        **the_testbed(3),
+        "tenants": [
+            {"name": "A", "guarantee": "300Mbps",
+             "vms": [vm("A1", "left0"), vm("A2", "right0"), vm("A3", "right1")]},
+            {"name": "B", "guarantee": "300Mbps", "vms": [vm("B1", "left1"), vm("B2", "right2")]},
+        ],
+        "vswitch": {"policy": policy, "pair_guarantees": source},
+        "workloads": [
+            {"kind": "long_lived", "tenant": "A", "src": "A1", "dst": "A2"},
+            {"kind": "long_lived", "tenant": "A", "src": "A1", "dst": "A3"},
+            {"kind": "long_lived", "tenant": "B", "src": "B1", "dst": "B2",
+             "flows_per_pair": 10},
+        ],
+        "output": {"throughput": [], "queues": False},
+    }
+
+
+def pair_mbps(r: Any) -> dict[str, float]:
+    """Each pair's mean goodput over the run, as wire Mb/s."""
+    f = r.flows.assign(pair=lambda d: d["src"] + ">" + d["dst"])
+    s = f.groupby("pair")["bytes_delivered"].sum() * 8 / r.summary["simulated_s"] / 1e6
+    return (s / GOODPUT).round(1).to_dict()
+
+
+def test_static_caps_each_pair_at_its_share_of_the_hose() -> None:
+    r, _ = simulate(scenario("static"))
+    got = pair_mbps(r)
+    print(f"\nstatic, hose pairs: {got}")
+    assert got["left0>right0"] == pytest.approx(150, rel=0.02)
+    assert got["left0>right1"] == pytest.approx(150, rel=0.02)
+    assert got["left1>right2"] == pytest.approx(300, rel=0.02)
+
+
+@pytest.mark.parametrize("policy", ["trinity", "elasticswitch"])
+def test_channels_keep_the_shares_against_ten_connections(policy: str) -> None:
+    r, _ = simulate(scenario(policy))
+    got = pair_mbps(r)
+    print(f"\n{policy}, hose pairs: {got}")
+    for pair, g in (("left0>right0", 150), ("left0>right1", 150), ("left1>right2", 300)):
+        assert got[pair] >= 0.97 * g, (pair, got)
+
+
+def test_without_partitioning_a_pair_has_no_guarantee_of_its_own() -> None:
+    """The default (pipes only): Trinity makes no channels here, so the pairs share
+    the switches' one low-priority queue as their TCP does, and B falls below the
+    300 Mb/s that partitioning keeps for it."""
+    r, _ = simulate(scenario("trinity", "pipes"))
+    got = pair_mbps(r)
+    print(f"\ntrinity, pipes only: {got}")
+    assert got["left1>right2"] < 0.9 * 300
+
+
+def test_an_unknown_source_is_named() -> None:
+    with pytest.raises(tenantnet.ScenarioError) as e:
+        tenantnet.Scenario.from_dict(scenario("trinity", "demand")).simulation()
+    msg = str(e.value)
+    for frag in ("vswitch.pair_guarantees", "demand", '"pipes"', '"hose"'):
+        assert frag in msg, (frag, msg)
