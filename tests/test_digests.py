@@ -77,6 +77,7 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "trinity-fig2": (["reproduce", "trinity-fig2", "-q"], "b8d2d5f40606e6c1"),
     "trinity-fig12": (["reproduce", "trinity-fig12", "-q"], "0cfade0c2998a29f"),
     "trinity-fig9": (["reproduce", "trinity-fig9", "-q"], "23a6f773fdf5d5e4"),
+    "trinity-fig8": (["reproduce", "trinity-fig8", "-q"], "b93f986ce671b5eb"),
 }
 
 

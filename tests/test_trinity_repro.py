@@ -122,3 +122,23 @@ def test_fig9_trinity_keeps_memcached_fast_under_udp() -> None:
     assert s.loc["c-es", "p99_us"] > 1.5 * s.loc["trinity", "p99_us"]
     # without protection the requests are lost under the UDP: RTOs of 200 ms and more
     assert s.loc["none", "p99_us"] > 200 * s.loc["trinity", "p99_us"]
+
+
+def test_fig8_shuffles_static_wastes_and_trinity_uses_the_spare() -> None:
+    """Fig. 8 with every size cut to 3 % (the command runs them whole)."""
+    from tenantnet.reproduce import trinity_shuffle as ts
+    scale = 0.03
+    pts = ts.fig8_points(scale)
+    print("\n" + pts.to_string())
+    assert (pts["unfinished"] == 0).all()
+    p = pts.set_index(["scheme", "job"])["completion_s"]
+    # static: FileStore's 32 pairs at 5 Mb/s: 9.6 GB at 160 Mb/s, about 510 s whole
+    assert p[("static", "FileStore")] >= 480 * scale
+    # Trinity and C-ES put the spare to use; ES is no faster than Trinity
+    assert p[("trinity", "FileStore")] < 0.4 * p[("static", "FileStore")]
+    assert p[("c-es", "FileStore")] >= 0.99 * p[("trinity", "FileStore")]
+    # byte conservation: under every scheme the later job ends after the bound
+    for scheme in ts.FIG8_SCHEMES:
+        assert max(p[(scheme, "FileStore")], p[(scheme, "MapReduce")]) >= ts.bound_s(scale)
+    # without protection FileStore's 8 connections per pair win
+    assert p[("none", "FileStore")] < p[("none", "MapReduce")]

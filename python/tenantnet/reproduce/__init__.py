@@ -41,6 +41,9 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
     "trinity-fig2": ("Trinity Fig. 2: ElasticSwitch's valleys (C-ES, 150/150 Mb/s) and "
                      "A-ES's slow return of a guarantee (150/750), Trinity beside",
                      _lazy("trinity_convergence", "reproduce_fig2")),
+    "trinity-fig8": ("Trinity Fig. 8: FileStore and MapReduce shuffles together; "
+                     "no protection, static, C-ES, Trinity",
+                     _lazy("trinity_shuffle", "reproduce_fig8")),
     "trinity-fig9": ("Trinity Fig. 9: memcached query completion times under a UDP attack",
                      _lazy("trinity_memcached", "reproduce_fig9")),
     "trinity-fig12": ("Trinity Fig. 12: convergence against unbounded UDP at a 1 ms interval",
