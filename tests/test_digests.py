@@ -70,14 +70,14 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "barberq-fig1": (["reproduce", "barberq-fig1", "-q"], "27dceb1b065d9879"),
     "barberq-fig2": (["reproduce", "barberq-fig2", "-q"], "55052cf38ee4bea9"),
     "vms-pias-8q": (["run", str(SCENARIOS / "vms-pias-8q.toml")], "972002af3acb3037"),
-    # as of issue 14's anti-trapping reading (red sent through the measured period)
-    "trinity-fig6": (["reproduce", "trinity-fig6", "-q"], "df1dc57c20d6ca80"),
-    "trinity-fig7": (["reproduce", "trinity-fig7", "-q"], "cf1ab1a29a7458dc"),
-    "trinity-tables": (["reproduce", "trinity-tables", "-q"], "845da7ba1462add4"),
-    "trinity-fig2": (["reproduce", "trinity-fig2", "-q"], "b8d2d5f40606e6c1"),
-    "trinity-fig12": (["reproduce", "trinity-fig12", "-q"], "0cfade0c2998a29f"),
-    "trinity-fig9": (["reproduce", "trinity-fig9", "-q"], "23a6f773fdf5d5e4"),
-    "trinity-fig8": (["reproduce", "trinity-fig8", "-q"], "b93f986ce671b5eb"),
+    # as of issue 14's hold after a cut and alpha = 0.25 (the paper's controller)
+    "trinity-fig6": (["reproduce", "trinity-fig6", "-q"], "cf905b22ca2b73c0"),
+    "trinity-fig7": (["reproduce", "trinity-fig7", "-q"], "9b2d7b362acc8dae"),
+    "trinity-tables": (["reproduce", "trinity-tables", "-q"], "e1d34e1519a36469"),
+    "trinity-fig2": (["reproduce", "trinity-fig2", "-q"], "6c97b45ea3e6b3d4"),
+    "trinity-fig12": (["reproduce", "trinity-fig12", "-q"], "33e4a76eea62a7a7"),
+    "trinity-fig9": (["reproduce", "trinity-fig9", "-q"], "cc71be35848145be"),
+    "trinity-fig8": (["reproduce", "trinity-fig8", "-q"], "b07c17a3fce11ce0"),
 }
 
 

@@ -27,8 +27,10 @@ def test_fig6_writes_its_figure_data_and_comparison(tmp_path: Path) -> None:
     ok = claims(tmp_path / "trinity_fig6_vs_paper.csv")
     print("\n" + pd.read_csv(tmp_path / "trinity_fig6_vs_paper.csv").to_string())
     for g in (100, 300):
+        assert ok[f"Trinity (paper RC): A2 at {g}/{g} Mb/s, N = 10, within 5 % of 500 Mb/s"]
         assert ok[f"static: A2 at {g}/{g} Mb/s within 2 % of its guarantee"]
         assert ok[f"no protection: A2 at {g}/{g} Mb/s, N = 10, within 20 % of C/(N+1)"]
+    assert ok["C-ES: A2 at 100/100 Mb/s, N = 10, at least 20 % below Trinity's"]
     # every enforcing scheme keeps A's guarantee at every N (no protection does not)
     for s in ("static", "c-es", "trinity", "trinity-code"):
         d = pts[pts["scheme"] == s]

@@ -103,7 +103,12 @@ impl ElasticSwitch {
         let set = |t: &Tx<Rate>, sh: &mut Shapers| {
             sh.set_rate(now, t.shaper, Some(t.g + t.st.rc.w as u64))
         };
-        rc::control(&mut self.ch, self.c_w, self.p.alpha, 0.0, set, ctx.shapers);
+        let gains = rc::Gains {
+            alpha: self.p.alpha,
+            trap: 0.0,
+            hold: true,
+        };
+        rc::control(&mut self.ch, self.c_w, &gains, set, ctx.shapers);
     }
 }
 

@@ -91,9 +91,13 @@ impl Trinity {
     /// buckets that changed.
     fn control(&mut self, ctx: &mut HostCtx) {
         let (p, now) = (&self.p, ctx.now);
-        let trap = p.trap_rate_bps as f64;
+        let gains = rc::Gains {
+            alpha: p.alpha,
+            trap: p.trap_rate_bps as f64,
+            hold: p.hold,
+        };
         let set = |t: &Tx<Rate>, sh: &mut Shapers| sh.set_red_rate(now, t.shaper, t.st.rc.w as u64);
-        rc::control(&mut self.ch, self.c_w, p.alpha, trap, set, ctx.shapers);
+        rc::control(&mut self.ch, self.c_w, &gains, set, ctx.shapers);
     }
 }
 

@@ -38,7 +38,8 @@ pub struct EsParams {
     /// The least increase, Mb/s (`trinity-code`) [10] (`MINIMUM_RATE_INCREASE`,
     /// `params.h:24`).
     pub min_increase_mbps: u64,
-    /// α of Trinity's Eq. 6 (`aggressive`) [0.5], as Trinity's.
+    /// α of Trinity's Eq. 6 (`aggressive`) [0.25], as Trinity's (which also holds
+    /// the marks right after a cut, `TrinityParams::hold`).
     pub alpha: f64,
     /// Size of a feedback packet on the wire [64 B] (T:L824).
     pub feedback_size: u32,
@@ -52,7 +53,7 @@ impl Default for EsParams {
             bucket: 32 * 1024,
             increase: 0.1,
             min_increase_mbps: 10,
-            alpha: 0.5,
+            alpha: 0.25,
             feedback_size: 64,
         }
     }
@@ -73,7 +74,7 @@ pub struct EsSpec {
     pub increase: Option<f64>,
     /// Least increase per congestion-free interval, Mb/s (trinity-code) [10].
     pub min_increase_mbps: Option<u64>,
-    /// α of Trinity's Eq. 6 (aggressive) [0.5].
+    /// α of Trinity's Eq. 6 (aggressive) [0.25].
     pub alpha: Option<f64>,
 }
 

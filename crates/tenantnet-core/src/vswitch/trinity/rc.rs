@@ -54,8 +54,7 @@ pub fn heard(t: &mut Tx<Rate>, word: u64, trapping: bool) {
 pub fn control(
     ch: &mut Channels<Rate>,
     c_w: f64,
-    alpha: f64,
-    trap: f64,
+    gains: &Gains,
     mut apply: impl FnMut(&Tx<Rate>, &mut Shapers),
     shapers: &mut Shapers,
 ) {
@@ -65,7 +64,7 @@ pub fn control(
             ..t.st.rc
         })
         .collect();
-    paper_step(&mut chans, c_w, alpha, trap);
+    paper_step(&mut chans, c_w, gains);
     for (t, mut c) in ch.tx.iter_mut().zip(chans) {
         c.heard = false;
         let changed = c.w != t.st.rc.w;
@@ -93,6 +92,20 @@ pub struct RcChannel {
     pub trapped: bool,
     /// Its feedback (`beta`, `trapped`) arrived since its last step.
     pub heard: bool,
+    /// Its last step cut R_W (Eq. 5).
+    pub cut: bool,
+}
+
+/// The paper controller's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gains {
+    /// α of Eq. 6.
+    pub alpha: f64,
+    /// R_W of a trapped channel, bit/s.
+    pub trap: f64,
+    /// Whether the marks reported right after a cut are not applied again (see
+    /// `TrinityParams::hold`).
+    pub hold: bool,
 }
 
 /// R_P of channel `i`: its Eq. 4 share were it in P (spec §5 #3).
@@ -107,9 +120,9 @@ fn r_p(ch: &[RcChannel], i: usize, c_w: f64, sum_q_w: f64, sum_p_g: f64) -> f64 
 }
 
 /// One interval of the paper's rate control over a host's channels, `c_w` the
-/// host's spare capacity C_W (bit/s), `alpha` α of Eq. 6, `trap` the rate of a
-/// trapped channel.
-pub fn paper_step(ch: &mut [RcChannel], c_w: f64, alpha: f64, trap: f64) {
+/// host's spare capacity C_W (bit/s), with `gains`.
+pub fn paper_step(ch: &mut [RcChannel], c_w: f64, gains: &Gains) {
+    let (alpha, trap) = (gains.alpha, gains.trap);
     let mut frozen = vec![false; ch.len()];
     for (c, f) in ch.iter_mut().zip(frozen.iter_mut()) {
         if !c.active || !c.heard {
@@ -131,9 +144,14 @@ pub fn paper_step(ch: &mut [RcChannel], c_w: f64, alpha: f64, trap: f64) {
             continue;
         }
         let c = &mut ch[i];
-        if c.beta > 0.0 {
+        if c.beta > 0.0 && gains.hold && c.cut {
+            // marks made by the queue the last cut is draining
+            c.cut = false;
+        } else if c.beta > 0.0 {
             c.w *= 1.0 - c.beta / 2.0;
+            c.cut = true;
         } else {
+            c.cut = false;
             let rp = r_p(&before, i, c_w, sum_q_w, sum_p_g);
             c.w = rp.min((1.0 + alpha) * c.w);
             if c.w >= rp {
@@ -174,6 +192,12 @@ mod tests {
     use super::*;
 
     const M: f64 = 1e6;
+    /// The paper read literally: α = 0.5, 10 Kb/s when trapped, every mark applied.
+    const LITERAL: Gains = Gains {
+        alpha: 0.5,
+        trap: 1e4,
+        hold: false,
+    };
 
     fn ch(g: f64, w: f64) -> RcChannel {
         RcChannel {
@@ -189,7 +213,7 @@ mod tests {
     fn congestion_free_channels_share_the_spare_by_guarantee() {
         // C = 1 Gb/s, guarantees 100 + 300: C_W = 600, shared 1:3 (Eq. 4)
         let mut c = [ch(100.0, 0.0), ch(300.0, 0.0)];
-        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        paper_step(&mut c, 600.0 * M, &LITERAL);
         assert_eq!((c[0].w / M, c[1].w / M), (150.0, 450.0));
     }
 
@@ -197,7 +221,7 @@ mod tests {
     fn a_marked_channel_is_cut_and_the_others_take_what_it_leaves() {
         let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
         c[0].beta = 0.5;
-        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        paper_step(&mut c, 600.0 * M, &LITERAL);
         assert!(c[0].caution && !c[1].caution);
         assert_eq!(c[0].w / M, 150.0 * 0.75); // Eq. 5
         assert_eq!(c[1].w / M, 600.0 - 112.5); // C_P = C_W − R_W of Q (Eqs. 3-4)
@@ -207,13 +231,13 @@ mod tests {
     fn a_caution_channel_grows_by_alpha_up_to_r_p_then_returns_to_p() {
         let mut c = [ch(100.0, 40.0), ch(300.0, 560.0)];
         c[0].caution = true;
-        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        paper_step(&mut c, 600.0 * M, &LITERAL);
         // R_P = 600 · 100 / 400 = 150; (1 + α) · 40 = 60
         assert_eq!(c[0].w / M, 60.0);
         assert!(c[0].caution);
         assert_eq!(c[1].w / M, 540.0);
         for _ in 0..3 {
-            paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+            paper_step(&mut c, 600.0 * M, &LITERAL);
         }
         // 60 → 90 → 135 → 150 = R_P: back in P, on Eq. 4
         assert!(!c[0].caution);
@@ -226,7 +250,7 @@ mod tests {
         c[0].caution = true;
         c[0].heard = false;
         c[0].beta = 0.5; // stale: not applied again
-        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        paper_step(&mut c, 600.0 * M, &LITERAL);
         assert!(c[0].caution);
         assert_eq!(c[0].w / M, 40.0);
         assert_eq!(c[1].w / M, 560.0); // P takes what Q leaves (Eqs. 3-4)
@@ -234,16 +258,41 @@ mod tests {
         let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
         c[1].heard = false;
         c[1].beta = 1.0;
-        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        paper_step(&mut c, 600.0 * M, &LITERAL);
         assert!(!c[1].caution);
         assert_eq!((c[0].w / M, c[1].w / M), (150.0, 450.0));
+    }
+
+    #[test]
+    fn with_hold_the_marks_right_after_a_cut_are_not_applied_again() {
+        let hold = Gains {
+            hold: true,
+            ..LITERAL
+        };
+        let mut c = [ch(100.0, 400.0)];
+        c[0].beta = 1.0;
+        paper_step(&mut c, 600.0 * M, &hold);
+        assert_eq!(c[0].w / M, 200.0); // Eq. 5
+        paper_step(&mut c, 600.0 * M, &hold);
+        assert_eq!(c[0].w / M, 200.0); // held: the queue is still draining
+        paper_step(&mut c, 600.0 * M, &hold);
+        assert_eq!(c[0].w / M, 100.0); // marks again: cut again
+        c[0].beta = 0.0;
+        paper_step(&mut c, 600.0 * M, &hold);
+        assert_eq!(c[0].w / M, 150.0); // Eq. 6
+                                       // read literally, every marked interval cuts
+        let mut c = [ch(100.0, 400.0)];
+        c[0].beta = 1.0;
+        paper_step(&mut c, 600.0 * M, &LITERAL);
+        paper_step(&mut c, 600.0 * M, &LITERAL);
+        assert_eq!(c[0].w / M, 100.0);
     }
 
     #[test]
     fn a_trapped_channel_drops_to_the_trap_rate() {
         let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
         c[1].trapped = true;
-        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        paper_step(&mut c, 600.0 * M, &LITERAL);
         assert!(c[1].caution);
         assert_eq!(c[1].w, 1e4);
         assert_eq!(c[0].w, 600.0 * M - 1e4);
@@ -254,7 +303,7 @@ mod tests {
         let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
         c[0].active = false;
         c[0].caution = true;
-        paper_step(&mut c, 600.0 * M, 0.5, 1e4);
+        paper_step(&mut c, 600.0 * M, &LITERAL);
         assert_eq!(c[1].w / M, 600.0);
         assert!(!c[0].caution);
         assert_eq!(c[0].w / M, 600.0 * 100.0 / 400.0);
