@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from . import _core, progress
 from .api import advance, run
@@ -169,14 +170,20 @@ def bench_crosscheck(a: argparse.Namespace) -> None:
                               f"{a.repeat} seed(s) each")
 
 
+def timed_run(sc: Scenario) -> tuple[Any, dict[str, Any], list[float], float]:
+    """Builds and runs `sc` (with progress): the simulation, its summary, each
+    flow's Gb/s and the wall time in seconds, building included."""
+    t0 = time.perf_counter()
+    sim = sc.simulation()
+    advance(sim)
+    s, gbps = sim.summary()
+    return sim, s, gbps, time.perf_counter() - t0
+
+
 def bench_fct(repeat: int) -> None:
     sc = Scenario.builtin("fct-websearch-144")
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        sim = sc.simulation()
-        advance(sim)
-        s, _ = sim.summary()
-        wall = time.perf_counter() - t0
+        sim, s, _, wall = timed_run(sc)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         flows = sim.results().flows
         done = flows[flows["fct_s"].notna()]
@@ -208,11 +215,7 @@ def bench_trinity(repeat: int) -> None:
                  for p in ("none", "trinity")}
     for _ in range(repeat):
         for policy, sc in scenarios.items():
-            t0 = time.perf_counter()
-            sim = sc.simulation()
-            advance(sim)
-            s, gbps = sim.summary()
-            wall = time.perf_counter() - t0
+            _, s, gbps, wall = timed_run(sc)
             print(json.dumps({
                 "benchmark": "trinity", "policy": policy, "hosts": s["hosts"],
                 "wall_s": round(wall, 3), "events": s["events"],
@@ -249,11 +252,7 @@ def cmd_bench(a: argparse.Namespace) -> None:
         sc = Scenario.from_dict(d, f"<builtin:{a.name}, k = {a.k}>")
     k = sc.data()["topology"].get("k")
     for _ in range(a.repeat):
-        t0 = time.perf_counter()
-        sim = sc.simulation()
-        advance(sim)
-        s, gbps = sim.summary()
-        wall = time.perf_counter() - t0
+        _, s, gbps, wall = timed_run(sc)
         print(json.dumps({
             "benchmark": a.name,
             "k": k,

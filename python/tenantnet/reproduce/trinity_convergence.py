@@ -121,15 +121,20 @@ def _finish(ax: Any, title: str) -> None:
     legend_outside(ax)
 
 
+def _write_data(out: Path, name: str, s: pd.DataFrame, compare: pd.DataFrame) -> list[Path]:
+    """The series (A2's and B2's wire Mb/s) and the comparison with the paper, as
+    `<name>.csv` and `<name>_vs_paper.csv` in `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    return [save_csv(s.rename(columns={"A": "a2_mbps", "B": "b2_mbps"}), out / f"{name}.csv"),
+            save_csv(compare, out / f"{name}_vs_paper.csv")]
+
+
 def reproduce_fig2(out: Path) -> list[Path]:
     """Writes trinity_fig2.png, the series (CSV) and the comparison with the paper."""
     import matplotlib.pyplot as plt
 
-    out.mkdir(parents=True, exist_ok=True)
     s = fig2_series()
-    written = [save_csv(s.rename(columns={"A": "a2_mbps", "B": "b2_mbps"}),
-                        out / "trinity_fig2.csv"),
-               save_csv(fig2_compare(s), out / "trinity_fig2_vs_paper.csv")]
+    written = _write_data(out, "trinity_fig2", s, fig2_compare(s))
     fig, axes = plt.subplots(2, 1, figsize=(9, 8))
     fig.subplots_adjust(hspace=0.35)
     for ax, (panel, ((ga, gb), es, start, _)) in zip(axes, FIG2.items(), strict=True):
@@ -150,11 +155,8 @@ def reproduce_fig12(out: Path) -> list[Path]:
     """Writes trinity_fig12.png, the series (CSV) and the comparison with the paper."""
     import matplotlib.pyplot as plt
 
-    out.mkdir(parents=True, exist_ok=True)
     s = fig12_series()
-    written = [save_csv(s.rename(columns={"A": "a2_mbps", "B": "b2_mbps"}),
-                        out / "trinity_fig12.csv"),
-               save_csv(fig12_compare(s), out / "trinity_fig12_vs_paper.csv")]
+    written = _write_data(out, "trinity_fig12", s, fig12_compare(s))
     fig, ax = plt.subplots(figsize=(9, 4.5))
     for i, profile in enumerate(("paper", "code")):
         d = s[s["profile"] == profile]

@@ -24,7 +24,7 @@ mod table;
 
 pub use table::{EsParams, EsProfile, EsSpec};
 
-use super::channels::{host_capacity, ChannelCfg, Channels, ShaperCfg, Tx};
+use super::channels::{ChannelCfg, Channels, ShaperCfg, Tx};
 use super::policy::{ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::Shapers;
 use super::trinity::rc::{self, Rate, RcChannel};
@@ -53,10 +53,6 @@ pub fn ces_step(g: u64, r: u64, f: u64, ceiling: u64, permille: u64, least: u64)
 pub struct ElasticSwitch {
     p: EsParams,
     ch: Channels<Rate>,
-    /// C − Σ B_X over the host's VMs (A-ES's C_W, Eq. 2), bit/s.
-    c_w: f64,
-    /// The NIC, whole Mb/s (C-ES's ceiling).
-    c_mbps: u64,
 }
 
 impl ElasticSwitch {
@@ -70,8 +66,6 @@ impl ElasticSwitch {
         ElasticSwitch {
             p: p.clone(),
             ch: Channels::new(cfg),
-            c_w: 0.0,
-            c_mbps: 0,
         }
     }
 
@@ -83,7 +77,7 @@ impl ElasticSwitch {
                 let permille = (self.p.increase * 1000.0).round() as u64;
                 let least = self.p.min_increase_mbps;
                 let g = t.g / 1_000_000;
-                t.st.mbps = ces_step(g, t.st.mbps, word, self.c_mbps, permille, least);
+                t.st.mbps = ces_step(g, t.st.mbps, word, self.ch.c_mbps, permille, least);
                 // never below the guarantee, which need not be whole Mb/s
                 let r = (t.st.mbps * 1_000_000).max(t.g);
                 ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
@@ -108,19 +102,18 @@ impl ElasticSwitch {
             trap: 0.0,
             hold: true,
         };
-        rc::control(&mut self.ch, self.c_w, &gains, set, ctx.shapers);
+        rc::control(&mut self.ch, &gains, set, ctx.shapers);
     }
 }
 
 impl HostPolicy for ElasticSwitch {
     fn start(&mut self, ctx: &mut HostCtx) {
-        (self.c_w, self.c_mbps) = host_capacity(ctx);
-        let (p, c_w) = (&self.p, self.c_w);
-        self.ch.open(ctx, |g, sum_g| {
+        let p = &self.p;
+        self.ch.open(ctx, |g, share| {
             // C-ES starts at the guarantee (`tx.h:172-173`); A-ES in P (Eq. 4)
             let w0 = match p.profile {
                 EsProfile::TrinityCode => 0.0,
-                EsProfile::Aggressive => c_w * g as f64 / sum_g as f64,
+                EsProfile::Aggressive => share,
             };
             let shaper = ShaperCfg {
                 rates: (g + w0 as u64, 0),

@@ -32,7 +32,7 @@ pub use table::{Profile, TrinityParams, TrinitySpec};
 
 use rc::{code_step, Rate, RcChannel};
 
-use super::channels::{host_capacity, ChannelCfg, Channels, ShaperCfg, Tx};
+use super::channels::{ChannelCfg, Channels, ShaperCfg, Tx};
 use super::policy::{ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::Shapers;
 use crate::net::VmId;
@@ -42,10 +42,6 @@ use crate::net::VmId;
 pub struct Trinity {
     p: TrinityParams,
     ch: Channels<Rate>,
-    /// C_W = C − Σ B_X over the host's VMs (Eq. 2), bit/s.
-    c_w: f64,
-    /// C in whole Mb/s (the `code` profile's ceiling).
-    c_mbps: u64,
 }
 
 impl Trinity {
@@ -62,8 +58,6 @@ impl Trinity {
         Trinity {
             p: p.clone(),
             ch: Channels::new(cfg),
-            c_w: 0.0,
-            c_mbps: 0,
         }
     }
 
@@ -80,7 +74,7 @@ impl Trinity {
             Profile::Code => {
                 let t = &mut self.ch.tx[i];
                 let g = t.g / 1_000_000;
-                t.st.mbps = code_step(g, t.st.mbps, word, self.c_mbps);
+                t.st.mbps = code_step(g, t.st.mbps, word, self.ch.c_mbps);
                 ctx.shapers
                     .set_red_rate(ctx.now, t.shaper, t.st.mbps * 1_000_000);
             }
@@ -97,18 +91,17 @@ impl Trinity {
             hold: p.hold,
         };
         let set = |t: &Tx<Rate>, sh: &mut Shapers| sh.set_red_rate(now, t.shaper, t.st.rc.w as u64);
-        rc::control(&mut self.ch, self.c_w, &gains, set, ctx.shapers);
+        rc::control(&mut self.ch, &gains, set, ctx.shapers);
     }
 }
 
 impl HostPolicy for Trinity {
     fn start(&mut self, ctx: &mut HostCtx) {
-        (self.c_w, self.c_mbps) = host_capacity(ctx);
-        let (p, c_w) = (&self.p, self.c_w);
-        self.ch.open(ctx, |g, sum_g| {
+        let p = &self.p;
+        self.ch.open(ctx, |g, share| {
             // paper: all channels start in P (T:L609); code: R_W = 0 (`tx.h:167`)
             let w0 = match p.profile {
-                Profile::Paper => c_w * g as f64 / sum_g as f64,
+                Profile::Paper => share,
                 Profile::Code => 0.0,
             };
             let shaper = ShaperCfg {

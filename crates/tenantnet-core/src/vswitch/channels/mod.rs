@@ -146,16 +146,6 @@ impl ChannelCfg {
     }
 }
 
-/// A host's spare capacity C_W = C − Σ B_X over its VMs (Trinity's Eq. 2), bit/s,
-/// and C in whole Mb/s (the module's ceiling).
-pub fn host_capacity(ctx: &HostCtx) -> (f64, u64) {
-    let guaranteed: u64 = (ctx.mine.iter())
-        .map(|v| ctx.vms[v.idx()].guarantee_bps)
-        .sum();
-    let c_w = ctx.capacity_bps.saturating_sub(guaranteed) as f64;
-    (c_w, ctx.capacity_bps / 1_000_000)
-}
-
 /// A channel this host sends on, with its scheme's state `S`.
 #[derive(Clone, Debug)]
 pub struct Tx<S> {
@@ -214,6 +204,10 @@ pub struct Channels<S> {
     elapsed: Time,
     /// Resequencing per flow received, by flow id.
     reseq: std::collections::BTreeMap<u32, Reseq>,
+    /// C_W = C − Σ B_X over the host's VMs (Trinity's Eq. 2), bit/s (set by `open`).
+    pub c_w: f64,
+    /// C, the host's capacity, in whole Mb/s (the module's ceiling).
+    pub c_mbps: u64,
 }
 
 /// What arrived for a host's channels.
@@ -233,12 +227,9 @@ impl<S> Channels<S> {
             rx: Vec::new(),
             elapsed: 0,
             reseq: Default::default(),
+            c_w: 0.0,
+            c_mbps: 0,
         }
-    }
-
-    /// The settings.
-    pub fn cfg(&self) -> &ChannelCfg {
-        &self.cfg
     }
 
     /// The index of this host's sending channel on `pair`.
@@ -246,21 +237,31 @@ impl<S> Channels<S> {
         self.tx.binary_search_by_key(&pair, |t| t.pair).ok()
     }
 
-    /// A channel for every pair with a guarantee that a VM of this host sends on,
-    /// its shaper and state from `make(R_G, Σ R_G of the host's channels)`, and a
-    /// receiving context for every such pair into one.
-    pub fn open(&mut self, ctx: &mut HostCtx, mut make: impl FnMut(u64, u64) -> (ShaperCfg, S)) {
+    /// The host's C_W and C; a channel for every pair with a guarantee that a VM of
+    /// this host sends on, its shaper and state from `make(R_G, share)`, `share`
+    /// its Eq. 4 share of C_W were every channel congestion-free (C_W · R_G / Σ R_G
+    /// over the host's channels, bit/s); and a receiving context for every such
+    /// pair into one.
+    pub fn open(&mut self, ctx: &mut HostCtx, mut make: impl FnMut(u64, f64) -> (ShaperCfg, S)) {
         let mine = ctx.mine;
+        let guaranteed: u64 = mine.iter().map(|v| ctx.vms[v.idx()].guarantee_bps).sum();
+        self.c_w = ctx.capacity_bps.saturating_sub(guaranteed) as f64;
+        self.c_mbps = ctx.capacity_bps / 1_000_000;
         let piped: Vec<_> = (ctx.pairs.iter().enumerate())
             .filter_map(|(i, pr)| Some((i as PairId, pr.src?, pr.dst?, pr.guarantee_bps?)))
             .collect();
-        let sum_g = (piped.iter())
+        let sum_g: u64 = (piped.iter())
             .filter(|c| mine.contains(&c.1))
             .map(|c| c.3)
             .sum();
         for &(pair, src, dst, g) in &piped {
             if mine.contains(&src) {
-                let (sc, st) = make(g, sum_g);
+                let share = if sum_g > 0 {
+                    self.c_w * g as f64 / sum_g as f64
+                } else {
+                    0.0
+                };
+                let (sc, st) = make(g, share);
                 let own = &ctx.shapers[ShaperId::of_vm(src)];
                 let mut sh = Shaper::two_colour(
                     src,

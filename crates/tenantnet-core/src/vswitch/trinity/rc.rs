@@ -53,7 +53,6 @@ pub fn heard(t: &mut Tx<Rate>, word: u64, trapping: bool) {
 /// `apply` for each channel whose R_W changed.
 pub fn control(
     ch: &mut Channels<Rate>,
-    c_w: f64,
     gains: &Gains,
     mut apply: impl FnMut(&Tx<Rate>, &mut Shapers),
     shapers: &mut Shapers,
@@ -64,7 +63,7 @@ pub fn control(
             ..t.st.rc
         })
         .collect();
-    paper_step(&mut chans, c_w, gains);
+    paper_step(&mut chans, ch.c_w, gains);
     for (t, mut c) in ch.tx.iter_mut().zip(chans) {
         c.heard = false;
         let changed = c.w != t.st.rc.w;
