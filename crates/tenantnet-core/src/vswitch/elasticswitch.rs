@@ -120,6 +120,7 @@ impl HostPolicy for ElasticSwitch {
                 bucket: p.bucket,
                 priority_below: 0,
                 dscp: [DSCP, DSCP],
+                tau: 0,
             };
             let rc = RcChannel {
                 g: g as f64,

@@ -117,6 +117,14 @@ impl Shaper {
         s
     }
 
+    /// Sets the colour-transition delay τ of a two-colour shaper.
+    pub fn with_tau(mut self, tau: Time) -> Self {
+        if let Some(c) = self.colours.as_deref_mut() {
+            c.tau = tau;
+        }
+        self
+    }
+
     /// The queue limit, bytes (per lane).
     pub fn limit(&self) -> u64 {
         self.limit
@@ -260,12 +268,17 @@ impl Shaper {
     /// priority lane is empty, else red.
     fn colour_now(&self, now: Time, lane: Lane) -> Option<Colour> {
         let c = self.colours.as_deref()?;
-        let green = self.bucket.conform_at() <= now;
         match lane {
-            Lane::Priority => green.then_some(Colour::Green),
-            Lane::Normal if green && c.priority_empty() => Some(Colour::Green),
+            Lane::Priority => (self.bucket.conform_at() <= now).then_some(Colour::Green),
+            Lane::Normal if c.priority_empty() && self.green_at(c) <= now => Some(Colour::Green),
             Lane::Normal => (c.red_at() <= now).then_some(Colour::Red),
         }
+    }
+
+    /// When the normal lane may next send green (τ included).
+    #[inline]
+    fn green_at(&self, c: &TwoColour) -> Time {
+        c.green_after(self.bucket.conform_at(), self.bucket.full_at())
     }
 
     /// Spends `size` bytes of `colour`'s tokens.
@@ -322,7 +335,7 @@ impl Shaper {
         let short = (!c.priority_empty()).then_some(green);
         let long = (!self.queue.is_empty()).then(|| {
             if c.priority_empty() {
-                green.min(c.red_at())
+                self.green_at(c).min(c.red_at())
             } else {
                 c.red_at()
             }

@@ -78,6 +78,12 @@ impl TokenBucket {
         self.tat.saturating_sub(self.burst_span)
     }
 
+    /// When the bucket is full if nothing more is taken.
+    #[inline]
+    pub fn full_at(&self) -> Time {
+        self.tat
+    }
+
     /// Takes `tokens` for a packet leaving at `now` (which must be at or after
     /// [`conform_at`](Self::conform_at)).
     #[inline]

@@ -22,8 +22,9 @@
 //! with a pipe guarantee (`[[tenants.pipes]]`, R_G = the pipe: "for pipe models,
 //! R_G is simply the input", T:L551-553) or, with `vswitch.pair_guarantees =
 //! "hose"`, with a share of the hose guarantees (`vswitch/partition.rs`, Eq. 1).
-//! Not yet modelled: the colour-transition delay τ (the `code` profile has none,
-//! nor resequencing).
+//! A lane's change from red to green can be deferred by τ (`two_colour.rs`,
+//! `vswitch.trinity.tau`, off by default: see [`TrinityParams::tau`]); the `code`
+//! profile has no resequencing.
 
 pub mod rc;
 mod table;
@@ -109,6 +110,7 @@ impl HostPolicy for Trinity {
                 bucket: p.bucket,
                 priority_below: p.short_threshold,
                 dscp: [p.dscp[0], p.dscp[1]],
+                tau: p.tau,
             };
             let rc = RcChannel {
                 g: g as f64,

@@ -191,6 +191,8 @@ pub struct ShaperCfg {
     pub priority_below: u64,
     /// DSCP of green and of red packets.
     pub dscp: [u8; 2],
+    /// The colour-transition delay τ (0: none).
+    pub tau: Time,
 }
 
 /// A host's channels, sending and receiving.
@@ -269,7 +271,8 @@ impl<S> Channels<S> {
                     (own.limit(), sc.bucket),
                     sc.priority_below,
                     sc.dscp,
-                );
+                )
+                .with_tau(sc.tau);
                 sh.service = own.service;
                 self.tx.push(Tx {
                     pair,
