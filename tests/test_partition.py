@@ -77,3 +77,56 @@ def test_an_unknown_source_is_named() -> None:
     msg = str(e.value)
     for frag in ("vswitch.pair_guarantees", "demand", '"pipes"', '"hose"'):
         assert frag in msg, (frag, msg)
+
+
+def pair_series_mbps(r: Any, pair: str, after_s: float) -> float:
+    """`pair`'s mean goodput after `after_s`, wire Mb/s, from the flow samples."""
+    tp = r.throughput[r.throughput["scope"] == "flow"]
+    f = r.flows.assign(pair=lambda d: d["src"] + ">" + d["dst"])
+    ids = set(f.loc[f["pair"] == pair, "flow_id"].astype(str))
+    s = tp[tp["id"].astype(str).isin(ids) & (tp["time_s"] > after_s + 1e-9)]
+    return float(s.groupby("time_s")["gbps"].sum().mean() * 1000 / GOODPUT)
+
+
+@pytest.mark.parametrize("policy", ["trinity", "elasticswitch"])
+def test_dynamic_partitioning_gives_an_idle_pairs_share_to_the_busy_one(policy: str) -> None:
+    """ElasticSwitch's GP (`"dynamic"`): A1 (450 Mb/s) sends to A2 and A3 until A1 -> A3
+    stops at 0.5 s, against B's ten connections (450 Mb/s). While both of A1's pairs
+    send each is guaranteed 225; afterwards A1 -> A2 is guaranteed all 450, which the
+    static partition (`"hose"`) keeps at 225."""
+    got = {}
+    for source in ("hose", "dynamic"):
+        sc = scenario(policy, source)
+        for t in sc["tenants"]:
+            t["guarantee"] = "450Mbps"
+        sc["workloads"][1]["stop"] = "500ms"
+        sc["output"] = {"throughput": ["flow"], "sample_interval": "10ms", "queues": False}
+        r, _ = simulate(sc)
+        got[source] = {p: (pair_series_mbps(r, p, 0.1) if p != "left0>right0" else
+                           pair_series_mbps(r, p, 0.6))
+                       for p in ("left0>right0", "left1>right2")}
+        first = r.throughput[(r.throughput["scope"] == "flow")
+                             & r.throughput["time_s"].between(0.1, 0.5)]
+        f = r.flows.assign(pair=lambda d: d["src"] + ">" + d["dst"],
+                           id=lambda d: d["flow_id"].astype(str)).set_index("id")
+        per_pair = (first.assign(pair=first["id"].astype(str).map(f["pair"]))
+                    .groupby(["pair", "time_s"])["gbps"].sum().groupby("pair").mean()
+                    * 1000 / GOODPUT)
+        got[source]["first half"] = per_pair.round(1).to_dict()
+        print(f"\n{policy}, {source}: {got[source]}")
+        # both of A1's pairs keep at least their share while both send
+        for pair in ("left0>right0", "left0>right1"):
+            assert per_pair[pair] >= 0.97 * 225, (source, pair, per_pair)
+        assert got[source]["left1>right2"] >= 0.97 * 450, (source, got[source])
+    # once A1 -> A3 is idle, its share goes to A1 -> A2 only when re-partitioned
+    assert got["dynamic"]["left0>right0"] >= 0.97 * 450, got
+    assert got["hose"]["left0>right0"] < 0.97 * 450, got
+
+
+def test_dynamic_partitioning_without_channels_is_refused() -> None:
+    with pytest.raises(tenantnet.ScenarioError) as e:
+        tenantnet.Scenario.from_dict(scenario("static", "dynamic")).simulation()
+    msg = str(e.value)
+    print(msg)
+    for frag in ("vswitch.pair_guarantees", '"dynamic"', '"static"', '"trinity"', '"hose"'):
+        assert frag in msg, (frag, msg)

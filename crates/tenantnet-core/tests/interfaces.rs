@@ -8,6 +8,7 @@ use tenantnet_core::net::{PortId, VmId};
 use tenantnet_core::scenario::{load, Format, LoadOptions};
 use tenantnet_core::sim::Sim;
 use tenantnet_core::switch::DscpMap;
+use tenantnet_core::vswitch::policy::ControlMsg;
 
 const MS: f64 = 1e-3;
 
@@ -206,7 +207,13 @@ fn control_packets_cross_the_fabric_and_count_in_conservation() {
     plain.run_until(ps(MS));
     with.run_until(ps(MS));
     for _ in 0..10 {
-        with.send_control(0, 64, 42);
+        with.send_control(ControlMsg {
+            pair: 0,
+            size: 64,
+            word: 42,
+            aux: 7,
+            forward: false,
+        });
     }
     plain.run_until(ps(5.0 * MS));
     with.run_until(ps(5.0 * MS));

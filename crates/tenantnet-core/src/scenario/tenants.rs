@@ -103,10 +103,12 @@ macro_rules! vswitch_spec {
             /// Token-bucket depth of each microscheduler ["10pkt"].
             #[serde(default = "default_burst")]
             pub burst: Size,
-            /// Where VM pairs' guarantees come from: `pipes` (only `[[tenants.pipes]]`)
-            /// or `hose` (also every other VM-to-VM pair with traffic: the smaller of
+            /// Where VM pairs' guarantees come from: `pipes` (only `[[tenants.pipes]]`),
+            /// `hose` (also every other VM-to-VM pair with traffic: the smaller of
             /// its sender's and its receiver's hose guarantee divided among their
-            /// pairs, Trinity's Eq. 1) ["pipes"].
+            /// pairs, Trinity's Eq. 1) or `dynamic` (as `hose`, then re-divided
+            /// max-min every interval over the pairs active in it, ElasticSwitch's
+            /// guarantee partitioning; `trinity` and `elasticswitch` only) ["pipes"].
             #[serde(default)]
             pub pair_guarantees: crate::vswitch::partition::PairGuarantees,
             /// How often each host measures its VMs and NIC, ticks its policy and

@@ -9,6 +9,7 @@ use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
 use crate::net::packet::flags;
 use crate::net::{FlowId, HostId, Packet, PktId, VmId};
+use crate::vswitch::policy::ControlMsg;
 use crate::vswitch::policy::{all_columns, Cell, ColumnSpec, HostCtx, HostMeasure, Ingress};
 use crate::vswitch::{
     HostPolicy, Pipe, Policy, Shaper, ShaperId, Shapers, VmPair, VswitchParams, NO_PAIR,
@@ -93,7 +94,7 @@ impl VmRateCols {
 pub(super) fn index_pairs(
     flows: &mut [Flow],
     pipes: &[Pipe],
-    hose: Option<&[crate::vswitch::Vm]>,
+    hose: Option<(&[crate::vswitch::Vm], bool)>,
 ) -> Vec<VmPair> {
     let mut pairs: Vec<VmPair> = Vec::new();
     let mut index = std::collections::HashMap::new();
@@ -125,7 +126,7 @@ pub(super) fn index_pairs(
             pairs[i as usize].guarantee_bps = Some(pipe.guarantee_bps);
         }
     }
-    if let Some(vms) = hose {
+    if let Some((vms, dynamic)) = hose {
         // every VM-to-VM pair that carries a flow's data, and has no pipe
         let mut open: Vec<u32> = (flows.iter())
             .filter(|f| f.spec.src_vm.is_some() && f.spec.dst_vm.is_some())
@@ -140,6 +141,7 @@ pub(super) fn index_pairs(
         let g = crate::vswitch::partition::hose_partition(&ends, |v| vms[v.idx()].guarantee_bps);
         for (&i, g) in open.iter().zip(g) {
             pairs[i as usize].guarantee_bps = Some(g);
+            pairs[i as usize].repartition = dynamic;
         }
     }
     pairs
@@ -195,7 +197,7 @@ impl Sim {
             self.touched = touched;
         }
         while let Some(c) = self.control_out.pop() {
-            self.send_control(c.pair, c.size, c.word);
+            self.send_control(c);
         }
         if !self.released.is_empty() {
             // in the order the policy released them (resequencing depends on it)
@@ -264,7 +266,8 @@ impl Sim {
 
     /// A control packet from pair `pair`'s sending VM to its receiving VM's host
     /// (policies send them through `HostCtx::control`).
-    pub fn send_control(&mut self, pair: u32, size: u32, word: u64) {
+    pub fn send_control(&mut self, c: ControlMsg) {
+        let ControlMsg { pair, size, .. } = c;
         let Some(&VmPair { src, dst, .. }) = self.pairs.get(pair as usize) else {
             debug_assert!(false, "no pair {pair}");
             return;
@@ -275,8 +278,9 @@ impl Sim {
         };
         let host = self.vms[s.idx()].host;
         let p = Packet {
-            seq: word,
-            ts: self.now,
+            seq: c.word,
+            ts: c.aux,
+            len: c.forward as u32,
             flow: FlowId(u32::MAX),
             dst: self.vms[d.idx()].host,
             size,

@@ -140,7 +140,18 @@ impl HostPolicy for ElasticSwitch {
     super::channels::channel_hooks!();
 
     fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
-        if self.ch.tick(ctx, m.interval) && self.p.profile == EsProfile::Aggressive {
+        let ended = self.ch.tick(ctx, m.interval);
+        // a new guarantee from GP: the limiter's floor (and A-ES's weight)
+        let aggressive = self.p.profile == EsProfile::Aggressive;
+        self.ch.regrant(ctx, |t, ctx| {
+            t.st.rc.g = t.g as f64;
+            let r = match aggressive {
+                true => t.g + t.st.rc.w as u64,
+                false => (t.st.mbps * 1_000_000).max(t.g),
+            };
+            ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
+        });
+        if ended && self.p.profile == EsProfile::Aggressive {
             self.aggressive(ctx);
         }
     }

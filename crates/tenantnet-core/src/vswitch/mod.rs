@@ -99,6 +99,8 @@ pub struct VswitchParams {
     /// Pipe-model guarantees between VMs.
     pub pipes: Vec<Pipe>,
     /// Whether VM pairs without a pipe get a share of their VMs' hose guarantees
-    /// (`vswitch.pair_guarantees = "hose"`).
+    /// (`vswitch.pair_guarantees = "hose"` or `"dynamic"`).
     pub hose_pairs: bool,
+    /// Whether those shares are re-partitioned as the run goes (`"dynamic"`).
+    pub dynamic_pairs: bool,
 }

@@ -50,6 +50,9 @@ pub struct VmPair {
     /// The pair's pipe-model guarantee, bit/s, if the scenario gives one
     /// (`[[tenants.pipes]]`).
     pub guarantee_bps: Option<u64>,
+    /// Whether its guarantee is re-partitioned as the run goes
+    /// (`vswitch.pair_guarantees = "dynamic"`; never for a pipe).
+    pub repartition: bool,
     /// The pair the other way (`dst` → `src`): every pair has one, the direction
     /// its flows' ACKs (and a policy's feedback) take.
     pub reverse: PairId,
@@ -65,6 +68,12 @@ pub struct ControlMsg {
     pub size: u32,
     /// Its 64 bits of payload (carried in the packet's `seq`).
     pub word: u64,
+    /// 64 more (carried in the packet's `ts`).
+    pub aux: u64,
+    /// Whether it is about the pair it travels on (a sender's message to the
+    /// receiver) rather than that pair's reverse (feedback to a sender); carried as
+    /// the packet's `len`, 1 or 0 (a control packet has no payload).
+    pub forward: bool,
 }
 
 /// Where a VM's packet goes next.

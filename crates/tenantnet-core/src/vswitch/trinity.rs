@@ -21,7 +21,8 @@
 //! Channels (`vswitch/channels`, shared with ElasticSwitch) exist for the VM pairs
 //! with a pipe guarantee (`[[tenants.pipes]]`, R_G = the pipe: "for pipe models,
 //! R_G is simply the input", T:L551-553) or, with `vswitch.pair_guarantees =
-//! "hose"`, with a share of the hose guarantees (`vswitch/partition.rs`, Eq. 1).
+//! "hose"`, with a share of the hose guarantees (`vswitch/partition.rs`, Eq. 1),
+//! re-partitioned every interval with `"dynamic"` (`channels/gp.rs`).
 //! A lane's change from red to green can be deferred by τ (`two_colour.rs`,
 //! `vswitch.trinity.tau`, off by default: see [`TrinityParams::tau`]); the `code`
 //! profile has no resequencing.
@@ -124,7 +125,14 @@ impl HostPolicy for Trinity {
     super::channels::channel_hooks!();
 
     fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
-        if self.ch.tick(ctx, m.interval) && self.p.profile == Profile::Paper {
+        let ended = self.ch.tick(ctx, m.interval);
+        // a new R_G from guarantee partitioning: the green bucket's rate and the
+        // weight in Eq. 4
+        self.ch.regrant(ctx, |t, ctx| {
+            t.st.rc.g = t.g as f64;
+            ctx.shapers.set_rate(ctx.now, t.shaper, Some(t.g));
+        });
+        if ended && self.p.profile == Profile::Paper {
             self.control(ctx);
         }
     }

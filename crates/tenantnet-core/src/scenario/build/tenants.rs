@@ -9,6 +9,7 @@ use crate::net::{HostId, Network, VmId};
 use crate::scenario::parse::{join, ScenarioError};
 use crate::scenario::tenants::{PolicyTables, TenantSpec, VmSpec, VswitchSpec};
 use crate::scenario::workloads::Hosts;
+use crate::vswitch::partition::PairGuarantees;
 use crate::vswitch::{HostVswitch, PolicyKind, Vm, VmChange, VswitchParams, DEFAULT_TICK};
 use crate::workload::TrafficEnd;
 
@@ -299,6 +300,27 @@ fn check_host(
     Ok(())
 }
 
+/// Dynamic guarantee partitioning runs on the per-pair channels of `trinity` and
+/// `elasticswitch`: with no host on either it would never run.
+fn check_partitioning(ctx: &Ctx, vs: &VswitchSpec) -> Result<(), ScenarioError> {
+    let channels = |k: &PolicyKind| matches!(k, PolicyKind::Trinity | PolicyKind::ElasticSwitch);
+    if vs.pair_guarantees != PairGuarantees::Dynamic
+        || channels(&vs.policy)
+        || vs.hosts.values().any(channels)
+    {
+        return Ok(());
+    }
+    Err(ctx.err(
+        "vswitch.pair_guarantees",
+        format!(
+            "it re-partitions guarantees on the per-pair channels of \"trinity\" \
+             and \"elasticswitch\", but vswitch.policy is \"{}\" and no host has either; \
+             use \"hose\" for fixed shares",
+            vs.policy.name()
+        ),
+    ))
+}
+
 /// Builds the VMs of `tenants` and the vswitches of their hosts.
 pub fn build(
     ctx: &Ctx,
@@ -308,6 +330,7 @@ pub fn build(
     packet: u64,
 ) -> Result<BuiltTenants, ScenarioError> {
     let tables = PolicyTables::resolve(vs).map_err(|(k, m)| ctx.err(&join("vswitch", &k), m))?;
+    check_partitioning(ctx, vs)?;
     let (tick, tick_key) = tick(ctx, vs, &tables)?;
     // whether packets fit is checked against each workload's transport by the caller
     let limit = vs.queue.0.bytes(packet);
@@ -337,7 +360,8 @@ pub fn build(
             queue: limit,
             burst,
             pipes,
-            hose_pairs: vs.pair_guarantees == crate::vswitch::partition::PairGuarantees::Hose,
+            hose_pairs: vs.pair_guarantees != PairGuarantees::Pipes,
+            dynamic_pairs: vs.pair_guarantees == PairGuarantees::Dynamic,
         },
         vm_queue: limit,
     })

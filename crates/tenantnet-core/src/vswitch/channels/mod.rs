@@ -16,8 +16,14 @@
 //!   the shapers, with its own DSCP.
 //! * Optionally, per flow, resequencing of green packets that overtook red ones
 //!   (`reseq.rs`).
+//! * With `vswitch.pair_guarantees = "dynamic"`, ElasticSwitch's guarantee
+//!   partitioning every interval (`gp.rs`): each end offers its share, senders
+//!   forward theirs in a control packet on the pair, receivers theirs in the
+//!   feedback; the scheme applies the new guarantees it is given
+//!   ([`Channels::regrant`]).
 
 mod feedback;
+mod gp;
 mod reseq;
 
 pub use feedback::{decode_paper, RxCounts};
@@ -163,6 +169,10 @@ pub struct Tx<S> {
     pub red_before: u64,
     /// Green and red bytes its shaper had released at the last interval's end.
     sent_at: [u64; 2],
+    /// Whether its guarantee is re-partitioned (`gp.rs`).
+    dynamic: bool,
+    /// The receiver's last offer for it, bit/s (`u64::MAX`: none yet).
+    offer_back: u64,
     /// The scheme's state.
     pub st: S,
 }
@@ -176,8 +186,14 @@ struct Rx {
     counts: RxCounts,
     /// Start of the current interval (arrival-driven feedback).
     since: Time,
-    /// Intervals since a packet last arrived (timed feedback).
+    /// Intervals since a packet last arrived.
     quiet: u32,
+    /// Whether its guarantee is re-partitioned (`gp.rs`).
+    dynamic: bool,
+    /// The sender's last offer for it, bit/s (`u64::MAX`: none yet).
+    offer_fwd: u64,
+    /// This receiver's offer, sent back in the feedback (`u64::MAX`: none).
+    offer: u64,
 }
 
 /// What the shaper of a new channel looks like.
@@ -210,6 +226,9 @@ pub struct Channels<S> {
     pub c_w: f64,
     /// C, the host's capacity, in whole Mb/s (the module's ceiling).
     pub c_mbps: u64,
+    /// Sending channels whose guarantee `g` guarantee partitioning changed, for
+    /// the scheme to apply ([`regrant`](Self::regrant)).
+    regranted: Vec<usize>,
 }
 
 /// What arrived for a host's channels.
@@ -231,6 +250,7 @@ impl<S> Channels<S> {
             reseq: Default::default(),
             c_w: 0.0,
             c_mbps: 0,
+            regranted: Vec::new(),
         }
     }
 
@@ -282,6 +302,8 @@ impl<S> Channels<S> {
                     red_last: 0,
                     red_before: 0,
                     sent_at: [0; 2],
+                    dynamic: ctx.pairs[pair as usize].repartition,
+                    offer_back: u64::MAX,
                     st,
                 });
             }
@@ -294,6 +316,9 @@ impl<S> Channels<S> {
                     counts,
                     since,
                     quiet,
+                    dynamic: ctx.pairs[pair as usize].repartition,
+                    offer_fwd: u64::MAX,
+                    offer: u64::MAX,
                 });
             }
         }
@@ -328,9 +353,21 @@ impl<S> Channels<S> {
     /// channel.
     pub fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, tcp: bool) -> Arrival {
         if pkt.has(flags::CONTROL) {
+            if pkt.len == 1 {
+                // a sender's offer, on the pair it is about
+                if let Ok(i) = self.rx.binary_search_by_key(&pkt.pair, |r| r.pair) {
+                    self.rx[i].offer_fwd = pkt.seq;
+                }
+                return Arrival::Packet(Ingress::Consumed);
+            }
             // feedback travels on the reverse of the channel it is about
             return match self.tx_of(ctx.pairs[pkt.pair as usize].reverse) {
-                Some(i) => Arrival::Feedback(i, pkt.seq),
+                Some(i) => {
+                    if self.tx[i].dynamic {
+                        self.tx[i].offer_back = pkt.ts;
+                    }
+                    Arrival::Feedback(i, pkt.seq)
+                }
                 None => Arrival::Packet(Ingress::Consumed),
             };
         }
@@ -370,30 +407,40 @@ impl<S> Channels<S> {
             pair: r.back,
             size: self.cfg.feedback_size,
             word,
+            aux: r.offer,
+            forward: false,
         });
         r.counts = RxCounts::default();
         r.since = ctx.now;
     }
 
     /// The hosts' tick, `dt` after the last: releases held packets past their
-    /// timeout and, at the end of an interval with timed feedback, sends it and
-    /// measures the sending channels (`active`, `red_last`); whether an interval
-    /// ended so.
+    /// timeout and, at the end of an interval, measures the sending channels
+    /// (`active`, `red_last`), re-partitions guarantees if they are dynamic and,
+    /// with timed feedback, sends it; whether a timed interval ended so.
     pub fn tick(&mut self, ctx: &mut HostCtx, dt: Time) -> bool {
         for st in self.reseq.values_mut() {
             st.expire(ctx.now, self.cfg.reseq_timeout, ctx.release);
         }
         self.elapsed += dt;
-        if self.cfg.timing != Timing::Timed || self.elapsed < self.cfg.interval {
+        if self.elapsed < self.cfg.interval {
             return false;
         }
         self.elapsed = 0;
+        self.measure(ctx);
+        self.partition(ctx);
+        let timed = self.cfg.timing == Timing::Timed;
         for i in 0..self.rx.len() {
-            if self.rx[i].quiet < 2 {
+            if timed && self.rx[i].quiet < 2 {
                 self.send_feedback(ctx, i);
             }
-            self.rx[i].quiet += 1;
+            self.rx[i].quiet = self.rx[i].quiet.saturating_add(1);
         }
+        timed
+    }
+
+    /// Each sending channel's bytes over the interval that ended.
+    fn measure(&mut self, ctx: &HostCtx) {
         for t in &mut self.tx {
             let sh = &ctx.shapers[t.shaper];
             let sent = sh.colours().map_or([0; 2], |c| c.sent);
@@ -403,6 +450,12 @@ impl<S> Channels<S> {
             t.red_last = sent[1] - t.sent_at[1];
             t.sent_at = sent;
         }
-        true
+    }
+
+    /// Hands each sending channel whose guarantee `g` changed to `apply`.
+    pub fn regrant(&mut self, ctx: &mut HostCtx, mut apply: impl FnMut(&mut Tx<S>, &mut HostCtx)) {
+        for i in std::mem::take(&mut self.regranted) {
+            apply(&mut self.tx[i], ctx);
+        }
     }
 }
