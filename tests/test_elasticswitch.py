@@ -18,7 +18,7 @@ def es(sc: dict[str, Any], profile: str) -> dict[str, Any]:
     return sc
 
 
-@pytest.mark.parametrize("profile", ["trinity-code", "aggressive"])
+@pytest.mark.parametrize("profile", ["trinity-code", "aggressive", "paper"])
 @pytest.mark.parametrize("g", [100, 300])
 def test_each_pair_keeps_its_guarantee_and_takes_some_spare(profile: str, g: int) -> None:
     r, _ = simulate(es(fig6("elasticswitch", f"{g}Mbps", f"{g}Mbps"), profile))
@@ -33,14 +33,30 @@ def test_each_pair_keeps_its_guarantee_and_takes_some_spare(profile: str, g: int
 
 def test_conservative_es_leaves_spare_bandwidth_unused() -> None:
     """Fig. 7(a): C-ES falls back to the guarantee on every mark, so a fifth or more
-    of the spare bandwidth goes unused; A-ES uses more of it."""
+    of the spare bandwidth goes unused; A-ES, and the paper's RA, which cuts by half
+    the marked fraction (never below the guarantee), use more of it; the paper's
+    RA keeps 10 % of C as headroom, so it leaves at least that."""
     used = {}
-    for profile in ("trinity-code", "aggressive"):
+    for profile in ("trinity-code", "aggressive", "paper"):
         r, _ = simulate(es(fig6("elasticswitch", "100Mbps", "100Mbps"), profile))
         used[profile] = wire_mbps(r).sum() - 200
     print(f"\nspare used of 800 Mb/s: {used}")
     assert used["trinity-code"] < 0.8 * 800
     assert used["aggressive"] > used["trinity-code"]
+    assert used["paper"] > used["trinity-code"]
+    assert used["paper"] < 800 - 0.1 * 1000
+
+
+def test_the_paper_profile_knobs_are_checked() -> None:
+    for key, value, want in (("headroom", 1.0, "from 0 up to"),
+                             ("weighted_increase", 0.0, "positive")):
+        sc = es(fig6("elasticswitch", "100Mbps", "100Mbps"), "paper")
+        sc["vswitch"]["elasticswitch"][key] = value
+        with pytest.raises(tenantnet.ScenarioError) as e:
+            tenantnet.Scenario.from_dict(sc).simulation()
+        msg = str(e.value)
+        print(msg)
+        assert f"vswitch.elasticswitch.{key}" in msg and want in msg, msg
 
 
 def test_es_marks_its_single_queue_and_hosts_do_not() -> None:

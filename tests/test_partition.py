@@ -88,7 +88,7 @@ def pair_series_mbps(r: Any, pair: str, after_s: float) -> float:
     return float(s.groupby("time_s")["gbps"].sum().mean() * 1000 / GOODPUT)
 
 
-@pytest.mark.parametrize("policy", ["trinity", "elasticswitch"])
+@pytest.mark.parametrize("policy", ["trinity", "elasticswitch", "elasticswitch-paper"])
 def test_dynamic_partitioning_gives_an_idle_pairs_share_to_the_busy_one(policy: str) -> None:
     """ElasticSwitch's GP (`"dynamic"`): A1 (450 Mb/s) sends to A2 and A3 until A1 -> A3
     stops at 0.5 s, against B's ten connections (450 Mb/s). While both of A1's pairs
@@ -96,7 +96,9 @@ def test_dynamic_partitioning_gives_an_idle_pairs_share_to_the_busy_one(policy: 
     static partition (`"hose"`) keeps at 225."""
     got = {}
     for source in ("hose", "dynamic"):
-        sc = scenario(policy, source)
+        sc = scenario(policy.removesuffix("-paper"), source)
+        if policy.endswith("-paper"):
+            sc["vswitch"]["elasticswitch"] = {"profile": "paper"}
         for t in sc["tenants"]:
             t["guarantee"] = "450Mbps"
         sc["workloads"][1]["stop"] = "500ms"

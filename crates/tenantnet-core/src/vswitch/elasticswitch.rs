@@ -16,15 +16,21 @@
 //!   paper controller (P/Q, Eqs. 2-6; no anti-trapping: there is no red queue to
 //!   trap packets in) on the marked fraction of all packets.
 //!
-//! Not built: the ElasticSwitch paper's own guarantee partitioning and Seawall-style
-//! rate allocation with headroom, hold-increase and rate-caution (its constants
-//! could not be verified, spec §5 #14).
+//! * `paper` (spec §2.3, `elasticswitch/ra.rs`): the ES paper's rate allocation as
+//!   far as its sources describe it, R ≥ B cut on the marked fraction of a pair's
+//!   packets and raised by weighted steps, with headroom, hold-increase and
+//!   rate-caution as knobs; the constants are our choice (spec §5 #14: the paper's
+//!   could not be verified). Its guarantee partitioning is
+//!   `vswitch.pair_guarantees = "dynamic"` (`channels/gp.rs`), for every profile.
 
+pub mod ra;
 mod table;
 
 pub use table::{EsParams, EsProfile, EsSpec};
 
-use super::channels::{ChannelCfg, Channels, ShaperCfg, Tx};
+use ra::{ra_step, Knobs, PairRa};
+
+use super::channels::{decode_paper, ChannelCfg, Channels, ShaperCfg, Tx};
 use super::policy::{ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::Shapers;
 use super::trinity::rc::{self, Rate, RcChannel};
@@ -53,6 +59,8 @@ pub fn ces_step(g: u64, r: u64, f: u64, ceiling: u64, permille: u64, least: u64)
 pub struct ElasticSwitch {
     p: EsParams,
     ch: Channels<Rate>,
+    /// `paper`: each sending channel's RA state, as `ch.tx`.
+    ra: Vec<PairRa>,
 }
 
 impl ElasticSwitch {
@@ -66,6 +74,7 @@ impl ElasticSwitch {
         ElasticSwitch {
             p: p.clone(),
             ch: Channels::new(cfg),
+            ra: Vec::new(),
         }
     }
 
@@ -86,6 +95,24 @@ impl ElasticSwitch {
                 rc::heard(&mut self.ch.tx[i], word, false);
                 self.aggressive(ctx);
             }
+            EsProfile::Paper => {
+                let (beta, _) = decode_paper(word);
+                let t = &self.ch.tx[i];
+                let c = self.ch.c_mbps as f64 * 1e6;
+                self.ra[i] = ra_step(self.ra[i], t.g as f64, beta, ctx.now, c, &self.knobs());
+                let r = (self.ra[i].r as u64).max(t.g);
+                ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
+            }
+        }
+    }
+
+    /// The `paper` profile's knobs.
+    fn knobs(&self) -> Knobs {
+        Knobs {
+            increase: self.p.weighted_increase,
+            headroom: self.p.headroom,
+            hold: self.p.hold_increase,
+            caution: self.p.rate_caution,
         }
     }
 }
@@ -110,9 +137,9 @@ impl HostPolicy for ElasticSwitch {
     fn start(&mut self, ctx: &mut HostCtx) {
         let p = &self.p;
         self.ch.open(ctx, |g, share| {
-            // C-ES starts at the guarantee (`tx.h:172-173`); A-ES in P (Eq. 4)
+            // C-ES (and paper) start at the guarantee (`tx.h:172-173`); A-ES in P (Eq. 4)
             let w0 = match p.profile {
-                EsProfile::TrinityCode => 0.0,
+                EsProfile::TrinityCode | EsProfile::Paper => 0.0,
                 EsProfile::Aggressive => share,
             };
             let shaper = ShaperCfg {
@@ -135,6 +162,11 @@ impl HostPolicy for ElasticSwitch {
                 },
             )
         });
+        let start = |t: &Tx<Rate>| PairRa {
+            r: t.g as f64,
+            hold_until: 0,
+        };
+        self.ra = self.ch.tx.iter().map(start).collect();
     }
 
     super::channels::channel_hooks!();
@@ -142,12 +174,13 @@ impl HostPolicy for ElasticSwitch {
     fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
         let ended = self.ch.tick(ctx, m.interval);
         // a new guarantee from GP: the limiter's floor (and A-ES's weight)
-        let aggressive = self.p.profile == EsProfile::Aggressive;
-        self.ch.regrant(ctx, |t, ctx| {
+        let (profile, ra) = (self.p.profile, &self.ra);
+        self.ch.regrant(ctx, |i, t, ctx| {
             t.st.rc.g = t.g as f64;
-            let r = match aggressive {
-                true => t.g + t.st.rc.w as u64,
-                false => (t.st.mbps * 1_000_000).max(t.g),
+            let r = match profile {
+                EsProfile::Aggressive => t.g + t.st.rc.w as u64,
+                EsProfile::TrinityCode => (t.st.mbps * 1_000_000).max(t.g),
+                EsProfile::Paper => (ra[i].r as u64).max(t.g),
             };
             ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
         });

@@ -128,7 +128,7 @@ impl HostPolicy for Trinity {
         let ended = self.ch.tick(ctx, m.interval);
         // a new R_G from guarantee partitioning: the green bucket's rate and the
         // weight in Eq. 4
-        self.ch.regrant(ctx, |t, ctx| {
+        self.ch.regrant(ctx, |_, t, ctx| {
             t.st.rc.g = t.g as f64;
             ctx.shapers.set_rate(ctx.now, t.shaper, Some(t.g));
         });

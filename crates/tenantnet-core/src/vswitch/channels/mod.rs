@@ -452,10 +452,15 @@ impl<S> Channels<S> {
         }
     }
 
-    /// Hands each sending channel whose guarantee `g` changed to `apply`.
-    pub fn regrant(&mut self, ctx: &mut HostCtx, mut apply: impl FnMut(&mut Tx<S>, &mut HostCtx)) {
+    /// Hands each sending channel whose guarantee `g` changed to `apply`, with its
+    /// index.
+    pub fn regrant(
+        &mut self,
+        ctx: &mut HostCtx,
+        mut apply: impl FnMut(usize, &mut Tx<S>, &mut HostCtx),
+    ) {
         for i in std::mem::take(&mut self.regranted) {
-            apply(&mut self.tx[i], ctx);
+            apply(i, &mut self.tx[i], ctx);
         }
     }
 }

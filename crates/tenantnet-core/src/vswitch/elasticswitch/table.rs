@@ -20,6 +20,12 @@ crate::kinds::named_kinds! {
         /// Trinity's rate control", R = R_G + R_W with R_W under Trinity's paper
         /// controller (Eqs. 2-6) on the marked fraction of all packets.
         Aggressive = "aggressive",
+        /// The ElasticSwitch paper's rate allocation as far as its sources say
+        /// (`elasticswitch/ra.rs`): R ≥ B, cut on ECN marks, weighted increases,
+        /// with headroom, hold-increase and rate-caution as knobs whose values are
+        /// our choice. Pair with `vswitch.pair_guarantees = "dynamic"` for its
+        /// guarantee partitioning.
+        Paper = "paper",
     }
 }
 
@@ -43,6 +49,18 @@ pub struct EsParams {
     pub alpha: f64,
     /// Size of a feedback packet on the wire [64 B] (T:L824).
     pub feedback_size: u32,
+    /// `paper`: R's increase per congestion-free interval as a share of the
+    /// pair's guarantee [0.1, our choice].
+    pub weighted_increase: f64,
+    /// `paper`: the share of C no pair's R may take [0.1] ("10% headroom",
+    /// T:L401).
+    pub headroom: f64,
+    /// `paper`: how long a pair guaranteed 100 Mb/s waits after a cut before it
+    /// increases again, inversely proportional to the guarantee [10 ms, our
+    /// choice]; 0: no hold-increase.
+    pub hold_increase: Time,
+    /// `paper`: whether increases shrink as B / R above the guarantee [true].
+    pub rate_caution: bool,
 }
 
 impl Default for EsParams {
@@ -55,6 +73,10 @@ impl Default for EsParams {
             min_increase_mbps: 10,
             alpha: 0.25,
             feedback_size: 64,
+            weighted_increase: 0.1,
+            headroom: 0.1,
+            hold_increase: 10_000_000_000,
+            rate_caution: true,
         }
     }
 }
@@ -63,7 +85,8 @@ impl Default for EsParams {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EsSpec {
-    /// The rate allocation: `trinity-code` (C-ES) or `aggressive` (A-ES) ["trinity-code"].
+    /// The rate allocation: `trinity-code` (C-ES), `aggressive` (A-ES) or `paper`
+    /// (the ES paper's, constants our choice) ["trinity-code"].
     pub profile: Option<EsProfile>,
     /// The measurement and rate-allocation interval ["5ms"]; a whole multiple of
     /// `vswitch.interval`, which follows it when not given.
@@ -76,6 +99,15 @@ pub struct EsSpec {
     pub min_increase_mbps: Option<u64>,
     /// α of Trinity's Eq. 6 (aggressive) [0.25].
     pub alpha: Option<f64>,
+    /// Increase per congestion-free interval as a share of the guarantee (paper) [0.1].
+    pub weighted_increase: Option<f64>,
+    /// Share of C no pair's rate may take (paper) [0.1].
+    pub headroom: Option<f64>,
+    /// Wait after a cut before increasing again, for a pair guaranteed 100 Mb/s,
+    /// inversely proportional to the guarantee (paper) ["10ms"]; "0s": none.
+    pub hold_increase: Option<TimeSpan>,
+    /// Smaller increases the further the rate is above the guarantee (paper) [true].
+    pub rate_caution: Option<bool>,
 }
 
 impl PolicyTable for EsSpec {
@@ -90,6 +122,10 @@ impl PolicyTable for EsSpec {
             increase: Some(d.increase),
             min_increase_mbps: Some(d.min_increase_mbps),
             alpha: Some(d.alpha),
+            weighted_increase: Some(d.weighted_increase),
+            headroom: Some(d.headroom),
+            hold_increase: Some(TimeSpan(d.hold_increase)),
+            rate_caution: Some(d.rate_caution),
         }
     }
 
@@ -117,8 +153,21 @@ impl PolicyTable for EsSpec {
             increase: self.increase.unwrap_or(d.increase),
             min_increase_mbps: self.min_increase_mbps.unwrap_or(d.min_increase_mbps),
             alpha: self.alpha.unwrap_or(d.alpha),
+            weighted_increase: self.weighted_increase.unwrap_or(d.weighted_increase),
+            headroom: self.headroom.unwrap_or(d.headroom),
+            hold_increase: self.hold_increase.map_or(d.hold_increase, |t| t.0),
+            rate_caution: self.rate_caution.unwrap_or(d.rate_caution),
             ..d
         };
+        if !(p.weighted_increase.is_finite() && p.weighted_increase > 0.0) {
+            return Err(("weighted_increase", "expected a positive number".into()));
+        }
+        if !(p.headroom.is_finite() && (0.0..1.0).contains(&p.headroom)) {
+            return Err((
+                "headroom",
+                "expected a share from 0 up to (not including) 1".into(),
+            ));
+        }
         if !(p.increase.is_finite() && p.increase > 0.0 && p.increase <= 1.0) {
             return Err(("increase", "expected a share above 0 and at most 1".into()));
         }
