@@ -59,6 +59,7 @@ impl Reseq {
         }
         out.push(*p);
         self.next = self.next.max(end);
+        let mut released = false;
         while let Some((&seq, _)) = self.held.first_key_value() {
             if seq > self.next {
                 break;
@@ -66,9 +67,13 @@ impl Reseq {
             let (_, (_, q)) = self.held.pop_first().expect("a held packet");
             self.next = self.next.max(q.seq + q.len as u64);
             out.push(q);
+            released = true;
         }
-        // the timeout runs from the oldest packet still held
-        self.since = self.held.values().map(|h| h.0).min().unwrap_or(now);
+        // the timeout runs from the oldest packet still held (unchanged unless some
+        // were handed on: a search over all held on every arrival cost 1 % of a run)
+        if released || !self.holding() {
+            self.since = self.held.values().map(|h| h.0).min().unwrap_or(now);
+        }
     }
 
     /// Hands on everything held if it has waited `timeout` by `now`.
