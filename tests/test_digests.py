@@ -27,12 +27,35 @@ def cut(name: str, duration: str) -> dict[str, Any]:
     return d
 
 
+def dynamic_gp() -> dict[str, Any]:
+    """ElasticSwitch's paper profile with dynamic guarantee partitioning (issue 14):
+    A1 stops sending to A3 at 150 ms."""
+    from test_partition import scenario
+    d = scenario("elasticswitch", "dynamic")
+    d["vswitch"]["elasticswitch"] = {"profile": "paper"}
+    d["simulation"]["duration"] = "300ms"
+    d["workloads"][1]["stop"] = "150ms"
+    d["output"] = {"throughput": ["flow"], "sample_interval": "10ms", "queues": False}
+    return d
+
+
+def trinity_tau() -> dict[str, Any]:
+    """Trinity with the colour-transition delay τ = 500 µs on Fig. 6's set-up."""
+    from test_pipes import fig6
+    d = fig6("trinity", "300Mbps", "300Mbps", duration="200ms")
+    d["vswitch"] = {"policy": "trinity", "trinity": {"tau": "500us"}}
+    return d
+
+
 CASES: dict[str, tuple[dict[str, Any], str]] = {
     # behaviour as of issue 11 (sized flows complete at the sender's last ACK)
     "dctcp-incast": (cut("dctcp-incast", "10ms"), "ecc867045ea6aefe"),
     "sp-dwrr-pias": (cut("sp-dwrr-pias", "10ms"), "2dff4e9d46eec3d1"),
     "vswitch-mbfq": (cut("vswitch-mbfq", "600ms"), "644e4e7008c2b8be"),
     "barberq-services": (cut("barberq-services", "80ms"), "0033da196a79dbd3"),
+    # as of issue 14's dynamic partitioning, ES paper profile and τ
+    "es-paper-dynamic-gp": (dynamic_gp(), "757ac9fdc7dd529f"),
+    "trinity-tau": (trinity_tau(), "425c958cc326357c"),
 }
 
 
