@@ -48,14 +48,18 @@ def trinity_tau() -> dict[str, Any]:
 
 
 CASES: dict[str, tuple[dict[str, Any], str]] = {
-    # behaviour as of issue 11 (sized flows complete at the sender's last ACK)
-    "dctcp-incast": (cut("dctcp-incast", "10ms"), "ecc867045ea6aefe"),
-    "sp-dwrr-pias": (cut("sp-dwrr-pias", "10ms"), "2dff4e9d46eec3d1"),
-    "vswitch-mbfq": (cut("vswitch-mbfq", "600ms"), "644e4e7008c2b8be"),
-    "barberq-services": (cut("barberq-services", "80ms"), "0033da196a79dbd3"),
+    # behaviour as of issue 11 (sized flows complete at the sender's last ACK);
+    # vm_rates gained Trinity's rg_gbps, rw_gbps and ES's limit_gbps in issue 14
+    # (without them every digest here is what it was: ecc867045ea6aefe,
+    # 2dff4e9d46eec3d1, 644e4e7008c2b8be, 0033da196a79dbd3, 757ac9fdc7dd529f,
+    # 425c958cc326357c)
+    "dctcp-incast": (cut("dctcp-incast", "10ms"), "39f5bbd4570af0d9"),
+    "sp-dwrr-pias": (cut("sp-dwrr-pias", "10ms"), "24c3306ae66c617d"),
+    "vswitch-mbfq": (cut("vswitch-mbfq", "600ms"), "29f6734e7d9f9dba"),
+    "barberq-services": (cut("barberq-services", "80ms"), "d19f92bc9844e010"),
     # as of issue 14's dynamic partitioning, ES paper profile and τ
-    "es-paper-dynamic-gp": (dynamic_gp(), "757ac9fdc7dd529f"),
-    "trinity-tau": (trinity_tau(), "425c958cc326357c"),
+    "es-paper-dynamic-gp": (dynamic_gp(), "7e37a442476886c3"),
+    "trinity-tau": (trinity_tau(), "8593e4bd4266a7d5"),
 }
 
 
@@ -84,15 +88,18 @@ def test_reference_outputs_are_unchanged(name: str) -> None:
 # refactor onto the host-policy, datapath and controller interfaces keeps them all.
 # Issue 14 added queries.parquet (empty here) to every run's output: demo and
 # vms-pias-8q hash it now; without it their digests are still 313e5f0's
-# (e185d328a751916d, 8aa925862c703671), every other file unchanged.
+# (e185d328a751916d, 8aa925862c703671), every other file unchanged. vm_rates then
+# gained three policy columns (rg_gbps, rw_gbps, limit_gbps, empty outside Trinity
+# and ES runs): demo, mbfq-fig6 and vms-pias-8q were 114c51e103abe793,
+# bee40a7d595e2ff0 and 972002af3acb3037 before.
 # Parquet tables are hashed as full-precision CSV, CSV files and JSON as their bytes
 # (without the wall time); figures and HTML are not (they depend on matplotlib).
 COMMANDS: dict[str, tuple[list[str], str]] = {
-    "demo": (["demo", "-q"], "114c51e103abe793"),
-    "mbfq-fig6": (["reproduce", "mbfq-fig6", "-q"], "bee40a7d595e2ff0"),
+    "demo": (["demo", "-q"], "16fad56b8818fe5b"),
+    "mbfq-fig6": (["reproduce", "mbfq-fig6", "-q"], "f4b09d8f3eb15ae8"),
     "barberq-fig1": (["reproduce", "barberq-fig1", "-q"], "27dceb1b065d9879"),
     "barberq-fig2": (["reproduce", "barberq-fig2", "-q"], "55052cf38ee4bea9"),
-    "vms-pias-8q": (["run", str(SCENARIOS / "vms-pias-8q.toml")], "972002af3acb3037"),
+    "vms-pias-8q": (["run", str(SCENARIOS / "vms-pias-8q.toml")], "41995aa126fd4b16"),
     # as of issue 14's hold after a cut and alpha = 0.25 (the paper's controller)
     "trinity-fig6": (["reproduce", "trinity-fig6", "-q"], "cf905b22ca2b73c0"),
     "trinity-fig7": (["reproduce", "trinity-fig7", "-q"], "9b2d7b362acc8dae"),

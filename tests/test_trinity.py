@@ -108,3 +108,17 @@ def test_the_colour_transition_delay_keeps_guarantees_and_the_link() -> None:
         assert (got[tau] >= 300 * 0.98).all(), got[tau]
     total = {k: v.sum() for k, v in got.items()}
     assert total["500us"] >= 0.98 * total["0s"], total
+
+
+def test_vm_rates_record_each_senders_rg_and_rw() -> None:
+    r, _ = simulate(trinity(fig6("trinity", "100Mbps", "100Mbps", duration="300ms"), "paper"))
+    v = r.vm_rates.set_index("vm")
+    senders = v.loc[["A1", "B1"]]
+    print("\n" + senders[["time_s", "send_gbps", "rg_gbps", "rw_gbps"]].tail(4).to_string())
+    # R_G is the pipe; R_W the red rate the controller set (Eq. 4 start: C_W = 900)
+    assert (senders["rg_gbps"] == 0.1).all()
+    assert senders["rw_gbps"].between(0.0, 0.9).all()
+    assert senders["rw_gbps"].iloc[0] == 0.9
+    # receivers have no channel of their own; ES's column is empty in a Trinity run
+    assert v.loc[["A2", "B2"], "rg_gbps"].isna().all()
+    assert r.vm_rates["limit_gbps"].isna().all()

@@ -16,7 +16,9 @@ Files written by :meth:`Results.write`:
 * ``vm_rates.parquet``: per VM per vswitch tick (every ``vswitch.interval``): time_s, vm,
   tenant, send_gbps (SR over the last interval), allocated_gbps (the rate its
   token bucket enforces from then on; empty while it is off), target_gbps (MBFQ's
-  TR), ru, guarantee_gbps, nic_utilization
+  TR), ru, rg_gbps and rw_gbps (Trinity: the sums of R_G and R_W over the VM's
+  channels), limit_gbps (ElasticSwitch: the sum of its pair limiters' rates),
+  guarantee_gbps, nic_utilization
 * ``queries.parquet``: per query of the ``request_response`` workloads: query_id,
   workload, tenant, client, servers (how many it asked), start_s, end_s (when its
   last response arrived; empty if it did not), qct_s (the query completion time; with

@@ -31,8 +31,9 @@ pub const NS_PER_EVENT: f64 = 150.0;
 pub const PER_SAMPLE_ROW: f64 = 160.0;
 /// Bytes per row of `queues`.
 pub const PER_QUEUE_ROW: f64 = 180.0;
-/// Bytes per row of `vm_rates`.
-pub const PER_VM_RATE_ROW: f64 = 280.0;
+/// Bytes per row of `vm_rates` (280 measured with MBFQ's two policy columns; 90
+/// more for Trinity's two and ElasticSwitch's one, at the same 30 per column).
+pub const PER_VM_RATE_ROW: f64 = 370.0;
 /// Bytes per flow.
 pub const PER_FLOW: f64 = 1000.0;
 /// Bytes per port (a switch port or host NIC), its row of `links` included.

@@ -31,7 +31,7 @@ pub use table::{EsParams, EsProfile, EsSpec};
 use ra::{ra_step, Knobs, PairRa};
 
 use super::channels::{decode_paper, ChannelCfg, Channels, ShaperCfg, Tx};
-use super::policy::{ColumnSpec, HostCtx, HostMeasure, HostPolicy};
+use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::Shapers;
 use super::trinity::rc::{self, Rate, RcChannel};
 use crate::net::VmId;
@@ -59,21 +59,28 @@ pub fn ces_step(g: u64, r: u64, f: u64, ceiling: u64, permille: u64, least: u64)
 pub struct ElasticSwitch {
     p: EsParams,
     ch: Channels<Rate>,
+    /// The host's VMs, in the order of its recorded rows.
+    vms: Vec<VmId>,
     /// `paper`: each sending channel's RA state, as `ch.tx`.
     ra: Vec<PairRa>,
 }
 
 impl ElasticSwitch {
-    /// It records nothing per VM (its state is per pair).
-    pub const COLUMNS: &'static [ColumnSpec] = &[];
+    /// Its column in `vm_rates`: the sum of the VM's pair limiters' rates R, as
+    /// set at the tick.
+    pub const COLUMNS: &'static [ColumnSpec] = &[ColumnSpec {
+        name: "limit_gbps",
+        other: Cell::Rate(None),
+    }];
 
     /// The policy for a host.
-    pub fn new(p: &EsParams, _vms: &[VmId]) -> Self {
+    pub fn new(p: &EsParams, vms: &[VmId]) -> Self {
         let module = p.profile == EsProfile::TrinityCode;
         let cfg = ChannelCfg::new(module, p.interval, (p.feedback_size, FEEDBACK_DSCP), DSCP);
         ElasticSwitch {
             p: p.clone(),
             ch: Channels::new(cfg),
+            vms: vms.to_vec(),
             ra: Vec::new(),
         }
     }
@@ -88,7 +95,7 @@ impl ElasticSwitch {
                 let g = t.g / 1_000_000;
                 t.st.mbps = ces_step(g, t.st.mbps, word, self.ch.c_mbps, permille, least);
                 // never below the guarantee, which need not be whole Mb/s
-                let r = (t.st.mbps * 1_000_000).max(t.g);
+                let r = limit(self.p.profile, &self.ra, i, t);
                 ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
             }
             EsProfile::Aggressive => {
@@ -100,7 +107,7 @@ impl ElasticSwitch {
                 let t = &self.ch.tx[i];
                 let c = self.ch.c_mbps as f64 * 1e6;
                 self.ra[i] = ra_step(self.ra[i], t.g as f64, beta, ctx.now, c, &self.knobs());
-                let r = (self.ra[i].r as u64).max(t.g);
+                let r = limit(self.p.profile, &self.ra, i, t);
                 ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
             }
         }
@@ -122,7 +129,7 @@ impl ElasticSwitch {
     fn aggressive(&mut self, ctx: &mut HostCtx) {
         let now = ctx.now;
         let set = |t: &Tx<Rate>, sh: &mut Shapers| {
-            sh.set_rate(now, t.shaper, Some(t.g + t.st.rc.w as u64))
+            sh.set_rate(now, t.shaper, Some(limit(EsProfile::Aggressive, &[], 0, t)))
         };
         let gains = rc::Gains {
             alpha: self.p.alpha,
@@ -177,16 +184,27 @@ impl HostPolicy for ElasticSwitch {
         let (profile, ra) = (self.p.profile, &self.ra);
         self.ch.regrant(ctx, |i, t, ctx| {
             t.st.rc.g = t.g as f64;
-            let r = match profile {
-                EsProfile::Aggressive => t.g + t.st.rc.w as u64,
-                EsProfile::TrinityCode => (t.st.mbps * 1_000_000).max(t.g),
-                EsProfile::Paper => (ra[i].r as u64).max(t.g),
-            };
+            let r = limit(profile, ra, i, t);
             ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
         });
         if ended && self.p.profile == EsProfile::Aggressive {
             self.aggressive(ctx);
         }
+    }
+
+    fn record(&self, i: usize, out: &mut Vec<Cell>) {
+        let r = |j: usize, t: &Tx<Rate>| limit(self.p.profile, &self.ra, j, t) as f64;
+        out.push(Cell::Rate(self.ch.per_vm(self.vms[i], r)));
+    }
+}
+
+/// Channel `i`'s limiter rate R under `profile`, bit/s (`ra`: the paper profile's
+/// state): C-ES's whole Mb/s, A-ES's G + W, the paper's R, never below G.
+fn limit(profile: EsProfile, ra: &[PairRa], i: usize, t: &Tx<Rate>) -> u64 {
+    match profile {
+        EsProfile::Aggressive => t.g + t.st.rc.w as u64,
+        EsProfile::TrinityCode => (t.st.mbps * 1_000_000).max(t.g),
+        EsProfile::Paper => (ra[i].r as u64).max(t.g),
     }
 }
 

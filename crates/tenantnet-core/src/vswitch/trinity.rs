@@ -35,7 +35,7 @@ pub use table::{Profile, TrinityParams, TrinitySpec};
 use rc::{code_step, Rate, RcChannel};
 
 use super::channels::{ChannelCfg, Channels, ShaperCfg, Tx};
-use super::policy::{ColumnSpec, HostCtx, HostMeasure, HostPolicy};
+use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::Shapers;
 use crate::net::VmId;
 
@@ -44,14 +44,27 @@ use crate::net::VmId;
 pub struct Trinity {
     p: TrinityParams,
     ch: Channels<Rate>,
+    /// The host's VMs, in the order of its recorded rows.
+    vms: Vec<VmId>,
 }
 
 impl Trinity {
-    /// It records nothing per VM (its state is per channel).
-    pub const COLUMNS: &'static [ColumnSpec] = &[];
+    /// Its columns in `vm_rates`: the sums over the VM's channels of R_G (the pair
+    /// guarantees, re-partitioned with `pair_guarantees = "dynamic"`) and of R_W,
+    /// as set at the tick.
+    pub const COLUMNS: &'static [ColumnSpec] = &[
+        ColumnSpec {
+            name: "rg_gbps",
+            other: Cell::Rate(None),
+        },
+        ColumnSpec {
+            name: "rw_gbps",
+            other: Cell::Rate(None),
+        },
+    ];
 
     /// The policy for a host.
-    pub fn new(p: &TrinityParams, _vms: &[VmId]) -> Self {
+    pub fn new(p: &TrinityParams, vms: &[VmId]) -> Self {
         let module = p.profile == Profile::Code;
         let cfg = ChannelCfg {
             reseq_timeout: p.reseq_timeout,
@@ -60,6 +73,7 @@ impl Trinity {
         Trinity {
             p: p.clone(),
             ch: Channels::new(cfg),
+            vms: vms.to_vec(),
         }
     }
 
@@ -135,5 +149,15 @@ impl HostPolicy for Trinity {
         if ended && self.p.profile == Profile::Paper {
             self.control(ctx);
         }
+    }
+
+    fn record(&self, i: usize, out: &mut Vec<Cell>) {
+        let v = self.vms[i];
+        out.push(Cell::Rate(self.ch.per_vm(v, |_, t| t.g as f64)));
+        let w = |t: &Tx<Rate>| match self.p.profile {
+            Profile::Paper => t.st.rc.w,
+            Profile::Code => (t.st.mbps * 1_000_000) as f64,
+        };
+        out.push(Cell::Rate(self.ch.per_vm(v, |_, t| w(t))));
     }
 }

@@ -157,6 +157,8 @@ impl ChannelCfg {
 pub struct Tx<S> {
     /// The VM pair.
     pub pair: PairId,
+    /// Its sending VM.
+    pub src: VmId,
     /// Its shaper.
     pub shaper: ShaperId,
     /// Its guarantee R_G, bit/s.
@@ -296,6 +298,7 @@ impl<S> Channels<S> {
                 sh.service = own.service;
                 self.tx.push(Tx {
                     pair,
+                    src,
                     shaper: ctx.shapers.add(sh),
                     g,
                     active: false,
@@ -450,6 +453,13 @@ impl<S> Channels<S> {
             t.red_last = sent[1] - t.sent_at[1];
             t.sent_at = sent;
         }
+    }
+
+    /// The sum of `f` over VM `v`'s sending channels, bit/s (`None`: it has none),
+    /// for the recorded columns.
+    pub fn per_vm(&self, v: VmId, f: impl Fn(usize, &Tx<S>) -> f64) -> Option<f64> {
+        let mine = (self.tx.iter().enumerate()).filter(|(_, t)| t.src == v);
+        mine.fold(None, |acc, (i, t)| Some(acc.unwrap_or(0.0) + f(i, t)))
     }
 
     /// Hands each sending channel whose guarantee `g` changed to `apply`, with its
