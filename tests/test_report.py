@@ -161,3 +161,28 @@ def test_slowdown_and_port_counters_are_in_the_report(tmp_path: Path) -> None:
 def test_reproduction_figures_define_their_measures() -> None:
     from tenantnet.reproduce import qshare as rq
     assert "RNL<9" in rq.MEASURES and "RND" in rq.MEASURES and "RNI" in rq.MEASURES
+
+
+def test_trinity_runs_chart_what_their_channels_enforce_and_no_empty_vm_chart(
+        tmp_path: Path) -> None:
+    """A Trinity run's VMs have no token bucket of their own: the report charts R_G + R_W
+    of their channels instead; with no VM samples recorded it says so rather than
+    drawing an empty chart."""
+    from test_pipes import fig6
+    sc = fig6("trinity", "100Mbps", "100Mbps", duration="100ms")
+    sc["vswitch"] = {"policy": "trinity"}
+    r = tenantnet.run(sc)
+    v = r.vm_rates
+    e = report.enforced_gbps(v)
+    a1 = v["vm"] == "A1"
+    assert (e[a1] == v.loc[a1, "rg_gbps"] + v.loc[a1, "rw_gbps"]).all()
+    assert e[v["vm"] == "A2"].isna().all()
+    assert report.vm_figure({"t": r}) is None
+    fig = report.allocation_figure({"t": r})
+    assert fig is not None and sorted(labels(fig)) == ["A1", "B1"]
+    assert fig.axes[0].get_ylabel() == "enforced rate (Gb/s)"
+    out = tmp_path / "report.html"
+    report.write_report({"t": r}, out, "trinity")
+    page = out.read_text()
+    assert "VM transmit rates were not recorded" in page
+    assert "Rate enforced for each VM" in page

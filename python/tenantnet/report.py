@@ -150,9 +150,11 @@ def queue_figure(r: Results, t: TimeAxis, top: int = 6, title: str = "") -> Figu
     return fig
 
 
-def vm_figure(runs: Mapping[str, Results]) -> Figure:
+def vm_figure(runs: Mapping[str, Results]) -> Figure | None:
     """Transmit rate of each VM over time (solid) and its guarantee (thin, same colour),
-    one panel per run."""
+    one panel per run; ``None`` if no run recorded VM samples."""
+    if not any((r.throughput["scope"] == "vm").any() for r in runs.values()):
+        return None
     t = TimeAxis(runs)
     fig, axes = panels(len(runs))
     for ax, (label, r) in zip(axes, runs.items(), strict=True):
@@ -171,23 +173,33 @@ def vm_figure(runs: Mapping[str, Results]) -> Figure:
     return fig
 
 
+def enforced_gbps(v: pd.DataFrame) -> pd.Series:
+    """The rate each row of `vm_rates` says the VM's enforcement set, Gb/s: its token
+    bucket's (``allocated_gbps``), else the sum of R_G + R_W over its Trinity
+    channels, else the sum of its ElasticSwitch limiters' R; empty where none is."""
+    own = v["allocated_gbps"].astype(float)
+    trinity = v["rg_gbps"].astype(float) + v["rw_gbps"].astype(float)
+    return own.fillna(trinity).fillna(v["limit_gbps"].astype(float))
+
+
 def allocation_figure(runs: Mapping[str, Results]) -> Figure | None:
-    """The rate each VM's token bucket enforced over time, for the runs that throttle;
-    ``None`` if none does."""
-    shaped = {k: r for k, r in runs.items() if r.vm_rates["allocated_gbps"].notna().any()}
+    """The rate each VM's enforcement set over time (see `enforced_gbps`), for the runs
+    that throttle; ``None`` if none does."""
+    shaped = {k: r for k, r in runs.items() if enforced_gbps(r.vm_rates).notna().any()}
     if not shaped:
         return None
     t = TimeAxis(runs)
     fig, axes = panels(len(shaped), 3.2)
     for ax, (label, r) in zip(axes, shaped.items(), strict=True):
-        for i, (vm, g) in enumerate(r.vm_rates.groupby("vm", sort=True)):
-            if g["allocated_gbps"].isna().all():
+        v = r.vm_rates.assign(enforced=enforced_gbps(r.vm_rates))
+        for i, (vm, g) in enumerate(v.groupby("vm", sort=True)):
+            if g["enforced"].isna().all():
                 continue  # never throttled (and matplotlib cannot mark an empty line)
-            ax.plot(t(g["time_s"]), g["allocated_gbps"].astype(float), label=str(vm),
+            ax.plot(t(g["time_s"]), g["enforced"], label=str(vm),
                     drawstyle="steps-post", **style(i))
         ax.set_title(label)
         finish(ax, t, r, below=True, legend_title="VM")
-    axes[0].set_ylabel("allocated rate (Gb/s)")
+    axes[0].set_ylabel("enforced rate (Gb/s)")
     from_zero(axes)
     return fig
 
@@ -241,11 +253,16 @@ def _sections(runs: Mapping[str, Results]) -> list[tuple[str, Callable[[], str]]
     t = TimeAxis(runs)
 
     def vms() -> str:
-        parts = [_img(vm_figure(runs), "VM transmit rate over time")]
+        fig = vm_figure(runs)
+        parts = [_img(fig, "VM transmit rate over time") if fig is not None else
+                 '<p>VM transmit rates were not recorded (add "vm" to '
+                 '<code>output.throughput</code>).</p>']
         alloc = allocation_figure(runs)
         if alloc is not None:
-            parts.append("<h3>Rate enforced by each VM's token bucket</h3>"
-                         + _img(alloc, "allocated rate per VM"))
+            parts.append("<h3>Rate enforced for each VM</h3><p>Its token bucket's rate; "
+                         "under Trinity the sum of R<sub>G</sub> + R<sub>W</sub> over its "
+                         "channels, under ElasticSwitch the sum of its pair limiters' "
+                         "rates.</p>" + _img(alloc, "enforced rate per VM"))
         parts.append("<p>Mean transmit rate per VM (Gb/s) in each phase (between the times "
                      "workloads start and stop), beside its guarantee.</p>")
         parts.append(_per_run(runs, vm_phase_table, "no VMs"))
