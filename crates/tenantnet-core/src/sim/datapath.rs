@@ -9,10 +9,11 @@ use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
 use crate::net::packet::flags;
 use crate::net::{FlowId, HostId, Packet, PktId, VmId};
+use crate::vswitch::partition::PairGuarantees;
 use crate::vswitch::policy::ControlMsg;
 use crate::vswitch::policy::{all_columns, Cell, ColumnSpec, HostCtx, HostMeasure, Ingress};
 use crate::vswitch::{
-    HostPolicy, Pipe, Policy, Shaper, ShaperId, Shapers, VmPair, VswitchParams, NO_PAIR,
+    HostPolicy, Policy, Shaper, ShaperId, Shapers, VmPair, VswitchParams, NO_PAIR,
 };
 use crate::workload::FlowKind;
 
@@ -88,14 +89,11 @@ impl VmRateCols {
 }
 
 /// Each flow's VM pairs (both directions), and the table of distinct pairs with
-/// the pipe guarantees of those that have one and, given the VMs (`hose`), Eq. 1's
-/// share of the hose guarantees for every other VM-to-VM pair that carries data
-/// (`vswitch/partition.rs`).
-pub(super) fn index_pairs(
-    flows: &mut [Flow],
-    pipes: &[Pipe],
-    hose: Option<(&[crate::vswitch::Vm], bool)>,
-) -> Vec<VmPair> {
+/// the pipe guarantees of those that have one and, unless `vs.pair_guarantees` is
+/// `pipes`, Eq. 1's share of the hose guarantees for every other VM-to-VM pair that
+/// carries data (`vswitch/partition.rs`), marked for re-partitioning if `dynamic`.
+pub(super) fn index_pairs(flows: &mut [Flow], vs: &VswitchParams) -> Vec<VmPair> {
+    let source = vs.pair_guarantees;
     let mut pairs: Vec<VmPair> = Vec::new();
     let mut index = std::collections::HashMap::new();
     let mut id = |src: Option<VmId>, dst: Option<VmId>| {
@@ -121,12 +119,12 @@ pub(super) fn index_pairs(
             pairs[f.pair_rev as usize].reverse = f.pair;
         }
     }
-    for pipe in pipes {
+    for pipe in &vs.pipes {
         if let Some(&i) = index.get(&(Some(pipe.src), Some(pipe.dst))) {
             pairs[i as usize].guarantee_bps = Some(pipe.guarantee_bps);
         }
     }
-    if let Some((vms, dynamic)) = hose {
+    if source != PairGuarantees::Pipes {
         // every VM-to-VM pair that carries a flow's data, and has no pipe
         let mut open: Vec<u32> = (flows.iter())
             .filter(|f| f.spec.src_vm.is_some() && f.spec.dst_vm.is_some())
@@ -138,10 +136,10 @@ pub(super) fn index_pairs(
         let ends: Vec<(VmId, VmId)> = (open.iter())
             .filter_map(|&i| Some((pairs[i as usize].src?, pairs[i as usize].dst?)))
             .collect();
-        let g = crate::vswitch::partition::hose_partition(&ends, |v| vms[v.idx()].guarantee_bps);
+        let g = crate::vswitch::partition::hose_partition(&ends, |v| vs.vms[v.idx()].guarantee_bps);
         for (&i, g) in open.iter().zip(g) {
             pairs[i as usize].guarantee_bps = Some(g);
-            pairs[i as usize].repartition = dynamic;
+            pairs[i as usize].repartition = source == PairGuarantees::Dynamic;
         }
     }
     pairs

@@ -177,8 +177,7 @@ impl Sim {
         start_order.retain(|&i| flows[i as usize].spec.after.is_none());
         start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
         let finite_flows = flows.iter().filter(|f| f.finite()).count() as u64;
-        let hose = (p.vswitch.hose_pairs).then_some((&p.vswitch.vms[..], p.vswitch.dynamic_pairs));
-        let pairs = datapath::index_pairs(&mut flows, &p.vswitch.pipes, hose);
+        let pairs = datapath::index_pairs(&mut flows, &p.vswitch);
         if p.net.host_nic == HostNic::Fq {
             let ends = flows.iter().map(|f| (f.spec.src, f.spec.dst));
             let queues = fq_queues(ends, p.net.hosts.len());

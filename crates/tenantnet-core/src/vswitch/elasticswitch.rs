@@ -33,7 +33,7 @@ use ra::{ra_step, Knobs, PairRa};
 use super::channels::{decode_paper, ChannelCfg, Channels, ShaperCfg, Tx};
 use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::Shapers;
-use super::trinity::rc::{self, Rate, RcChannel};
+use super::trinity::rc::{self, Rate};
 use crate::net::VmId;
 
 /// The module's DSCP of every ElasticSwitch packet (`tbf.h:101`) and of its
@@ -59,8 +59,6 @@ pub fn ces_step(g: u64, r: u64, f: u64, ceiling: u64, permille: u64, least: u64)
 pub struct ElasticSwitch {
     p: EsParams,
     ch: Channels<Rate>,
-    /// The host's VMs, in the order of its recorded rows.
-    vms: Vec<VmId>,
     /// `paper`: each sending channel's RA state, as `ch.tx`.
     ra: Vec<PairRa>,
 }
@@ -74,13 +72,12 @@ impl ElasticSwitch {
     }];
 
     /// The policy for a host.
-    pub fn new(p: &EsParams, vms: &[VmId]) -> Self {
+    pub fn new(p: &EsParams, _vms: &[VmId]) -> Self {
         let module = p.profile == EsProfile::TrinityCode;
         let cfg = ChannelCfg::new(module, p.interval, (p.feedback_size, FEEDBACK_DSCP), DSCP);
         ElasticSwitch {
             p: p.clone(),
             ch: Channels::new(cfg),
-            vms: vms.to_vec(),
             ra: Vec::new(),
         }
     }
@@ -128,9 +125,8 @@ impl ElasticSwitch {
     /// A-ES: Trinity's paper controller over W, each pair's limiter at G + W.
     fn aggressive(&mut self, ctx: &mut HostCtx) {
         let now = ctx.now;
-        let set = |t: &Tx<Rate>, sh: &mut Shapers| {
-            sh.set_rate(now, t.shaper, Some(limit(EsProfile::Aggressive, &[], 0, t)))
-        };
+        let set =
+            |t: &Tx<Rate>, sh: &mut Shapers| sh.set_rate(now, t.shaper, Some(aggressive_limit(t)));
         let gains = rc::Gains {
             alpha: self.p.alpha,
             trap: 0.0,
@@ -156,18 +152,7 @@ impl HostPolicy for ElasticSwitch {
                 dscp: [DSCP, DSCP],
                 tau: 0,
             };
-            let rc = RcChannel {
-                g: g as f64,
-                w: w0,
-                ..Default::default()
-            };
-            (
-                shaper,
-                Rate {
-                    rc,
-                    mbps: g / 1_000_000,
-                },
-            )
+            (shaper, Rate::start(g, w0, g / 1_000_000))
         });
         let start = |t: &Tx<Rate>| PairRa {
             r: t.g as f64,
@@ -194,15 +179,20 @@ impl HostPolicy for ElasticSwitch {
 
     fn record(&self, i: usize, out: &mut Vec<Cell>) {
         let r = |j: usize, t: &Tx<Rate>| limit(self.p.profile, &self.ra, j, t) as f64;
-        out.push(Cell::Rate(self.ch.per_vm(self.vms[i], r)));
+        out.push(Cell::Rate(self.ch.per_vm(i, r)));
     }
+}
+
+/// A-ES's limiter rate, G + W, bit/s.
+fn aggressive_limit(t: &Tx<Rate>) -> u64 {
+    t.g + t.st.rc.w as u64
 }
 
 /// Channel `i`'s limiter rate R under `profile`, bit/s (`ra`: the paper profile's
 /// state): C-ES's whole Mb/s, A-ES's G + W, the paper's R, never below G.
 fn limit(profile: EsProfile, ra: &[PairRa], i: usize, t: &Tx<Rate>) -> u64 {
     match profile {
-        EsProfile::Aggressive => t.g + t.st.rc.w as u64,
+        EsProfile::Aggressive => aggressive_limit(t),
         EsProfile::TrinityCode => (t.st.mbps * 1_000_000).max(t.g),
         EsProfile::Paper => (ra[i].r as u64).max(t.g),
     }

@@ -98,9 +98,6 @@ pub struct VswitchParams {
     pub burst: u64,
     /// Pipe-model guarantees between VMs.
     pub pipes: Vec<Pipe>,
-    /// Whether VM pairs without a pipe get a share of their VMs' hose guarantees
-    /// (`vswitch.pair_guarantees = "hose"` or `"dynamic"`).
-    pub hose_pairs: bool,
-    /// Whether those shares are re-partitioned as the run goes (`"dynamic"`).
-    pub dynamic_pairs: bool,
+    /// Where VM pairs' guarantees come from (`vswitch.pair_guarantees`).
+    pub pair_guarantees: partition::PairGuarantees,
 }

@@ -32,7 +32,7 @@ mod table;
 
 pub use table::{Profile, TrinityParams, TrinitySpec};
 
-use rc::{code_step, Rate, RcChannel};
+use rc::{code_step, Rate};
 
 use super::channels::{ChannelCfg, Channels, ShaperCfg, Tx};
 use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
@@ -44,8 +44,6 @@ use crate::net::VmId;
 pub struct Trinity {
     p: TrinityParams,
     ch: Channels<Rate>,
-    /// The host's VMs, in the order of its recorded rows.
-    vms: Vec<VmId>,
 }
 
 impl Trinity {
@@ -64,7 +62,7 @@ impl Trinity {
     ];
 
     /// The policy for a host.
-    pub fn new(p: &TrinityParams, vms: &[VmId]) -> Self {
+    pub fn new(p: &TrinityParams, _vms: &[VmId]) -> Self {
         let module = p.profile == Profile::Code;
         let cfg = ChannelCfg {
             reseq_timeout: p.reseq_timeout,
@@ -73,7 +71,6 @@ impl Trinity {
         Trinity {
             p: p.clone(),
             ch: Channels::new(cfg),
-            vms: vms.to_vec(),
         }
     }
 
@@ -127,12 +124,7 @@ impl HostPolicy for Trinity {
                 dscp: [p.dscp[0], p.dscp[1]],
                 tau: p.tau,
             };
-            let rc = RcChannel {
-                g: g as f64,
-                w: w0,
-                ..Default::default()
-            };
-            (shaper, Rate { rc, mbps: 0 })
+            (shaper, Rate::start(g, w0, 0))
         });
     }
 
@@ -152,12 +144,11 @@ impl HostPolicy for Trinity {
     }
 
     fn record(&self, i: usize, out: &mut Vec<Cell>) {
-        let v = self.vms[i];
-        out.push(Cell::Rate(self.ch.per_vm(v, |_, t| t.g as f64)));
+        out.push(Cell::Rate(self.ch.per_vm(i, |_, t| t.g as f64)));
         let w = |t: &Tx<Rate>| match self.p.profile {
             Profile::Paper => t.st.rc.w,
             Profile::Code => (t.st.mbps * 1_000_000) as f64,
         };
-        out.push(Cell::Rate(self.ch.per_vm(v, |_, t| w(t))));
+        out.push(Cell::Rate(self.ch.per_vm(i, |_, t| w(t))));
     }
 }

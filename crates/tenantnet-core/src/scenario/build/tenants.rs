@@ -360,8 +360,7 @@ pub fn build(
             queue: limit,
             burst,
             pipes,
-            hose_pairs: vs.pair_guarantees != PairGuarantees::Pipes,
-            dynamic_pairs: vs.pair_guarantees == PairGuarantees::Dynamic,
+            pair_guarantees: vs.pair_guarantees,
         },
         vm_queue: limit,
     })

@@ -22,7 +22,7 @@
 use super::{Channels, Rx, Tx};
 use crate::net::VmId;
 use crate::vswitch::partition::max_min;
-use crate::vswitch::policy::{ControlMsg, HostCtx};
+use crate::vswitch::policy::{ControlMsg, HostCtx, PairId};
 
 /// One end's division of `b` among its pairs `ends` (active?, the other end's
 /// offer): each pair's allocation, max-min over the active ones with the other
@@ -59,39 +59,41 @@ fn left_of(ctx: &HostCtx, v: VmId, fixed: impl Iterator<Item = u64>) -> u64 {
     ctx.vms[v.idx()].guarantee_bps.saturating_sub(fixed.sum())
 }
 
+/// Pair `pair`'s guarantee, bit/s.
+fn guarantee(ctx: &HostCtx, pair: PairId) -> u64 {
+    ctx.pairs[pair as usize].guarantee_bps.unwrap_or(0)
+}
+
 impl<S> Channels<S> {
     /// One GP step at the end of an interval: the receivers' offers (sent back in
     /// the next feedback), then the senders' (forwarded now) and the new
     /// guarantees of the sending channels.
     pub(super) fn partition(&mut self, ctx: &mut HostCtx) {
-        if !(self.tx.iter().any(|t| t.dynamic) || self.rx.iter().any(|r| r.dynamic)) {
+        if !self.dynamic {
             return;
         }
+        let dynamic = |pair: PairId| ctx.pairs[pair as usize].repartition;
         for &y in ctx.mine {
             let into_y = |r: &&mut Rx| ctx.pairs[r.pair as usize].dst == Some(y);
-            let mine: Vec<&mut Rx> = self.rx.iter_mut().filter(into_y).collect();
-            let pipes = (mine.iter().filter(|r| !r.dynamic))
-                .map(|r| ctx.pairs[r.pair as usize].guarantee_bps.unwrap_or(0));
-            let b = left_of(ctx, y, pipes);
-            let ends: Vec<(bool, u64)> = (mine.iter().filter(|r| r.dynamic))
-                .map(|r| (r.quiet == 0, r.offer_fwd))
-                .collect();
-            let dynamic = mine.into_iter().filter(|r| r.dynamic);
-            for (r, (_, offer)) in dynamic.zip(offers(b, &ends)) {
+            let (mine, pipes): (Vec<&mut Rx>, Vec<&mut Rx>) = self
+                .rx
+                .iter_mut()
+                .filter(into_y)
+                .partition(|r| dynamic(r.pair));
+            let b = left_of(ctx, y, pipes.iter().map(|r| guarantee(ctx, r.pair)));
+            let ends: Vec<(bool, u64)> = mine.iter().map(|r| (r.quiet == 0, r.offer_fwd)).collect();
+            for (r, (_, offer)) in mine.into_iter().zip(offers(b, &ends)) {
                 r.offer = offer;
             }
         }
         for &x in ctx.mine {
-            let from_x = |(_, t): &(usize, &mut Tx<S>)| ctx.pairs[t.pair as usize].src == Some(x);
-            let mine: Vec<(usize, &mut Tx<S>)> =
-                self.tx.iter_mut().enumerate().filter(from_x).collect();
-            let pipes = (mine.iter().filter(|t| !t.1.dynamic)).map(|t| t.1.g);
-            let b = left_of(ctx, x, pipes);
-            let ends: Vec<(bool, u64)> = (mine.iter().filter(|t| t.1.dynamic))
-                .map(|t| (t.1.active, t.1.offer_back))
-                .collect();
-            let dynamic = mine.into_iter().filter(|t| t.1.dynamic);
-            for ((i, t), (g, offer)) in dynamic.zip(offers(b, &ends)) {
+            let from_x = |(_, t): &(usize, &mut Tx<S>)| t.src == x;
+            let (mine, pipes): (Vec<(usize, &mut Tx<S>)>, Vec<_>) =
+                (self.tx.iter_mut().enumerate().filter(from_x)).partition(|t| dynamic(t.1.pair));
+            let b = left_of(ctx, x, pipes.iter().map(|t| t.1.g));
+            let ends: Vec<(bool, u64)> =
+                mine.iter().map(|t| (t.1.active, t.1.offer_back)).collect();
+            for ((i, t), (g, offer)) in mine.into_iter().zip(offers(b, &ends)) {
                 if t.active {
                     ctx.control.push(ControlMsg {
                         pair: t.pair,

@@ -171,9 +171,8 @@ pub struct Tx<S> {
     pub red_before: u64,
     /// Green and red bytes its shaper had released at the last interval's end.
     sent_at: [u64; 2],
-    /// Whether its guarantee is re-partitioned (`gp.rs`).
-    dynamic: bool,
-    /// The receiver's last offer for it, bit/s (`u64::MAX`: none yet).
+    /// The receiver's last offer for it, bit/s (`u64::MAX`: none, or its guarantee
+    /// is not re-partitioned).
     offer_back: u64,
     /// The scheme's state.
     pub st: S,
@@ -190,8 +189,6 @@ struct Rx {
     since: Time,
     /// Intervals since a packet last arrived.
     quiet: u32,
-    /// Whether its guarantee is re-partitioned (`gp.rs`).
-    dynamic: bool,
     /// The sender's last offer for it, bit/s (`u64::MAX`: none yet).
     offer_fwd: u64,
     /// This receiver's offer, sent back in the feedback (`u64::MAX`: none).
@@ -231,6 +228,10 @@ pub struct Channels<S> {
     /// Sending channels whose guarantee `g` guarantee partitioning changed, for
     /// the scheme to apply ([`regrant`](Self::regrant)).
     regranted: Vec<usize>,
+    /// The host's VMs (set by `open`), in the order of its recorded rows.
+    mine: Vec<VmId>,
+    /// Whether any of its pairs is re-partitioned (`gp.rs`).
+    dynamic: bool,
 }
 
 /// What arrived for a host's channels.
@@ -253,12 +254,19 @@ impl<S> Channels<S> {
             c_w: 0.0,
             c_mbps: 0,
             regranted: Vec::new(),
+            mine: Vec::new(),
+            dynamic: false,
         }
     }
 
     /// The index of this host's sending channel on `pair`.
     fn tx_of(&self, pair: PairId) -> Option<usize> {
         self.tx.binary_search_by_key(&pair, |t| t.pair).ok()
+    }
+
+    /// The index of this host's receiving channel on `pair`.
+    fn rx_of(&self, pair: PairId) -> Option<usize> {
+        self.rx.binary_search_by_key(&pair, |r| r.pair).ok()
     }
 
     /// The host's C_W and C; a channel for every pair with a guarantee that a VM of
@@ -268,6 +276,7 @@ impl<S> Channels<S> {
     /// pair into one.
     pub fn open(&mut self, ctx: &mut HostCtx, mut make: impl FnMut(u64, f64) -> (ShaperCfg, S)) {
         let mine = ctx.mine;
+        self.mine = mine.to_vec();
         let guaranteed: u64 = mine.iter().map(|v| ctx.vms[v.idx()].guarantee_bps).sum();
         self.c_w = ctx.capacity_bps.saturating_sub(guaranteed) as f64;
         self.c_mbps = ctx.capacity_bps / 1_000_000;
@@ -305,7 +314,6 @@ impl<S> Channels<S> {
                     red_last: 0,
                     red_before: 0,
                     sent_at: [0; 2],
-                    dynamic: ctx.pairs[pair as usize].repartition,
                     offer_back: u64::MAX,
                     st,
                 });
@@ -319,12 +327,15 @@ impl<S> Channels<S> {
                     counts,
                     since,
                     quiet,
-                    dynamic: ctx.pairs[pair as usize].repartition,
                     offer_fwd: u64::MAX,
                     offer: u64::MAX,
                 });
             }
         }
+        let repartitioned = |pair: PairId| ctx.pairs[pair as usize].repartition;
+        self.dynamic = (self.tx.iter().map(|t| t.pair))
+            .chain(self.rx.iter().map(|r| r.pair))
+            .any(repartitioned);
         // made in pair order: both are searched by pair
         debug_assert!(self.tx.windows(2).all(|w| w[0].pair < w[1].pair));
         debug_assert!(self.rx.windows(2).all(|w| w[0].pair < w[1].pair));
@@ -358,7 +369,7 @@ impl<S> Channels<S> {
         if pkt.has(flags::CONTROL) {
             if pkt.len == 1 {
                 // a sender's offer, on the pair it is about
-                if let Ok(i) = self.rx.binary_search_by_key(&pkt.pair, |r| r.pair) {
+                if let Some(i) = self.rx_of(pkt.pair) {
                     self.rx[i].offer_fwd = pkt.seq;
                 }
                 return Arrival::Packet(Ingress::Consumed);
@@ -366,15 +377,13 @@ impl<S> Channels<S> {
             // feedback travels on the reverse of the channel it is about
             return match self.tx_of(ctx.pairs[pkt.pair as usize].reverse) {
                 Some(i) => {
-                    if self.tx[i].dynamic {
-                        self.tx[i].offer_back = pkt.ts;
-                    }
+                    self.tx[i].offer_back = pkt.ts;
                     Arrival::Feedback(i, pkt.seq)
                 }
                 None => Arrival::Packet(Ingress::Consumed),
             };
         }
-        let Ok(i) = self.rx.binary_search_by_key(&pkt.pair, |r| r.pair) else {
+        let Some(i) = self.rx_of(pkt.pair) else {
             return Arrival::Packet(Ingress::Deliver);
         };
         let arrival = self.cfg.timing == Timing::Arrival;
@@ -455,9 +464,10 @@ impl<S> Channels<S> {
         }
     }
 
-    /// The sum of `f` over VM `v`'s sending channels, bit/s (`None`: it has none),
-    /// for the recorded columns.
-    pub fn per_vm(&self, v: VmId, f: impl Fn(usize, &Tx<S>) -> f64) -> Option<f64> {
+    /// The sum of `f` over the sending channels of the host's `i`-th VM, bit/s
+    /// (`None`: it has none), for the recorded columns.
+    pub fn per_vm(&self, i: usize, f: impl Fn(usize, &Tx<S>) -> f64) -> Option<f64> {
+        let v = self.mine[i];
         let mine = (self.tx.iter().enumerate()).filter(|(_, t)| t.src == v);
         mine.fold(None, |acc, (i, t)| Some(acc.unwrap_or(0.0) + f(i, t)))
     }

@@ -32,6 +32,19 @@ pub struct Rate {
     pub mbps: u64,
 }
 
+impl Rate {
+    /// A channel's state at the start: R_G = `g`, R_W = `w` (bit/s), the module's
+    /// rate `mbps`.
+    pub fn start(g: u64, w: f64, mbps: u64) -> Self {
+        let rc = RcChannel {
+            g: g as f64,
+            w,
+            ..Default::default()
+        };
+        Rate { rc, mbps }
+    }
+}
+
 /// A paper feedback `word` for channel `t` arrived: its β and, with `trapping`
 /// (anti-trapping on), whether it is trapped. The paper's test (T:L718-728) is that
 /// the receiver got no red packet in its last period while the sender sent red in
