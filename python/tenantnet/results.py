@@ -23,6 +23,14 @@ Files written by :meth:`Results.write`:
   workload, tenant, client, servers (how many it asked), start_s, end_s (when its
   last response arrived; empty if it did not), qct_s (the query completion time; with
   one server, the request's FCT as a client measures it)
+* with the vswitch CPU model (``[vswitch.cpu]``) only:
+
+  * ``vm_cpu.parquet``: per VM per vswitch tick: time_s, vm, cycles (forwarding its
+    batches in the interval; a batch counts when it starts), cpu_share (of its PMD
+    core), packets, tokens (its C2TB bucket at the tick; empty without C2TB)
+  * ``pmd.parquet``: per PMD core per tick: time_s, host, core, busy, poll (empty
+    polls), idle, each a share of the core's cycles
+
 * ``summary.json``: simulated time, wall time, events, packet counts, ECN marks,
   seed, tenantnet version, per-workload facts
 """
@@ -40,6 +48,8 @@ if TYPE_CHECKING:  # imported when first used: `import tenantnet` stays light
 
 TABLES = ("flows", "throughput", "queues", "links", "queue_stats", "vms", "vm_rates",
           "queries")
+OPTIONAL_TABLES = ("vm_cpu", "pmd")
+"""Tables only some runs have (None in :class:`Results` otherwise): the CPU model's."""
 
 
 def _column(enc: tuple[Any, ...]) -> Any:
@@ -93,12 +103,15 @@ class Results:
     vms: pd.DataFrame
     vm_rates: pd.DataFrame
     queries: pd.DataFrame
+    vm_cpu: pd.DataFrame | None = None
+    pmd: pd.DataFrame | None = None
 
     @classmethod
     def from_core(cls, summary_json: str, tables: dict[str, dict[str, tuple[Any, ...]]]) -> Results:
         """Wraps what ``_core.Simulation.results()`` returns."""
         frames = {name: _frame(tables[name]) for name in TABLES}
-        return cls(summary=json.loads(summary_json), **frames)
+        extra = {name: _frame(tables[name]) for name in OPTIONAL_TABLES if name in tables}
+        return cls(summary=json.loads(summary_json), **frames, **extra)
 
     @classmethod
     def read(cls, out_dir: str | Path) -> Results:
@@ -108,16 +121,21 @@ class Results:
         d = Path(out_dir)
         summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         frames = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES}
-        return cls(summary=summary, **frames)
+        extra = {name: pd.read_parquet(d / f"{name}.parquet") for name in OPTIONAL_TABLES
+                 if (d / f"{name}.parquet").exists()}
+        return cls(summary=summary, **frames, **extra)
 
     def write(self, out_dir: str | Path) -> list[Path]:
         """Writes the Parquet tables and ``summary.json`` into ``out_dir``."""
         d = Path(out_dir)
         d.mkdir(parents=True, exist_ok=True)
         written = []
-        for name in TABLES:
+        for name in TABLES + OPTIONAL_TABLES:
+            frame = getattr(self, name)
+            if frame is None:
+                continue
             path = d / f"{name}.parquet"
-            getattr(self, name).to_parquet(path, index=False, engine="pyarrow")
+            frame.to_parquet(path, index=False, engine="pyarrow")
             written.append(path)
         path = d / "summary.json"
         path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")

@@ -83,24 +83,39 @@ fn too_large(e: String, limit: &str) -> String {
 /// Parses a data rate into bit/s. Units: `bps`, `Kbps`, `Mbps`, `Gbps`, `Tbps`
 /// (decimal prefixes; `k` and `K` both mean 1000; `b/s` spellings accepted).
 pub fn parse_rate(s: &str) -> Result<u64, String> {
-    let (d, f, unit) = split_number(s)?;
-    let u = unit.replace("b/s", "bps");
-    let mult: u128 = match u.as_str() {
-        "bps" => 1,
-        "kbps" | "Kbps" => 1_000,
-        "Mbps" => 1_000_000,
-        "Gbps" => 1_000_000_000,
-        "Tbps" => 1_000_000_000_000,
-        "" => return Err("missing unit".into()),
-        other => return Err(format!("unknown unit {other:?}")),
+    let prefix = |u: &str| match u.replace("b/s", "bps").as_str() {
+        "bps" => Some(1),
+        "kbps" | "Kbps" => Some(1_000),
+        "Mbps" => Some(1_000_000),
+        "Gbps" => Some(1_000_000_000),
+        "Tbps" => Some(1_000_000_000_000),
+        _ => None,
     };
-    const FAST: &str = "faster than the fastest link tenantnet simulates, 100Tbps";
-    let v = scale(d, f, mult, "bit/s").map_err(|e| too_large(e, FAST))?;
+    let fast = "faster than the fastest link tenantnet simulates, 100Tbps";
+    positive(s, prefix, ("bit/s", "a rate"), MAX_RATE_BPS, fast)
+}
+
+/// A positive quantity in one of the units `mult` knows (its multiple of the base
+/// unit, `what.0`), exactly, at most `max` (else the error `over`).
+fn positive(
+    s: &str,
+    mult: impl Fn(&str) -> Option<u128>,
+    what: (&str, &str),
+    max: u64,
+    over: &str,
+) -> Result<u64, String> {
+    let (d, f, unit) = split_number(s)?;
+    let m = match (unit, mult(unit)) {
+        (_, Some(m)) => m,
+        ("", None) => return Err("missing unit".into()),
+        (other, None) => return Err(format!("unknown unit {other:?}")),
+    };
+    let v = scale(d, f, m, what.0).map_err(|e| too_large(e, over))?;
     if v == 0 {
-        return Err("a rate must be positive".into());
+        return Err(format!("{} must be positive", what.1));
     }
-    if v > MAX_RATE_BPS {
-        return Err(FAST.into());
+    if v > max {
+        return Err(over.into());
     }
     Ok(v)
 }
@@ -123,6 +138,38 @@ pub fn parse_duration(s: &str) -> Result<u64, String> {
         return Err(LONG.into());
     }
     Ok(v)
+}
+
+/// The fastest clock a scenario may write: 1 THz (CPU cores run at a few GHz). It
+/// keeps `cycles · 10^12` within `u128` arithmetic's comfortable range for any run.
+pub const MAX_FREQUENCY_HZ: u64 = 1_000_000_000_000;
+
+/// Parses a frequency (a CPU core's clock, or cycles per second) into Hz. Units:
+/// `Hz`, `kHz`, `MHz`, `GHz` (decimal prefixes; `KHz` accepted).
+pub fn parse_frequency(s: &str) -> Result<u64, String> {
+    let prefix = |u: &str| match u {
+        "Hz" => Some(1),
+        "kHz" | "KHz" => Some(1_000),
+        "MHz" => Some(1_000_000),
+        "GHz" => Some(1_000_000_000),
+        _ => None,
+    };
+    let fast = "faster than the fastest clock tenantnet models, 1000GHz";
+    positive(s, prefix, ("Hz", "a frequency"), MAX_FREQUENCY_HZ, fast)
+}
+
+/// Formats Hz the way a person would write it (`2.2GHz`).
+pub fn format_frequency(hz: u64) -> String {
+    for (m, u) in [
+        (1_000_000_000u64, "GHz"),
+        (1_000_000, "MHz"),
+        (1_000, "kHz"),
+    ] {
+        if hz >= m {
+            return trim_float(hz as f64 / m as f64, u);
+        }
+    }
+    format!("{hz}Hz")
 }
 
 /// A buffer or threshold size: bytes, or a number of full-size packets that the
@@ -266,6 +313,19 @@ unit_type!(
     format_duration
 );
 
+/// A frequency in Hz, written `"2.2GHz"`: a core's clock, or a number of CPU
+/// cycles per second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Frequency(pub u64);
+unit_type!(
+    Frequency,
+    u64,
+    parse_frequency,
+    "a frequency such as \"2.2GHz\" or \"400MHz\" (units Hz, kHz, MHz, GHz)",
+    "^\\s*[0-9]+(\\.[0-9]+)?\\s*([kKMG]?Hz)\\s*$",
+    format_frequency
+);
+
 /// A size in bytes or packets, written `"1MB"` or `"100pkt"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Size(pub ByteSize);
@@ -303,6 +363,27 @@ mod tests {
             .unwrap_err()
             .contains("fastest link"));
         assert!(parse_rate("1.Gbps").is_err());
+    }
+
+    #[test]
+    fn frequencies_are_hertz() {
+        assert_eq!(parse_frequency("2.2GHz"), Ok(2_200_000_000));
+        assert_eq!(parse_frequency("0.792GHz"), Ok(792_000_000));
+        assert_eq!(parse_frequency("400 MHz"), Ok(400_000_000));
+        assert_eq!(parse_frequency("10kHz"), Ok(10_000));
+        assert!(parse_frequency("2.2Ghz")
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(parse_frequency("2.2").unwrap_err().contains("missing unit"));
+        assert!(parse_frequency("0GHz").is_err());
+        assert!(parse_frequency("0.5Hz")
+            .unwrap_err()
+            .contains("whole number"));
+        assert!(parse_frequency("2000GHz")
+            .unwrap_err()
+            .contains("fastest clock"));
+        assert_eq!(format_frequency(2_200_000_000), "2.2GHz");
+        assert_eq!(format_frequency(198_000_000), "198MHz");
     }
 
     #[test]

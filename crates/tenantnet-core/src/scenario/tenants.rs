@@ -65,6 +65,11 @@ pub struct VmSpec {
     /// Changes to its guarantee (and weight) during the run.
     #[serde(default)]
     pub changes: Vec<VmChangeSpec>,
+    /// C_alloc, the CPU cycles per second its traffic may use on its host's PMD
+    /// core under C2TB (`vswitch.cpu.limiter = "c2tb"`), e.g. `"0.792GHz"` [from its
+    /// guarantee and `vswitch.cpu.preference` by the bandwidth–CPU model].
+    #[serde(default)]
+    pub cycles: Option<crate::units::Frequency>,
 }
 
 /// A VM's guarantee changing at a time.
@@ -116,6 +121,10 @@ macro_rules! vswitch_spec {
             /// (`mbfq.interval`), else "100ms"].
             #[serde(default)]
             pub interval: Option<TimeSpan>,
+            /// The PMD cores that forward VMs' packets, and what limits each VM's
+            /// share of them (C2QoS) [none: the vswitch costs no CPU].
+            #[serde(default)]
+            pub cpu: Option<crate::vswitch::c2qos::CpuSpec>,
             $($(
                 #[doc = concat!("The `", $name, "` policy's parameters.")]
                 #[serde(default)]
@@ -133,6 +142,7 @@ macro_rules! vswitch_spec {
                     burst: default_burst(),
                     pair_guarantees: Default::default(),
                     interval: None,
+                    cpu: None,
                     $($($field: <$table>::default(),)?)*
                 }
             }

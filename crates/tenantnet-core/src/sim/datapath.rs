@@ -408,6 +408,9 @@ impl Sim {
             self.with_host(k, |p, ctx| p.tick(ctx, &m));
             self.record_host(k, &ids, &sent, util);
         }
+        if self.cpu.is_some() {
+            self.record_cpu(t);
+        }
         let key = std::mem::take(&mut self.vswitch_tick_key);
         self.check_memory(&key);
         self.vswitch_tick_key = key;
@@ -449,7 +452,7 @@ impl Sim {
 
     /// Packets waiting in vswitch shapers.
     pub(super) fn vm_held(&self) -> u64 {
-        self.shapers.held()
+        self.shapers.held() + self.cpu.as_ref().map_or(0, |c| c.held())
     }
 }
 

@@ -4,6 +4,7 @@
 //! decodes to nothing rather than to another kind.
 
 use crate::net::{FlowId, PktId, PortId};
+use crate::vswitch::c2qos::pmd::CoreId;
 use crate::vswitch::ShaperId;
 
 /// Index of a fabric controller among the run's.
@@ -77,6 +78,10 @@ events! {
     10 => Control(ControllerId),
     /// A packet counted by its sender's small queue has left its host's NIC.
     11 => Sent(PktId),
+    /// A PMD core finished a batch (the vswitch CPU model).
+    12 => PmdDone(CoreId),
+    /// The C2TB manager refills the cycle buckets.
+    13 => C2tbTick,
 }
 
 impl Event {
@@ -89,7 +94,8 @@ impl Event {
             Event::Rto(f) | Event::DelAck(f) | Event::UdpTick(f) | Event::Stop(f) => f.0,
             Event::ShaperTx(s) => s.0,
             Event::Control(c) => c,
-            Event::FlowStart | Event::Sample | Event::HostTick => 0,
+            Event::PmdDone(c) => c.0,
+            Event::FlowStart | Event::Sample | Event::HostTick | Event::C2tbTick => 0,
         }
     }
 

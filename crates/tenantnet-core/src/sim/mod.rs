@@ -11,6 +11,7 @@
 //! file by file.
 
 pub mod control;
+pub mod cpu;
 pub mod datapath;
 pub mod endpoints;
 pub mod event;
@@ -150,6 +151,8 @@ pub struct Sim {
     small_queues: bool,
     /// Gates and queries of request–response workloads.
     exchanges: queries::ExchangeState,
+    /// The vswitch's PMD cores, if it costs CPU.
+    cpu: Option<Box<cpu::CpuState>>,
 }
 
 /// How far ahead a packet's events are commonly scheduled: the longest time to
@@ -193,6 +196,8 @@ impl Sim {
             )
         });
         let shapers = datapath::vm_shapers(&p.vswitch);
+        let cpu = (p.vswitch.cpu.as_ref())
+            .map(|s| Box::new(cpu::CpuState::new(s, &p.vswitch.hosts, p.vswitch.vms.len())));
         let rec = Recorder::new(
             p.output,
             &p.net,
@@ -240,6 +245,7 @@ impl Sim {
             failure: None,
             ack_routes,
             small_queues,
+            cpu,
         };
         sim.start();
         sim
@@ -251,6 +257,7 @@ impl Sim {
         let room = self.budget as f64 - self.footprint.of(PartKind::Fixed);
         self.pkts = PacketPool::with_cap((room / footprint::PER_PACKET).max(1024.0) as usize);
         self.start_vswitches();
+        self.start_cpu();
         if let Some(&first) = self.start_order.first() {
             let t = self.flows[first as usize].spec.start;
             self.schedule(t, Event::FlowStart);
@@ -399,6 +406,8 @@ impl Sim {
             Event::HostTick => self.on_host_tick(),
             Event::Control(c) => self.on_control(c),
             Event::Sent(p) => self.on_sent(p),
+            Event::PmdDone(c) => self.on_pmd_done(c),
+            Event::C2tbTick => self.on_c2tb_tick(),
             Event::Sample => {
                 let now = self.now;
                 self.rec.sample(now, &self.net, &self.flows, &self.vms);

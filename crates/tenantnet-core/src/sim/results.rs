@@ -143,6 +143,27 @@ pub struct Summary {
     pub flows_finite: u64,
     /// Per-workload facts.
     pub workloads: Vec<WorkloadInfo>,
+    /// The vswitch CPU model's totals (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuSummary>,
+}
+
+/// The PMD cores' cycles over the whole run, all hosts.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuSummary {
+    /// PMD cores.
+    pub cores: usize,
+    /// Cycles spent forwarding batches.
+    pub cycles_forwarding: u64,
+    /// Cycles spent on polls that found a ring empty.
+    pub cycles_empty_polls: u64,
+    /// Cycles asleep with nothing to poll.
+    pub cycles_idle: u64,
+    /// The cores' clocks: cycles since the start up to the end of each one's
+    /// current work.
+    pub cycles_clock: u64,
+    /// Whether forwarding + empty polls + idle = the clock, core by core.
+    pub cycle_conservation_ok: bool,
 }
 
 /// Everything a run produces.
@@ -195,6 +216,7 @@ impl Sim {
             flows_completed: self.completed,
             flows_finite: self.finite_flows,
             workloads: self.meta.workloads.clone(),
+            cpu: self.cpu_summary(),
         };
         let tables = vec![
             self.flows_table(),
@@ -206,6 +228,8 @@ impl Sim {
             self.vm_rates_table(),
             self.queries_table(),
         ];
+        let mut tables = tables;
+        tables.extend(self.cpu_tables());
         Results { summary, tables }
     }
 

@@ -15,9 +15,19 @@ use crate::vswitch::{HostPolicy, Offer, ShaperId};
 use crate::workload::FlowKind;
 
 impl Sim {
-    /// VM `v`'s packet through its host's policy and into a shaper.
+    /// VM `v`'s packet leaves the VM: into its guest TX ring if the vswitch costs
+    /// CPU (a PMD core forwards it later, `cpu.rs`), else on at once.
     #[inline]
     pub(super) fn egress(&mut self, v: VmId, id: PktId, may_drop: bool) {
+        if self.cpu.is_some() {
+            return self.ring_in(v, id, may_drop);
+        }
+        self.vswitch_egress(v, id, may_drop)
+    }
+
+    /// VM `v`'s packet through its host's policy and into a shaper.
+    #[inline]
+    pub(super) fn vswitch_egress(&mut self, v: VmId, id: PktId, may_drop: bool) {
         let vm = &self.vms[v.idx()];
         let k = vm.vswitch as usize;
         let pkt = &mut self.pkts[id];
@@ -77,10 +87,14 @@ impl Sim {
         }
     }
 
-    /// The room flow `f`'s sender has: its shaper's and its small queue's.
+    /// The room flow `f`'s sender has: its shaper's, its guest ring's (with the CPU
+    /// model) and its small queue's.
     #[inline]
     pub(super) fn sender_room(&self, f: FlowId) -> u64 {
-        let room = self.shaper_room(f);
+        let mut room = self.shaper_room(f);
+        if self.cpu.is_some() {
+            room = room.min(self.ring_room_of(f));
+        }
         if self.small_queues {
             room.min(self.flows[f.idx()].small_queue.room())
         } else {
@@ -151,8 +165,24 @@ impl Sim {
         }
     }
 
-    /// Flow `f`'s sender waits for room in its shaper (once).
+    /// The room flow `f`'s VM's guest ring has for its packets.
+    fn ring_room_of(&self, f: FlowId) -> u64 {
+        match self.flows[f.idx()].spec.src_vm {
+            Some(v) => self.ring_room(v, self.tcp[self.transport(f)].packet_size()),
+            None => u64::MAX,
+        }
+    }
+
+    /// Flow `f`'s sender waits for room in its guest ring or its shaper, whichever
+    /// is short of a packet (once).
     pub(super) fn block_sender(&mut self, f: FlowId) {
+        if self.cpu.is_some() && !self.flows[f.idx()].blocked {
+            let need = self.tcp[self.transport(f)].packet_size();
+            if let (true, Some(v)) = (self.ring_room_of(f) < need, self.flows[f.idx()].spec.src_vm)
+            {
+                return self.ring_wait(v, f);
+            }
+        }
         if !self.flows[f.idx()].blocked {
             if let Some(s) = self.channel_of(f) {
                 self.flows[f.idx()].blocked = true;

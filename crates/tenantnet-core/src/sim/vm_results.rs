@@ -25,7 +25,7 @@ fn policy_column(values: &PolicyValues) -> Column {
 }
 
 impl Sim {
-    fn vm_labels(&self) -> Vec<String> {
+    pub(super) fn vm_labels(&self) -> Vec<String> {
         self.vms.iter().map(|v| v.name.clone()).collect()
     }
 

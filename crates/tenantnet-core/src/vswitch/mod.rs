@@ -10,6 +10,7 @@
 //! * One file per policy: [`none`], [`static_reservation`], [`mbfq`] (its
 //!   macroscheduler as pure functions, and the policy).
 
+pub mod c2qos;
 pub mod channels;
 pub mod elasticswitch;
 pub mod mbfq;
@@ -100,4 +101,6 @@ pub struct VswitchParams {
     pub pipes: Vec<Pipe>,
     /// Where VM pairs' guarantees come from (`vswitch.pair_guarantees`).
     pub pair_guarantees: partition::PairGuarantees,
+    /// The hosts' PMD cores, if the vswitch costs CPU (`[vswitch.cpu]`).
+    pub cpu: Option<c2qos::CpuSetup>,
 }

@@ -33,6 +33,8 @@ pub struct Vm {
     pub drops: u64,
     /// The DSCP a controller tags its packets with (`None`: their own).
     pub dscp_tag: Option<u8>,
+    /// C_alloc given explicitly, cycles/s (C2QoS; `None`: from the model).
+    pub cycles: Option<u64>,
 }
 
 impl Vm {
@@ -51,6 +53,7 @@ impl Vm {
             rx_at_tick: 0,
             drops: 0,
             dscp_tag: None,
+            cycles: None,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use toml::Value;
 
+pub mod cpu;
 pub mod fabric;
 pub mod flows;
 pub mod pipes;

@@ -166,6 +166,7 @@ impl Declared {
             .unwrap_or_else(|| format!("{}/vm{j}", t.name));
         let mut vm = Vm::new(name, ti as u32, h, g);
         vm.weight = v.weight;
+        vm.cycles = v.cycles.map(|c| c.0);
         let id = self.add(ctx, vm, join(&vk, "name"))?;
         for (c, ch) in v.changes.iter().enumerate() {
             let ck = format!("{vk}.changes[{c}]");
@@ -348,6 +349,7 @@ pub fn build(
         check_host(ctx, net, h, &d)?;
     }
     let pipes = super::pipes::pipes(ctx, net, tenants, &d.vms, &d.vms_of)?;
+    let cpu = super::cpu::build(ctx, vs.cpu.as_ref(), &d.vms, &hosts, &d.keys)?;
     Ok(BuiltTenants {
         names: d.names,
         vms_of: d.vms_of,
@@ -361,6 +363,7 @@ pub fn build(
             burst,
             pipes,
             pair_guarantees: vs.pair_guarantees,
+            cpu,
         },
         vm_queue: limit,
     })

@@ -1,0 +1,336 @@
+//! The software vswitch's CPU, and C2QoS (Yang et al., JSA 2021): when the
+//! vswitch's poll-mode (PMD) cores, not the NIC, are the scarce resource.
+//!
+//! With `[vswitch.cpu]` in a scenario, every VM's packets wait in its guest TX ring
+//! (256 packets; TCP senders wait for room, UDP packets that find it full are
+//! dropped and counted) until a PMD core polls the VM and forwards a batch of up to
+//! 32 of them, spending cycles per packet by size and flow pattern (`cost.rs`).
+//! The batch's packets go on through the host policy and its shapers to the NIC
+//! when the batch is done. Without the table packets pass the vswitch for free, as
+//! before.
+//!
+//! * [`cost`]: the bandwidth–CPU model (§III).
+//! * [`c2tb`]: the CPU-cycle token bucket (§IV-A, Alg. 1).
+//! * [`pmd`]: a PMD core's clock and poll loop (OVS's round robin, §II-C; C2TB
+//!   only skips VMs without tokens, §VI-A).
+//!
+//! The simulation's side (rings, batches as events, the manager's tick, records) is
+//! `sim/cpu.rs`.
+
+pub mod c2tb;
+pub mod cost;
+pub mod pmd;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Time;
+use crate::units::{ByteSize, Frequency, Size, TimeSpan};
+pub use c2tb::{Mode, Redistribution};
+pub use cost::{Costs, Flows};
+
+crate::kinds::named_kinds! {
+    /// What limits each VM's use of a PMD core (`vswitch.cpu.limiter`).
+    Limiter {
+        /// Nothing: OVS-DPDK without QoS; every VM gets the same number of polls.
+        None = "none",
+        /// C2TB, a token bucket of CPU cycles per VM (`[vswitch.c2tb]`).
+        C2tb = "c2tb",
+    }
+}
+
+/// A VM's SLA traffic preference (§III-D), from which C_alloc is computed.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PreferenceSpec {
+    /// Packet size on the wire ["362B", simple IMIX's mean: 64, 594 and 1518 B at 7:4:1].
+    #[serde(default = "d_pref_size")]
+    pub packet_size: Size,
+    /// Flow pattern ["single"].
+    #[serde(default)]
+    pub flows: Flows,
+}
+
+fn d_pref_size() -> Size {
+    Size(ByteSize::Bytes(362))
+}
+
+impl Default for PreferenceSpec {
+    fn default() -> Self {
+        PreferenceSpec {
+            packet_size: d_pref_size(),
+            flows: Flows::Single,
+        }
+    }
+}
+
+/// `[vswitch.c2tb]`: C2TB's constants.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct C2tbSpec {
+    /// `strict` (buckets fill at C_alloc) or `minmax` (at C_alloc plus a weighted
+    /// share of the idle cycles, overflow re-distributed) ["minmax"].
+    #[serde(default = "d_mode")]
+    pub mode: Mode,
+    /// invl, the manager's period ["50us", §V].
+    #[serde(default = "d_invl")]
+    pub interval: TimeSpan,
+    /// bucket_depth, cycles [110000: one interval of a 2.2 GHz core; the paper
+    /// gives none].
+    #[serde(default = "d_depth")]
+    pub bucket_depth: u64,
+    /// How Alg. 1 hands out the overflow: `proportional` or `literal` ["proportional"].
+    #[serde(default)]
+    pub redistribution: Redistribution,
+}
+
+fn d_mode() -> Mode {
+    Mode::MinMax
+}
+fn d_invl() -> TimeSpan {
+    TimeSpan(50_000_000)
+}
+fn d_depth() -> u64 {
+    110_000
+}
+
+impl Default for C2tbSpec {
+    fn default() -> Self {
+        C2tbSpec {
+            mode: d_mode(),
+            interval: d_invl(),
+            bucket_depth: d_depth(),
+            redistribution: Redistribution::default(),
+        }
+    }
+}
+
+/// `[vswitch.cpu]`: the hosts' PMD cores and what forwarding costs them.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CpuSpec {
+    /// PMD cores per host; VM k of a host is polled by core k mod `cores` [1].
+    #[serde(default = "d_cores")]
+    pub cores: u32,
+    /// Each core's clock ["2.2GHz", §II-B].
+    #[serde(default = "d_frequency")]
+    pub frequency: Frequency,
+    /// Most packets a poll takes from a ring [32, OVS's NETDEV_MAX_BURST].
+    #[serde(default = "d_batch")]
+    pub batch: u32,
+    /// Each VM's guest TX ring, packets [256, QEMU's default].
+    #[serde(default = "d_ring")]
+    pub ring: u32,
+    /// Cycles a poll that finds a ring empty costs [200].
+    #[serde(default = "d_empty_poll")]
+    pub empty_poll: u64,
+    /// Cycles each batch costs beyond its packets [0].
+    #[serde(default)]
+    pub batch_overhead: u64,
+    /// Π R_i, the deployment coefficients (NUMA, number of VMs, cores; §III-C)
+    /// applied to every packet's cost and to C_alloc [1.0].
+    #[serde(default = "d_factor")]
+    pub factor: f64,
+    /// Per-packet cycles of each stage at R = 1.
+    #[serde(default)]
+    pub costs: Costs,
+    /// The SLA preference C_alloc is computed for, when a VM gives no `cycles`.
+    #[serde(default)]
+    pub preference: PreferenceSpec,
+    /// `none` (OVS's round robin, every VM polled alike) or `c2tb` ["none"].
+    #[serde(default)]
+    pub limiter: Limiter,
+    /// C2TB's constants.
+    #[serde(default)]
+    pub c2tb: C2tbSpec,
+}
+
+fn d_cores() -> u32 {
+    1
+}
+fn d_frequency() -> Frequency {
+    Frequency(2_200_000_000)
+}
+fn d_batch() -> u32 {
+    32
+}
+fn d_ring() -> u32 {
+    256
+}
+fn d_empty_poll() -> u64 {
+    200
+}
+fn d_factor() -> f64 {
+    1.0
+}
+
+impl Default for CpuSpec {
+    fn default() -> Self {
+        CpuSpec {
+            cores: d_cores(),
+            frequency: d_frequency(),
+            batch: d_batch(),
+            ring: d_ring(),
+            empty_poll: d_empty_poll(),
+            batch_overhead: 0,
+            factor: d_factor(),
+            costs: Costs::default(),
+            preference: PreferenceSpec::default(),
+            limiter: Limiter::None,
+            c2tb: C2tbSpec::default(),
+        }
+    }
+}
+
+/// The most cores per host, batch and ring the model takes.
+const MAX_CORES: u32 = 64;
+const MAX_BATCH: u32 = 1024;
+const MAX_RING: u32 = 65_536;
+
+/// C2TB's resolved constants.
+#[derive(Clone, Debug, PartialEq)]
+pub struct C2tbParams {
+    /// The fill rule.
+    pub mode: Mode,
+    /// invl.
+    pub interval: Time,
+    /// bucket_depth, cycles.
+    pub depth: i64,
+    /// The overflow rule.
+    pub redistribution: Redistribution,
+}
+
+/// The CPU model's resolved parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpuParams {
+    /// PMD cores per host.
+    pub cores: u32,
+    /// Their clock, Hz.
+    pub hz: u64,
+    /// Packets per batch at most.
+    pub batch: u32,
+    /// Guest TX ring, packets.
+    pub ring: u32,
+    /// Cycles of an empty poll.
+    pub empty_poll: u64,
+    /// Cycles per batch beyond its packets.
+    pub batch_overhead: u64,
+    /// Π R_i.
+    pub factor: f64,
+    /// Per-packet costs.
+    pub costs: Costs,
+    /// The SLA preference: packet size (bytes) and flows.
+    pub preference: (u32, Flows),
+    /// C2TB, if it limits the VMs.
+    pub c2tb: Option<C2tbParams>,
+}
+
+/// The CPU model as a run uses it: the parameters, and per VM (by `VmId`) its
+/// C_alloc (cycles/s) and its weight for MIN-MAX's idle cycles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpuSetup {
+    /// The parameters.
+    pub params: CpuParams,
+    /// C_alloc of each VM.
+    pub c_alloc: Vec<u64>,
+    /// Weight of each VM (its guarantee in bit/s, or its explicit weight × 10^6).
+    pub weights: Vec<u64>,
+}
+
+impl CpuSpec {
+    /// The parameters, or the key (within `[vswitch.cpu]`) that is wrong and what
+    /// it expected.
+    pub fn resolve(&self) -> Result<CpuParams, (String, String)> {
+        let err = |k: &str, m: String| Err((k.to_string(), m));
+        if self.cores == 0 || self.cores > MAX_CORES {
+            return err(
+                "cores",
+                format!("{}; expected 1 to {MAX_CORES}", self.cores),
+            );
+        }
+        if self.batch == 0 || self.batch > MAX_BATCH {
+            return err(
+                "batch",
+                format!("{}; expected 1 to {MAX_BATCH} packets", self.batch),
+            );
+        }
+        if self.ring == 0 || self.ring > MAX_RING {
+            return err(
+                "ring",
+                format!("{}; expected 1 to {MAX_RING} packets", self.ring),
+            );
+        }
+        if !(self.factor.is_finite() && self.factor > 0.0 && self.factor <= 100.0) {
+            return err(
+                "factor",
+                format!("{}; expected a number above 0, at most 100", self.factor),
+            );
+        }
+        self.costs
+            .check()
+            .map_err(|(k, m)| (format!("costs.{k}"), m))?;
+        let size = match self.preference.packet_size.0 {
+            ByteSize::Bytes(b) if (64..=crate::units::MAX_PACKET).contains(&b) => b as u32,
+            other => {
+                return err(
+                    "preference.packet_size",
+                    format!("{other:?}; expected a size in bytes from 64B to 65535B"),
+                )
+            }
+        };
+        let c = &self.c2tb;
+        if c.interval.0 == 0 {
+            return err("c2tb.interval", "0s; expected a positive duration".into());
+        }
+        if c.bucket_depth == 0 || c.bucket_depth > i64::MAX as u64 / 4 {
+            return err(
+                "c2tb.bucket_depth",
+                format!("{}; expected a positive number of cycles", c.bucket_depth),
+            );
+        }
+        Ok(CpuParams {
+            cores: self.cores,
+            hz: self.frequency.0,
+            batch: self.batch,
+            ring: self.ring,
+            empty_poll: self.empty_poll,
+            batch_overhead: self.batch_overhead,
+            factor: self.factor,
+            costs: self.costs,
+            preference: (size, self.preference.flows),
+            c2tb: (self.limiter == Limiter::C2tb).then_some(C2tbParams {
+                mode: c.mode,
+                interval: c.interval.0,
+                depth: c.bucket_depth as i64,
+                redistribution: c.redistribution,
+            }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_resolve_and_bad_keys_are_named() {
+        let p = CpuSpec::default().resolve().unwrap();
+        assert_eq!(
+            (p.cores, p.hz, p.batch, p.ring),
+            (1, 2_200_000_000, 32, 256)
+        );
+        assert_eq!(p.preference, (362, Flows::Single));
+        assert!(p.c2tb.is_none());
+        let bad = CpuSpec {
+            cores: 0,
+            ..CpuSpec::default()
+        };
+        assert_eq!(bad.resolve().unwrap_err().0, "cores");
+        let mut bad = CpuSpec::default();
+        bad.preference.packet_size = Size(ByteSize::Bytes(40));
+        assert_eq!(bad.resolve().unwrap_err().0, "preference.packet_size");
+        let mut bad = CpuSpec::default();
+        bad.costs.egress = f64::NAN;
+        assert_eq!(bad.resolve().unwrap_err().0, "costs.egress");
+    }
+}

@@ -1,0 +1,172 @@
+//! A PMD core: its clock in cycles and its poll loop.
+//!
+//! OVS-DPDK's PMD thread polls every receive queue it owns in a fixed order, each
+//! poll taking up to a batch of packets, forwarding them, then turning to the next
+//! queue (C2QoS §II-C, footnote 1; OVS `pmd_thread_main`): every VM gets the same
+//! number of polls whatever its packets cost, so a VM's CPU share follows its
+//! batches' cost (§VI-A). A poll that finds a ring empty costs `empty_poll` cycles.
+//! Under C2TB a VM without tokens is skipped at no cost (§VI-A, "skipping ports with
+//! negative tokens") and every poll's cycles, empty or not, come out of its bucket.
+//!
+//! Time: the core's clock counts cycles since time 0; cycle c ends at ⌈c·10^12/F⌉
+//! ps, and a core that slept resumes at cycle ⌊t·F/10^12⌋, so no rounding drifts. A
+//! core with nothing to poll sleeps until a packet or the C2TB manager wakes it (a
+//! real PMD spins; those empty polls are not simulated, spec `c2qos.md` §5.4).
+
+use super::c2tb::C2tb;
+use crate::engine::Time;
+use crate::net::{PktId, VmId};
+use crate::units::PS_PER_SEC;
+
+/// Index of a PMD core in the run (hosts' cores in turn).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CoreId(pub u32);
+
+/// When cycle `c` of a core at `hz` ends.
+#[inline]
+pub fn time_of(c: u64, hz: u64) -> Time {
+    (c as u128 * PS_PER_SEC as u128).div_ceil(hz as u128) as Time
+}
+
+/// The cycles a core at `hz` has run by time `t`.
+#[inline]
+pub fn cycle_at(t: Time, hz: u64) -> u64 {
+    (t as u128 * hz as u128 / PS_PER_SEC as u128) as u64
+}
+
+/// A core's state.
+#[derive(Clone, Debug, Default)]
+pub struct Pmd {
+    /// The host's vswitch (index) it belongs to.
+    pub host: u32,
+    /// The VMs it polls, in order.
+    pub vms: Vec<VmId>,
+    /// The next slot of `vms` to poll.
+    pub next: usize,
+    /// Cycles since time 0 up to the end of its current work.
+    pub clock: u64,
+    /// The batch in progress: its packets (and whether each may be dropped), its
+    /// VM's slot and its cycles.
+    pub batch: Vec<(PktId, bool)>,
+    /// The slot of the batch in progress (`None`: the core sleeps).
+    pub serving: Option<usize>,
+    /// Cycles of the batch in progress.
+    pub cost: u64,
+    /// Cycles spent forwarding batches, per VM slot.
+    pub vm_cycles: Vec<u64>,
+    /// Packets forwarded, per VM slot.
+    pub vm_packets: Vec<u64>,
+    /// Cycles spent on empty polls.
+    pub poll: u64,
+    /// Cycles asleep.
+    pub idle: u64,
+    /// The VMs' cycle buckets, by slot, if C2TB limits them.
+    pub c2tb: Option<C2tb>,
+}
+
+impl Pmd {
+    /// Whether it is forwarding a batch.
+    #[inline]
+    pub fn busy(&self) -> bool {
+        self.serving.is_some()
+    }
+
+    /// Cycles spent forwarding, all VMs.
+    pub fn used(&self) -> u64 {
+        self.vm_cycles.iter().sum()
+    }
+
+    /// A sleeping core wakes at `now`: the cycles since its clock were idle.
+    pub fn wake(&mut self, now: Time, hz: u64) {
+        let c = cycle_at(now, hz);
+        if c > self.clock {
+            self.idle += c - self.clock;
+            self.clock = c;
+        }
+    }
+
+    /// One round of the poll loop from `next`: the first slot it may serve whose
+    /// ring holds packets (`held(vm)`), after the empty polls before it (their
+    /// cycles spent), or `None` when a whole round found nothing to serve.
+    pub fn choose(&mut self, empty_poll: u64, held: impl Fn(VmId) -> usize) -> Option<usize> {
+        let n = self.vms.len();
+        for step in 0..n {
+            let slot = (self.next + step) % n;
+            if self.c2tb.as_ref().is_some_and(|c| !c.may_serve(slot)) {
+                continue;
+            }
+            if held(self.vms[slot]) > 0 {
+                return Some(slot);
+            }
+            self.clock += empty_poll;
+            self.poll += empty_poll;
+            if let Some(c) = self.c2tb.as_mut() {
+                c.charge(slot, empty_poll);
+            }
+        }
+        None
+    }
+
+    /// A batch of `cost` cycles from `slot` starts: the time it ends.
+    pub fn start(&mut self, slot: usize, cost: u64, packets: usize, hz: u64) -> Time {
+        self.serving = Some(slot);
+        self.cost = cost;
+        self.clock += cost;
+        self.vm_cycles[slot] += cost;
+        self.vm_packets[slot] += packets as u64;
+        self.next = (slot + 1) % self.vms.len();
+        time_of(self.clock, hz)
+    }
+
+    /// The batch in progress ends: its cycles come out of its VM's bucket (after
+    /// the batch, as measured, §IV-A-2). Its slot.
+    pub fn finish(&mut self) -> Option<usize> {
+        let slot = self.serving.take()?;
+        if let Some(c) = self.c2tb.as_mut() {
+            c.charge(slot, self.cost);
+        }
+        Some(slot)
+    }
+
+    /// Every cycle of its clock is accounted for: forwarding + empty polls + idle.
+    pub fn conserved(&self) -> bool {
+        self.used() + self.poll + self.idle == self.clock
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_does_not_drift() {
+        let hz = 2_200_000_000;
+        assert_eq!(time_of(1, hz), 455);
+        assert_eq!(cycle_at(455, hz), 1);
+        for c in [0u64, 1, 7, 2_199_999_999, 2_200_000_000, 123_456_789_012] {
+            assert_eq!(cycle_at(time_of(c, hz), hz), c);
+        }
+        assert_eq!(time_of(2_200_000_000, hz), PS_PER_SEC);
+    }
+
+    #[test]
+    fn round_robin_skips_empty_rings_at_a_cost() {
+        let mut p = Pmd {
+            vms: vec![VmId(0), VmId(1), VmId(2)],
+            vm_cycles: vec![0; 3],
+            vm_packets: vec![0; 3],
+            ..Default::default()
+        };
+        let held = |v: VmId| if v.0 == 2 { 5 } else { 0 };
+        assert_eq!(p.choose(200, held), Some(2));
+        assert_eq!((p.clock, p.poll), (400, 400));
+        p.start(2, 1000, 5, 2_200_000_000);
+        assert_eq!((p.next, p.clock), (0, 1400));
+        assert_eq!(p.finish(), Some(2));
+        assert_eq!(p.choose(200, |_| 0), None);
+        assert_eq!(p.poll, 1000);
+        p.wake(time_of(5000, 2_200_000_000), 2_200_000_000);
+        assert_eq!(p.clock, 5000);
+        assert!(p.conserved());
+    }
+}

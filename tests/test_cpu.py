@@ -1,0 +1,169 @@
+"""Issue 15's vswitch CPU model (C2QoS §III-IV): PMD cores forwarding VMs' guest
+rings in batches at cycle costs from the bandwidth-CPU model, OVS's round robin,
+and C2TB's cycle buckets (strict, MIN-MAX). The expected values are the model's own
+arithmetic (spec c2qos.md §1.4, §3.3, §5.6): a 64-byte packet costs 695 cycles at
+R = 1, so one 2.2 GHz core forwards 3.165 Mpps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import tenantnet
+from helpers import simulate
+
+HZ = 2.2e9
+
+
+def cycles(size: int, factor: float = 1.0) -> float:
+    """c(s, single flow) of the default costs (spec §1.4), times `factor`."""
+    return (400 + 480 / 1436 * (size - 64) + 175 + 120) * factor
+
+
+def scenario(rates: list[str], sizes: list[str], cpu: dict[str, Any] | None = None,
+             vms: list[dict[str, Any]] | None = None, duration: str = "100ms",
+             tcp: bool = False) -> dict[str, Any]:
+    """VMs vm0.. on left0 send to a sink on right0 over a 100 Gb/s dumbbell, one
+    workload each (UDP at `rates` in packets of `sizes`, or backlogged TCP)."""
+    n = len(sizes)
+    vms = vms or [{"name": f"vm{i}", "host": "left0", "guarantee": "1Gbps"} for i in range(n)]
+    if tcp:
+        work = [{"kind": "long_lived", "tenant": "T", "src": f"vm{i}", "dst": "sink"}
+                for i in range(n)]
+    else:
+        work = [{"kind": "cbr", "tenant": "T", "src": f"vm{i}", "dst": "sink", "rate": r,
+                 "packet_size": s} for i, (r, s) in enumerate(zip(rates, sizes, strict=True))]
+    return {
+        "simulation": {"duration": duration, "seed": 1},
+        "topology": {"kind": "dumbbell", "hosts_per_side": 1, "link_rate": "100Gbps",
+                     "link_delay": "1us"},
+        "tenants": [{"name": "T", "guarantee": "1Gbps",
+                     "vms": [*vms, {"name": "sink", "host": "right0"}]}],
+        "vswitch": {"interval": "10ms", "cpu": cpu or {}},
+        "workloads": work,
+        "output": {"sample_interval": "10ms", "queues": False},
+    }
+
+
+def run(d: dict[str, Any]) -> tenantnet.Results:
+    r, _ = simulate(d)
+    cpu = r.summary["cpu"]
+    assert cpu["cycle_conservation_ok"], cpu
+    assert (cpu["cycles_forwarding"] + cpu["cycles_empty_polls"] + cpu["cycles_idle"]
+            == cpu["cycles_clock"])
+    return r
+
+
+def per_second(r: tenantnet.Results, column: str, after: float = 0.02) -> dict[str, float]:
+    """Each sending VM's mean of `column` per second after `after`."""
+    v = r.vm_cpu[(r.vm_cpu["time_s"] > after + 1e-9) & (r.vm_cpu["vm"] != "sink")]
+    return {str(k): float(x) / 0.01 for k, x in v.groupby("vm")[column].mean().items()}
+
+
+def test_one_core_forwards_3_165_mpps_of_64_byte_packets() -> None:
+    r = run(scenario(["5Gbps"], ["64B"]))
+    pps = per_second(r, "packets")["vm0"]
+    assert pps == pytest.approx(HZ / cycles(64), rel=0.005)
+    assert pps == pytest.approx(3.165e6, rel=0.005)
+    # the rest is dropped at the full guest ring, counted
+    assert r.summary["vm_queue_drops"] > 0
+    pmd = r.pmd[(r.pmd["host"] == "left0") & (r.pmd["time_s"] > 0.02)]
+    assert pmd["busy"].min() > 0.99
+
+
+def test_round_robin_gives_every_vm_the_same_batches() -> None:
+    # §VI-A: OVS's loop polls each port alike, so CPU shares follow batch costs
+    r = run(scenario(["10Gbps", "40Gbps"], ["64B", "1500B"]))
+    pps = per_second(r, "packets")
+    assert pps["vm0"] == pytest.approx(pps["vm1"], rel=0.005)
+    share = per_second(r, "cpu_share")
+    want = cycles(64) / (cycles(64) + cycles(1500))
+    assert share["vm0"] * 0.01 == pytest.approx(want, abs=0.005)
+    assert (share["vm0"] + share["vm1"]) * 0.01 == pytest.approx(1.0, abs=0.005)
+
+
+def fig7(mode: str, active: list[bool]) -> dict[str, float]:
+    """Fig. 7's VMs (weights 1, 1, 2, 2; C_alloc 0.2, 0.2, 0.4, 0.4 G cycles/s),
+    the `active` ones backlogged with 1024-byte packets: G cycles/s each."""
+    vms = [{"name": f"vm{i}", "host": "left0", "guarantee": "1Gbps", "weight": w,
+            "cycles": c}
+           for i, (w, c) in enumerate([(1, "0.2GHz"), (1, "0.2GHz"), (2, "0.4GHz"),
+                                       (2, "0.4GHz")])]
+    d = scenario(["20Gbps"] * 4, ["1024B"] * 4, vms=vms, duration="300ms",
+                 cpu={"limiter": "c2tb", "c2tb": {"mode": mode}})
+    d["workloads"] = [w for w, a in zip(d["workloads"], active, strict=True) if a]
+    got = per_second(run(d), "cycles", after=0.1)
+    return {vm: got.get(vm, 0.0) / 1e9 for vm in ("vm0", "vm1", "vm2", "vm3")}
+
+
+def test_c2tb_strict_holds_each_vm_at_c_alloc() -> None:
+    for active in ([True] * 4, [False, False, True, True]):
+        got = fig7("strict", active)
+        for (vm, g), want, on in zip(got.items(), (0.2, 0.2, 0.4, 0.4), active,
+                                     strict=True):
+            assert g == pytest.approx(want if on else 0.0, rel=0.01, abs=1e-6), (vm, got)
+
+
+def test_c2tb_minmax_gives_idle_vms_cycles_to_the_busy_ones() -> None:
+    # Fig. 7 with VM1 and VM2 idle: VM3 = VM4 = 1.1 G cycles/s (their MAX plus the
+    # idle VMs' cycles re-distributed by weight; empty polls of the idle VMs cost
+    # a little)
+    got = fig7("minmax", [False, False, True, True])
+    assert got["vm2"] == pytest.approx(1.1, rel=0.01)
+    assert got["vm3"] == pytest.approx(1.1, rel=0.01)
+
+
+def test_c2tb_minmax_with_every_vm_backlogged_is_round_robins_split() -> None:
+    """Not Fig. 7's MAX_i (0.367, 0.367, 0.733, 0.733): with every VM backlogged the
+    buckets only cap, and round robin serves each VM with tokens alike; VM3 and VM4,
+    served a quarter of the batches, overflow their buckets and Alg. 1 hands the
+    overflow by weight to all, so VM1 and VM2 never run dry. Every VM at F / 4 is
+    Alg. 1's fixed point under round robin (issue 15's note)."""
+    got = fig7("minmax", [True] * 4)
+    for vm, g in got.items():
+        assert g == pytest.approx(2.2 / 4, rel=0.01), (vm, got)
+
+
+def test_tcp_waits_for_ring_room_and_loses_nothing() -> None:
+    # a core 10x dearer per packet forwards 2.2e9 / (10 c(1500)) packets/s: TCP
+    # is held back by its ring, never dropped there
+    d = scenario([], ["x"], tcp=True, cpu={"factor": 10.0})
+    r = run(d)
+    assert r.summary["vm_queue_drops"] == 0
+    assert int(r.flows["timeouts"].sum()) == 0
+    pps = per_second(r, "packets")["vm0"]
+    assert pps == pytest.approx(HZ / cycles(1500, 10.0), rel=0.01)
+
+
+def test_without_the_table_nothing_changes() -> None:
+    d = scenario(["1Gbps"], ["1500B"])
+    del d["vswitch"]["cpu"]
+    r, _ = simulate(d)
+    assert r.vm_cpu is None and r.pmd is None and "cpu" not in r.summary
+
+
+def test_bad_cpu_settings_are_named() -> None:
+    from tenantnet.errors import ScenarioError
+    cases = [
+        ({"cores": 0}, "vswitch.cpu.cores"),
+        ({"frequency": "2.2Ghz"}, "vswitch.cpu.frequency"),
+        ({"preference": {"packet_size": "20B"}}, "vswitch.cpu.preference.packet_size"),
+        ({"limiter": "c2tb", "factor": 0}, "vswitch.cpu.factor"),
+    ]
+    for cpu, key in cases:
+        with pytest.raises(ScenarioError, match=key.replace(".", r"\.")):
+            tenantnet.Scenario.from_dict(scenario(["1Gbps"], ["64B"], cpu=cpu)).simulation()
+    # C2TB needs the allocations to fit the core (§IV)
+    vms = [{"name": f"vm{i}", "host": "left0", "guarantee": "1Gbps", "cycles": "1.5GHz"}
+           for i in range(2)]
+    with pytest.raises(ScenarioError, match=r"tenants\[0\]\.vms\[1\]\.cycles.*more than"):
+        tenantnet.Scenario.from_dict(scenario(["1Gbps"] * 2, ["64B"] * 2, vms=vms,
+                                              cpu={"limiter": "c2tb"})).simulation()
+
+
+def test_the_cpu_model_is_deterministic() -> None:
+    d = scenario(["3Gbps", "9Gbps"], ["64B", "1024B"], cpu={"limiter": "c2tb"})
+    a, b = run(d), run(d)
+    assert a.vm_cpu.equals(b.vm_cpu) and a.pmd.equals(b.pmd)
+    assert a.throughput.equals(b.throughput)
