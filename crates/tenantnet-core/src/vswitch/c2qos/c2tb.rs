@@ -74,6 +74,8 @@ pub struct C2tb {
     pub c_idle: u64,
     /// `sum_unused_cc`: overflow waiting to be handed out.
     pub sum_unused: i64,
+    /// Σ weights (at least 1).
+    w_sum: u64,
     /// Calls so far.
     ticks: u64,
 }
@@ -94,6 +96,7 @@ impl C2tb {
             Mode::Strict => 0,
             Mode::MinMax => hz.saturating_sub(allocated),
         };
+        let w_sum = vms.iter().map(|v| v.1).sum::<u64>().max(1);
         let buckets = vms
             .iter()
             .map(|&(c_alloc, weight)| Bucket {
@@ -110,24 +113,21 @@ impl C2tb {
             buckets,
             c_idle,
             sum_unused: 0,
+            w_sum,
             ticks: 0,
         }
-    }
-
-    fn weight_sum(&self) -> u64 {
-        self.buckets.iter().map(|b| b.weight).sum::<u64>().max(1)
     }
 
     /// MAX_i = C_alloc + w_i · C_idle, cycles/s (MIN_i = C_alloc).
     pub fn max_rate(&self, i: usize) -> f64 {
         let b = &self.buckets[i];
-        b.c_alloc as f64 + self.c_idle as f64 * b.weight as f64 / self.weight_sum() as f64
+        b.c_alloc as f64 + self.c_idle as f64 * b.weight as f64 / self.w_sum as f64
     }
 
     /// Cycles VM i's bucket has been given by its fill rate up to call `k`.
     fn generated(&self, i: usize, k: u64) -> i64 {
         let b = &self.buckets[i];
-        let w = self.weight_sum() as u128;
+        let w = self.w_sum as u128;
         let rate_w = b.c_alloc as u128 * w + self.c_idle as u128 * b.weight as u128;
         (k as u128 * self.invl as u128 * rate_w / (w * PS_PER_SEC as u128)) as i64
     }
@@ -138,7 +138,7 @@ impl C2tb {
     pub fn update(&mut self) {
         self.ticks += 1;
         let k = self.ticks;
-        let w = self.weight_sum() as i128;
+        let w = self.w_sum as i128;
         let s0 = self.sum_unused;
         let mut left = s0;
         let mut overflow = 0i64;
