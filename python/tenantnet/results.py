@@ -19,7 +19,8 @@ Files written by :meth:`Results.write`:
   TR), ru, rg_gbps and rw_gbps (Trinity: the sums of R_G and R_W over the VM's
   channels), limit_gbps (ElasticSwitch: the sum of its pair limiters' rates),
   guarantee_gbps, nic_utilization
-* ``queries.parquet``: per query of the ``request_response`` workloads: query_id,
+* ``queries.parquet``: per query of the ``request_response`` and ``pingpong``
+  workloads: query_id,
   workload, tenant, client, servers (how many it asked), start_s, end_s (when its
   last response arrived; empty if it did not), qct_s (the query completion time; with
   one server, the request's FCT as a client measures it)
@@ -27,7 +28,9 @@ Files written by :meth:`Results.write`:
 
   * ``vm_cpu.parquet``: per VM per vswitch tick: time_s, vm, cycles (forwarding its
     batches in the interval; a batch counts when it starts), cpu_share (of its PMD
-    core), packets, tokens (its C2TB bucket at the tick; empty without C2TB)
+    core), packets (forwarded), policed (dropped by ingress policing), tokens (its
+    C2TB bucket at the tick; empty without C2TB), class (its HBS class at the tick;
+    empty without HBS)
   * ``pmd.parquet``: per PMD core per tick: time_s, host, core, busy, poll (empty
     polls), idle, each a share of the core's cycles
 
@@ -141,6 +144,17 @@ class Results:
         path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
         written.append(path)
         return written
+
+    def pingpong(self) -> pd.DataFrame:
+        """The ``pingpong`` probes' round trips, as qperf's ``tcp_lat`` reports them:
+        workload, client, start_s and latency_s (half the round trip, seconds), one
+        row per completed round trip."""
+        kinds = [w.get("kind") for w in self.summary.get("workloads", [])]
+        probes = [i for i, k in enumerate(kinds) if k == "pingpong"]
+        q = self.queries[self.queries["workload"].isin(probes) & self.queries["qct_s"].notna()]
+        out = q[["workload", "client", "start_s"]].copy()
+        out["latency_s"] = q["qct_s"] / 2
+        return out.reset_index(drop=True)
 
     def flow_gbps(self) -> pd.Series:
         """Each flow's mean goodput over the simulated time, Gb/s."""

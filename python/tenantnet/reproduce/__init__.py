@@ -25,6 +25,9 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      _lazy("barberq", "reproduce_fig1")),
     "barberq-fig2": ("BarberQ Fig. 2: 8 services, fairness and throughput over time",
                      _lazy("barberq", "reproduce_fig2")),
+    "c2qos-fig10": ("C2QoS Fig. 10: four VMs on one PMD core through three phases; ingress "
+                    "policing, C2TB strict and MIN-MAX, and the latency probe with HBS",
+                    _lazy("c2qos", "reproduce_fig10")),
     "mbfq-fig6": ("MBFQ Fig. 6: four VMs share 9.5 Gb/s; ramp-up and ramp-down, "
                   "MBFQ and static reservation", _lazy("mbfq", "reproduce_fig6")),
     "qshare-table1": ("QShare Table 1: queue scarcity in a full k=16 fat-tree, 1:1, 4:1, 16:1",

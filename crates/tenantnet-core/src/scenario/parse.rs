@@ -241,6 +241,7 @@ fn parse_workload(
         "poisson" => WorkloadKind::Poisson(de_at(file, &p, v, root)?),
         "cbr" => WorkloadKind::Cbr(de_at(file, &p, v, root)?),
         "request_response" => WorkloadKind::RequestResponse(de_at(file, &p, v, root)?),
+        "pingpong" => WorkloadKind::PingPong(de_at(file, &p, v, root)?),
         _ => WorkloadKind::OnOff(de_at(file, &p, v, root)?),
     };
     Ok(WorkloadSpec { common, kind })

@@ -70,6 +70,17 @@ pub struct VmSpec {
     /// guarantee and `vswitch.cpu.preference` by the bandwidth–CPU model].
     #[serde(default)]
     pub cycles: Option<crate::units::Frequency>,
+    /// Its HBS priority class, 1 (highest) to 8 (`vswitch.cpu.scheduler = "hbs"`,
+    /// `options:priority` in the paper's OVS) [8].
+    #[serde(default)]
+    pub priority: Option<u8>,
+    /// Where its memory is, for R_NUMA: `local` or `remote` ["local"].
+    #[serde(default)]
+    pub numa: crate::vswitch::c2qos::Numa,
+    /// Its SLA traffic preference, from which C_alloc is computed
+    /// [`vswitch.cpu.preference`].
+    #[serde(default)]
+    pub preference: Option<crate::vswitch::c2qos::PreferenceSpec>,
 }
 
 /// A VM's guarantee changing at a time.

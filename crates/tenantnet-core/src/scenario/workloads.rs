@@ -94,7 +94,7 @@ fn default_tenant() -> String {
 
 /// The keys of [`WorkloadCommon`], which the parser takes out of a workload table
 /// before reading the kind's own keys.
-pub const COMMON_KEYS: [&str; 4] = ["tenant", "dscp", "pias", "transport"];
+pub const COMMON_KEYS: [&str; 5] = ["tenant", "dscp", "pias", "transport", "classify"];
 
 /// Keys every workload may have.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -113,6 +113,11 @@ pub struct WorkloadCommon {
     /// Transport overrides for this workload's TCP flows.
     #[serde(default)]
     pub transport: Option<TransportSpec>,
+    /// How the vswitch classifies its packets, for the CPU model's cost: `single`
+    /// (few flows, exact-match cache hits) or `multiple` (many flows, misses;
+    /// C2QoS §III-B) ["single"].
+    #[serde(default)]
+    pub classify: crate::vswitch::c2qos::Flows,
 }
 
 /// PIAS (Bai et al., NSDI 2015) two-level tagging at the host: the first
@@ -420,6 +425,38 @@ fn request_size() -> Size {
     Size(crate::units::ByteSize::Bytes(100))
 }
 
+/// A ping-pong latency probe, as qperf's `tcp_lat` measures it: each client sends
+/// a `message` to the server and waits for the same back before it sends the next,
+/// `count` times; the latency is half the round trip (the `queries` table's qct_s
+/// / 2; `Results.pingpong()` in Python). One message in flight at a time, so the
+/// probe itself loads the network by next to nothing. Each message is its own
+/// short TCP flow (no handshake is modelled).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PingPong {
+    /// Clients.
+    pub src: Hosts,
+    /// The server (one VM or host; a client on the same host is an error).
+    pub dst: Hosts,
+    /// Payload bytes each way ["1B", qperf's default].
+    #[serde(default = "one_byte")]
+    pub message: Size,
+    /// Round trips per client [1000]; the probe stops when they are done.
+    #[serde(default = "thousand")]
+    pub count: u32,
+    /// When each client sends its first message ["0s"].
+    #[serde(default = "zero")]
+    pub start: TimeSpan,
+}
+
+fn one_byte() -> Size {
+    Size(crate::units::ByteSize::Bytes(1))
+}
+
+fn thousand() -> u32 {
+    1000
+}
+
 /// A workload's kind-specific keys.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -440,10 +477,12 @@ pub enum WorkloadKind {
     OnOff(OnOff),
     /// Request–response exchanges and fan-out queries.
     RequestResponse(RequestResponse),
+    /// A ping-pong latency probe.
+    PingPong(PingPong),
 }
 
 /// The workload kinds, as written in `kind`.
-pub const WORKLOAD_KINDS: [&str; 8] = [
+pub const WORKLOAD_KINDS: [&str; 9] = [
     "long_lived",
     "fixed",
     "permutation",
@@ -452,6 +491,7 @@ pub const WORKLOAD_KINDS: [&str; 8] = [
     "cbr",
     "on_off",
     "request_response",
+    "pingpong",
 ];
 
 /// One `[[workloads]]` table.
@@ -503,6 +543,7 @@ impl JsonSchema for WorkloadSpec {
             variant_schema::<Cbr>(g, "cbr"),
             variant_schema::<OnOff>(g, "on_off"),
             variant_schema::<RequestResponse>(g, "request_response"),
+            variant_schema::<PingPong>(g, "pingpong"),
         ];
         json_schema!({
             "description": "One [[workloads]] table; `kind` selects the keys it may have.",

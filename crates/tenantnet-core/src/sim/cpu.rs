@@ -1,8 +1,10 @@
 //! The vswitch's PMD cores in the data path (`vswitch/c2qos`): a VM's packet waits
 //! in its guest TX ring until its core polls it; a batch is one event, at whose end
-//! its packets go on through the host policy to the NIC; the C2TB manager refills
-//! the cycle buckets every `invl`; each host tick records every VM's cycles and
-//! every core's use.
+//! its packets go on through the host policy to the NIC; under ingress policing
+//! the batch's packets are metered right after the copy (one timestamp per batch,
+//! as OVS reads the TSC once) and those out of profile are dropped, having cost
+//! their copy; the C2TB manager refills the cycle buckets every `invl`; each host
+//! tick records every VM's cycles and every core's use.
 
 use std::collections::VecDeque;
 
@@ -11,8 +13,10 @@ use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
 use crate::net::{FlowId, PktId, VmId};
 use crate::vswitch::c2qos::c2tb::C2tb;
-use crate::vswitch::c2qos::pmd::{CoreId, Pmd};
-use crate::vswitch::c2qos::{CpuParams, CpuSetup, Flows};
+use crate::vswitch::c2qos::hbs::Hbs;
+use crate::vswitch::c2qos::pmd::{CoreId, Pmd, Sched};
+use crate::vswitch::c2qos::{CpuParams, CpuSetup, Flows, PolicerUnit};
+use crate::vswitch::token_bucket::{TokenBucket, BITS_PER_BYTE};
 use crate::vswitch::HostVswitch;
 
 /// A VM's guest TX ring.
@@ -35,7 +39,9 @@ struct VmCpuCols {
     cycles: Vec<u64>,
     share: Vec<f64>,
     packets: Vec<u64>,
+    policed: Vec<u64>,
     tokens: Vec<Option<f64>>,
+    class: Vec<Option<u64>>,
 }
 
 /// Per host tick, per core: `pmd` rows.
@@ -59,12 +65,27 @@ struct AtTick {
     vm_packets: Vec<u64>,
 }
 
+/// Per VM: what its packets cost beyond their size, and its policer.
+#[derive(Clone, Debug)]
+struct VmCost {
+    /// Π R_i.
+    factor: f64,
+    /// Ingress policing's bucket, if it polices the VM.
+    policer: Option<TokenBucket>,
+    /// Packets policed so far, and at the last tick.
+    policed: u64,
+    policed_at_tick: u64,
+}
+
 /// The CPU model's state.
 #[derive(Clone, Debug)]
 pub struct CpuState {
     p: CpuParams,
     cores: Vec<Pmd>,
     rings: Vec<Ring>,
+    vm: Vec<VmCost>,
+    /// Per workload: whether its packets miss the EMC.
+    multiple: Vec<bool>,
     /// Each core's counters at the last tick.
     at_tick: Vec<AtTick>,
     vm_cols: VmCpuCols,
@@ -98,11 +119,19 @@ impl CpuState {
                         .collect();
                     C2tb::new(t.mode, t.redistribution, t.depth, t.interval, p.hz, &b)
                 });
+                let sched = match p.hbs {
+                    Some(demote) => {
+                        let classes: Vec<u8> = mine.iter().map(|v| s.priority[v.idx()]).collect();
+                        Sched::Hbs(Hbs::new(&classes, demote))
+                    }
+                    None => Sched::default(),
+                };
                 cores.push(Pmd {
                     host: k as u32,
                     vm_cycles: vec![0; mine.len()],
                     vm_packets: vec![0; mine.len()],
                     vms: mine,
+                    sched,
                     c2tb,
                     ..Default::default()
                 });
@@ -116,10 +145,26 @@ impl CpuState {
                 ..Default::default()
             })
             .collect();
+        let vm = (0..vms)
+            .map(|i| VmCost {
+                factor: s.factor[i],
+                policer: p.policer.as_ref().map(|q| {
+                    let (rate, burst) = s.policer[i];
+                    match q.unit {
+                        PolicerUnit::Bytes => TokenBucket::new(rate, burst, BITS_PER_BYTE),
+                        PolicerUnit::Packets => TokenBucket::new(rate, burst, 1),
+                    }
+                }),
+                policed: 0,
+                policed_at_tick: 0,
+            })
+            .collect();
         CpuState {
             p,
             cores,
             rings,
+            vm,
+            multiple: s.multiple.clone(),
             at_tick,
             vm_cols: VmCpuCols::default(),
             pmd_cols: PmdCols::default(),
@@ -204,14 +249,44 @@ impl Sim {
         let v = core.vms[slot];
         let n = cpu.rings[v.idx()].q.len().min(p.batch as usize);
         let mut cost = p.batch_overhead;
+        let now = self.now;
+        // allocates only when the policer drops
+        let mut policed = Vec::new();
         for _ in 0..n {
             let (id, d) = cpu.rings[v.idx()].q.pop_front().expect("n ≤ len");
-            let size = self.pkts[id].size;
-            cost += p.costs.cycles(size, Flows::Single, p.factor);
+            let pkt = &self.pkts[id];
+            let size = pkt.size;
+            let wl = self.flows[pkt.flow.idx()].spec.workload as usize;
+            let flows = match cpu.multiple.get(wl) {
+                Some(true) => Flows::Multiple,
+                _ => Flows::Single,
+            };
+            let vc = &mut cpu.vm[v.idx()];
+            if let Some(b) = vc.policer.as_mut() {
+                let unit = p.policer.as_ref().map(|q| q.unit);
+                let tokens = if unit == Some(PolicerUnit::Packets) {
+                    1
+                } else {
+                    size as u64
+                };
+                if !b.police(now, tokens) {
+                    // dropped after the copy: it cost its ingress cycles only
+                    cost += (p.costs.ingress(size) * vc.factor).round() as u64;
+                    vc.policed += 1;
+                    policed.push(id);
+                    continue;
+                }
+            }
+            cost += p.costs.cycles(size, flows, vc.factor);
             cpu.cores[c].batch.push((id, d));
         }
-        let end = cpu.cores[c].start(slot, cost, n, p.hz);
+        let served = cpu.cores[c].batch.len();
+        let end = cpu.cores[c].start(slot, cost, served, p.hz);
         self.schedule(end, Event::PmdDone(CoreId(c as u32)));
+        for id in policed {
+            self.counters.dropped += 1;
+            self.discard(id);
+        }
         // the copy out of the guest freed the ring's slots
         self.wake_ring(v);
     }
@@ -268,8 +343,8 @@ impl Sim {
         };
         let mut wake = Vec::new();
         for (c, core) in cpu.cores.iter_mut().enumerate() {
-            if let Some(t) = core.c2tb.as_mut() {
-                t.update();
+            if core.c2tb.is_some() {
+                core.refill();
                 if !core.busy() {
                     wake.push(c);
                 }
@@ -316,8 +391,15 @@ impl Sim {
                 r.share.push(cyc as f64 / span);
                 r.packets
                     .push(core.vm_packets[slot] - last.vm_packets[slot]);
+                let vc = &mut cpu.vm[v.idx()];
+                r.policed.push(vc.policed - vc.policed_at_tick);
+                vc.policed_at_tick = vc.policed;
                 r.tokens
                     .push(core.c2tb.as_ref().map(|b| b.buckets[slot].tokens as f64));
+                r.class.push(match &core.sched {
+                    Sched::Hbs(h) => Some(h.class_of(slot) as u64),
+                    Sched::RoundRobin { .. } => None,
+                });
             }
             let used = core.used();
             let r = &mut cpu.pmd_cols;
@@ -356,7 +438,9 @@ impl Sim {
                     ("cycles", Column::U64(r.cycles.clone())),
                     ("cpu_share", Column::F64(r.share.clone())),
                     ("packets", Column::U64(r.packets.clone())),
+                    ("policed", Column::U64(r.policed.clone())),
                     ("tokens", Column::OptF64(r.tokens.clone())),
+                    ("class", Column::OptU64(r.class.clone())),
                 ],
             },
             Table {
@@ -383,6 +467,7 @@ impl Sim {
             cycles_empty_polls: sum(&|c| c.poll),
             cycles_idle: sum(&|c| c.idle),
             cycles_clock: sum(&|c| c.clock),
+            packets_policed: cpu.vm.iter().map(|v| v.policed).sum(),
             cycle_conservation_ok: cpu.conserved(),
         })
     }

@@ -162,6 +162,8 @@ pub struct CpuSummary {
     /// The cores' clocks: cycles since the start up to the end of each one's
     /// current work.
     pub cycles_clock: u64,
+    /// Packets ingress policing dropped.
+    pub packets_policed: u64,
     /// Whether forwarding + empty polls + idle = the clock, core by core.
     pub cycle_conservation_ok: bool,
 }

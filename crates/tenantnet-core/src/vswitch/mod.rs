@@ -30,7 +30,7 @@ pub use policy::{
     HostPolicy, PairId, Policy, PolicyConfig, PolicyKind, PolicyTable, VmPair, NO_PAIR,
 };
 pub use shaper::{Offer, Shaper, ShaperId, Shapers};
-pub use tenant_vm::Vm;
+pub use tenant_vm::{Vm, VmCpu};
 
 use crate::net::{HostId, VmId};
 

@@ -33,8 +33,21 @@ pub struct Vm {
     pub drops: u64,
     /// The DSCP a controller tags its packets with (`None`: their own).
     pub dscp_tag: Option<u8>,
-    /// C_alloc given explicitly, cycles/s (C2QoS; `None`: from the model).
+    /// What the vswitch's CPU model needs of it (C2QoS).
+    pub cpu: VmCpu,
+}
+
+/// A VM's settings for the vswitch's CPU model (C2QoS).
+#[derive(Clone, Debug, Default)]
+pub struct VmCpu {
+    /// C_alloc given explicitly, cycles/s (`None`: from the model).
     pub cycles: Option<u64>,
+    /// HBS class, 1–8 (`None`: 8).
+    pub priority: Option<u8>,
+    /// Its memory on another NUMA node than the vswitch's.
+    pub remote: bool,
+    /// Its SLA preference (`None`: the host's default).
+    pub preference: Option<crate::vswitch::c2qos::PreferenceSpec>,
 }
 
 impl Vm {
@@ -53,7 +66,7 @@ impl Vm {
             rx_at_tick: 0,
             drops: 0,
             dscp_tag: None,
-            cycles: None,
+            cpu: VmCpu::default(),
         }
     }
 }

@@ -490,6 +490,7 @@ pub fn generate(
         WorkloadKind::Cbr(_) => "cbr",
         WorkloadKind::OnOff(_) => "on_off",
         WorkloadKind::RequestResponse(_) => "request_response",
+        WorkloadKind::PingPong(_) => "pingpong",
     };
     let mut g = Gen {
         c,
@@ -514,6 +515,7 @@ pub fn generate(
         WorkloadKind::Cbr(cb) => g.cbr(cb)?,
         WorkloadKind::OnOff(o) => g.on_off(o)?,
         WorkloadKind::RequestResponse(r) => g.request_response(r)?,
+        WorkloadKind::PingPong(p) => g.pingpong(p)?,
     }
     g.info.flows = g.made.len() as u64;
     Ok(Made {

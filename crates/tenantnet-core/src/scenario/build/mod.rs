@@ -304,7 +304,12 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
     fabric::marks_in_flight(ctx, &network, &net)?;
 
-    let declared = tenants::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
+    let mut declared = tenants::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
+    if let Some(cpu) = declared.params.cpu.as_mut() {
+        cpu.multiple = (sc.workloads.iter())
+            .map(|w| w.common.classify == crate::vswitch::c2qos::Flows::Multiple)
+            .collect();
+    }
     let shared = Shared {
         net: &net,
         base_tcp: &base_tcp,

@@ -10,7 +10,7 @@ use crate::scenario::parse::{join, ScenarioError};
 use crate::scenario::tenants::{PolicyTables, TenantSpec, VmSpec, VswitchSpec};
 use crate::scenario::workloads::Hosts;
 use crate::vswitch::partition::PairGuarantees;
-use crate::vswitch::{HostVswitch, PolicyKind, Vm, VmChange, VswitchParams, DEFAULT_TICK};
+use crate::vswitch::{HostVswitch, PolicyKind, Vm, VmChange, VmCpu, VswitchParams, DEFAULT_TICK};
 use crate::workload::TrafficEnd;
 
 /// The VMs a scenario declares.
@@ -166,7 +166,21 @@ impl Declared {
             .unwrap_or_else(|| format!("{}/vm{j}", t.name));
         let mut vm = Vm::new(name, ti as u32, h, g);
         vm.weight = v.weight;
-        vm.cycles = v.cycles.map(|c| c.0);
+        if let Some(p) = v.priority.filter(|p| !(1..=8).contains(p)) {
+            return Err(ctx.err(
+                &join(&vk, "priority"),
+                format!("{p}; expected an HBS class from 1 (highest) to 8"),
+            ));
+        }
+        if let Some(Err(m)) = v.preference.as_ref().map(|p| p.resolve()) {
+            return Err(ctx.err(&join(&vk, "preference.packet_size"), m));
+        }
+        vm.cpu = VmCpu {
+            cycles: v.cycles.map(|c| c.0),
+            priority: v.priority,
+            remote: v.numa == crate::vswitch::c2qos::Numa::Remote,
+            preference: v.preference.clone(),
+        };
         let id = self.add(ctx, vm, join(&vk, "name"))?;
         for (c, ch) in v.changes.iter().enumerate() {
             let ck = format!("{vk}.changes[{c}]");

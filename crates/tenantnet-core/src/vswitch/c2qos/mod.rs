@@ -13,12 +13,21 @@
 //! * [`c2tb`]: the CPU-cycle token bucket (§IV-A, Alg. 1).
 //! * [`pmd`]: a PMD core's clock and poll loop (OVS's round robin, §II-C; C2TB
 //!   only skips VMs without tokens, §VI-A).
+//! * [`hbs`]: hierarchical batch scheduling, priority classes polled in order
+//!   (§IV-B).
+//! * [`factors`]: the deployment coefficients R_NUMA and R_#VMs (§III-C).
+//!
+//! OVS's own limiter, ingress policing (a colour-blind srTCM byte bucket with no
+//! excess burst, metering after the guest copy), is the shared token bucket's
+//! [`police`](crate::vswitch::token_bucket::TokenBucket::police).
 //!
 //! The simulation's side (rings, batches as events, the manager's tick, records) is
 //! `sim/cpu.rs`.
 
 pub mod c2tb;
 pub mod cost;
+pub mod factors;
+pub mod hbs;
 pub mod pmd;
 
 use schemars::JsonSchema;
@@ -28,14 +37,90 @@ use crate::engine::Time;
 use crate::units::{ByteSize, Frequency, Size, TimeSpan};
 pub use c2tb::{Mode, Redistribution};
 pub use cost::{Costs, Flows};
+pub use factors::{Numa, VmsFactor};
 
 crate::kinds::named_kinds! {
     /// What limits each VM's use of a PMD core (`vswitch.cpu.limiter`).
     Limiter {
         /// Nothing: OVS-DPDK without QoS; every VM gets the same number of polls.
         None = "none",
-        /// C2TB, a token bucket of CPU cycles per VM (`[vswitch.c2tb]`).
+        /// OVS's ingress policing at each VM's guarantee (`[vswitch.cpu.policer]`):
+        /// the paper's baseline, "ovs-ingress-policy" (§II-B, §VI-A).
+        Policing = "policing",
+        /// C2TB, a token bucket of CPU cycles per VM (`[vswitch.cpu.c2tb]`).
         C2tb = "c2tb",
+    }
+}
+
+crate::kinds::named_kinds! {
+    /// The order a PMD core polls its VMs in (`vswitch.cpu.scheduler`).
+    Scheduler {
+        /// OVS's loop: every VM in turn (§II-C).
+        RoundRobin = "round_robin",
+        /// HBS: priority classes, highest first, idle VMs demoted (§IV-B).
+        Hbs = "hbs",
+    }
+}
+
+crate::kinds::named_kinds! {
+    /// What ingress policing counts (`vswitch.cpu.policer.unit`).
+    PolicerUnit {
+        /// Bytes of IP packet at the VM's guarantee (OVS's policer, Fig. 1(a)).
+        Bytes = "bytes",
+        /// Packets at the guarantee over the SLA preference's packet size
+        /// (Fig. 1(c)'s PPS limit).
+        Packets = "packets",
+    }
+}
+
+/// `[vswitch.cpu.policer]`: OVS-DPDK's ingress policing (an srTCM meter,
+/// colour-blind, excess burst 0: a token bucket that starts full; `lib/netdev-dpdk.c`).
+/// It meters each packet right after the guest copy, so a policed packet still
+/// costs its ingress cycles.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PolicerSpec {
+    /// `bytes` or `packets` ["bytes"].
+    #[serde(default)]
+    pub unit: PolicerUnit,
+    /// The bucket's depth (CBS) ["1MB": OVS's default 8000 kbit]; in packets, this
+    /// over the VM's preference packet size.
+    #[serde(default = "d_burst")]
+    pub burst: Size,
+}
+
+fn d_burst() -> Size {
+    Size(ByteSize::Bytes(1_000_000))
+}
+
+impl Default for PolicerSpec {
+    fn default() -> Self {
+        PolicerSpec {
+            unit: PolicerUnit::Bytes,
+            burst: d_burst(),
+        }
+    }
+}
+
+/// `[vswitch.cpu.hbs]`: HBS's constants.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HbsSpec {
+    /// Empty polls in a row after which an idle VM drops one class ("several",
+    /// §IV-B-3) [8].
+    #[serde(default = "d_demote")]
+    pub demote_after: u32,
+}
+
+fn d_demote() -> u32 {
+    8
+}
+
+impl Default for HbsSpec {
+    fn default() -> Self {
+        HbsSpec {
+            demote_after: d_demote(),
+        }
     }
 }
 
@@ -53,6 +138,20 @@ pub struct PreferenceSpec {
 
 fn d_pref_size() -> Size {
     Size(ByteSize::Bytes(362))
+}
+
+impl PreferenceSpec {
+    /// (packet size in bytes, flows), or what is wrong with the size.
+    pub fn resolve(&self) -> Result<(u32, Flows), String> {
+        match self.packet_size.0 {
+            ByteSize::Bytes(b) if (64..=crate::units::MAX_PACKET).contains(&b) => {
+                Ok((b as u32, self.flows))
+            }
+            other => Err(format!(
+                "{other:?}; expected a size in bytes from 64B to 65535B"
+            )),
+        }
+    }
 }
 
 impl Default for PreferenceSpec {
@@ -127,22 +226,40 @@ pub struct CpuSpec {
     /// Cycles each batch costs beyond its packets [0].
     #[serde(default)]
     pub batch_overhead: u64,
-    /// Π R_i, the deployment coefficients (NUMA, number of VMs, cores; §III-C)
-    /// applied to every packet's cost and to C_alloc [1.0].
+    /// A deployment coefficient applied to every packet's cost and to C_alloc,
+    /// beside R_NUMA and R_#VMs: R_#cores (1.47 with 2 cores, §III-C) or any other
+    /// [1.0].
     #[serde(default = "d_factor")]
     pub factor: f64,
+    /// R_NUMA of a VM whose memory is on another NUMA node than the vswitch's
+    /// (`numa = "remote"`) [1.4, §III-C "40 % more"].
+    #[serde(default = "d_numa_remote")]
+    pub numa_remote: f64,
+    /// R_#VMs from the number of VMs on the host: `none` (1.0), `same_node` (1.14
+    /// with 4 VMs) or `different_nodes` (1.07 with 4) ["none"].
+    #[serde(default)]
+    pub vms_factor: VmsFactor,
     /// Per-packet cycles of each stage at R = 1.
     #[serde(default)]
     pub costs: Costs,
     /// The SLA preference C_alloc is computed for, when a VM gives no `cycles`.
     #[serde(default)]
     pub preference: PreferenceSpec,
-    /// `none` (OVS's round robin, every VM polled alike) or `c2tb` ["none"].
+    /// `none`, `policing` (OVS's ingress policing) or `c2tb` ["none"].
     #[serde(default)]
     pub limiter: Limiter,
+    /// `round_robin` (OVS) or `hbs` ["round_robin"].
+    #[serde(default)]
+    pub scheduler: Scheduler,
     /// C2TB's constants.
     #[serde(default)]
     pub c2tb: C2tbSpec,
+    /// Ingress policing's constants.
+    #[serde(default)]
+    pub policer: PolicerSpec,
+    /// HBS's constants.
+    #[serde(default)]
+    pub hbs: HbsSpec,
 }
 
 fn d_cores() -> u32 {
@@ -163,6 +280,9 @@ fn d_empty_poll() -> u64 {
 fn d_factor() -> f64 {
     1.0
 }
+fn d_numa_remote() -> f64 {
+    1.4
+}
 
 impl Default for CpuSpec {
     fn default() -> Self {
@@ -174,10 +294,15 @@ impl Default for CpuSpec {
             empty_poll: d_empty_poll(),
             batch_overhead: 0,
             factor: d_factor(),
+            numa_remote: d_numa_remote(),
+            vms_factor: VmsFactor::None,
             costs: Costs::default(),
             preference: PreferenceSpec::default(),
             limiter: Limiter::None,
+            scheduler: Scheduler::RoundRobin,
             c2tb: C2tbSpec::default(),
+            policer: PolicerSpec::default(),
+            hbs: HbsSpec::default(),
         }
     }
 }
@@ -200,6 +325,15 @@ pub struct C2tbParams {
     pub redistribution: Redistribution,
 }
 
+/// Ingress policing's resolved constants.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicerParams {
+    /// What it counts.
+    pub unit: PolicerUnit,
+    /// CBS, bytes.
+    pub burst: u64,
+}
+
 /// The CPU model's resolved parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CpuParams {
@@ -215,18 +349,27 @@ pub struct CpuParams {
     pub empty_poll: u64,
     /// Cycles per batch beyond its packets.
     pub batch_overhead: u64,
-    /// Π R_i.
+    /// The host-wide coefficient (R_#cores or other).
     pub factor: f64,
+    /// R_NUMA of remote VMs.
+    pub numa_remote: f64,
+    /// R_#VMs's rule.
+    pub vms_factor: VmsFactor,
     /// Per-packet costs.
     pub costs: Costs,
     /// The SLA preference: packet size (bytes) and flows.
     pub preference: (u32, Flows),
     /// C2TB, if it limits the VMs.
     pub c2tb: Option<C2tbParams>,
+    /// Ingress policing, if it limits the VMs.
+    pub policer: Option<PolicerParams>,
+    /// HBS's demotion threshold, if HBS schedules (else round robin).
+    pub hbs: Option<u32>,
 }
 
 /// The CPU model as a run uses it: the parameters, and per VM (by `VmId`) its
-/// C_alloc (cycles/s) and its weight for MIN-MAX's idle cycles.
+/// C_alloc (cycles/s), its weight for MIN-MAX's idle cycles, its deployment
+/// coefficient, its HBS class and its policer's rate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CpuSetup {
     /// The parameters.
@@ -235,6 +378,15 @@ pub struct CpuSetup {
     pub c_alloc: Vec<u64>,
     /// Weight of each VM (its guarantee in bit/s, or its explicit weight × 10^6).
     pub weights: Vec<u64>,
+    /// Π R_i of each VM: what each of its packets' costs is multiplied by.
+    pub factor: Vec<f64>,
+    /// HBS class of each VM, 1–8.
+    pub priority: Vec<u8>,
+    /// Each VM's policer: rate (bit/s, or packets/s) and depth (bytes, or
+    /// packets), at its guarantee.
+    pub policer: Vec<(u64, u64)>,
+    /// Per workload: whether its packets miss the EMC (`classify = "multiple"`).
+    pub multiple: Vec<bool>,
 }
 
 impl CpuSpec {
@@ -260,24 +412,30 @@ impl CpuSpec {
                 format!("{}; expected 1 to {MAX_RING} packets", self.ring),
             );
         }
-        if !(self.factor.is_finite() && self.factor > 0.0 && self.factor <= 100.0) {
-            return err(
-                "factor",
-                format!("{}; expected a number above 0, at most 100", self.factor),
-            );
-        }
         self.costs
             .check()
             .map_err(|(k, m)| (format!("costs.{k}"), m))?;
-        let size = match self.preference.packet_size.0 {
-            ByteSize::Bytes(b) if (64..=crate::units::MAX_PACKET).contains(&b) => b as u32,
+        let preference = self
+            .preference
+            .resolve()
+            .map_err(|m| ("preference.packet_size".to_string(), m))?;
+        for (k, v) in [("factor", self.factor), ("numa_remote", self.numa_remote)] {
+            if !(v.is_finite() && v > 0.0 && v <= 100.0) {
+                return err(k, format!("{v}; expected a number above 0, at most 100"));
+            }
+        }
+        let burst = match self.policer.burst.0 {
+            ByteSize::Bytes(b) if b > 0 => b,
             other => {
                 return err(
-                    "preference.packet_size",
-                    format!("{other:?}; expected a size in bytes from 64B to 65535B"),
+                    "policer.burst",
+                    format!("{other:?}; expected a positive size in bytes"),
                 )
             }
         };
+        if self.hbs.demote_after == 0 {
+            return err("hbs.demote_after", "0; expected at least 1 poll".into());
+        }
         let c = &self.c2tb;
         if c.interval.0 == 0 {
             return err("c2tb.interval", "0s; expected a positive duration".into());
@@ -296,14 +454,21 @@ impl CpuSpec {
             empty_poll: self.empty_poll,
             batch_overhead: self.batch_overhead,
             factor: self.factor,
+            numa_remote: self.numa_remote,
+            vms_factor: self.vms_factor,
             costs: self.costs,
-            preference: (size, self.preference.flows),
+            preference,
             c2tb: (self.limiter == Limiter::C2tb).then_some(C2tbParams {
                 mode: c.mode,
                 interval: c.interval.0,
                 depth: c.bucket_depth as i64,
                 redistribution: c.redistribution,
             }),
+            policer: (self.limiter == Limiter::Policing).then_some(PolicerParams {
+                unit: self.policer.unit,
+                burst,
+            }),
+            hbs: (self.scheduler == Scheduler::Hbs).then_some(self.hbs.demote_after),
         })
     }
 }

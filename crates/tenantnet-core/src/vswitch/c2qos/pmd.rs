@@ -7,6 +7,7 @@
 //! batches' cost (§VI-A). A poll that finds a ring empty costs `empty_poll` cycles.
 //! Under C2TB a VM without tokens is skipped at no cost (§VI-A, "skipping ports with
 //! negative tokens") and every poll's cycles, empty or not, come out of its bucket.
+//! Under HBS the core polls by priority class instead (`hbs.rs`).
 //!
 //! Time: the core's clock counts cycles since time 0; cycle c ends at ⌈c·10^12/F⌉
 //! ps, and a core that slept resumes at cycle ⌊t·F/10^12⌋, so no rounding drifts. A
@@ -14,6 +15,7 @@
 //! real PMD spins; those empty polls are not simulated, spec `c2qos.md` §5.4).
 
 use super::c2tb::C2tb;
+use super::hbs::Hbs;
 use crate::engine::Time;
 use crate::net::{PktId, VmId};
 use crate::units::PS_PER_SEC;
@@ -34,6 +36,24 @@ pub fn cycle_at(t: Time, hz: u64) -> u64 {
     (t as u128 * hz as u128 / PS_PER_SEC as u128) as u64
 }
 
+/// The order a core polls its VMs in.
+#[derive(Clone, Debug)]
+pub enum Sched {
+    /// OVS's round robin, from slot `next`.
+    RoundRobin {
+        /// The next slot to poll.
+        next: usize,
+    },
+    /// HBS.
+    Hbs(Hbs),
+}
+
+impl Default for Sched {
+    fn default() -> Self {
+        Sched::RoundRobin { next: 0 }
+    }
+}
+
 /// A core's state.
 #[derive(Clone, Debug, Default)]
 pub struct Pmd {
@@ -41,8 +61,8 @@ pub struct Pmd {
     pub host: u32,
     /// The VMs it polls, in order.
     pub vms: Vec<VmId>,
-    /// The next slot of `vms` to poll.
-    pub next: usize,
+    /// Its poll order.
+    pub sched: Sched,
     /// Cycles since time 0 up to the end of its current work.
     pub clock: u64,
     /// The batch in progress: its packets (and whether each may be dropped), its
@@ -85,26 +105,45 @@ impl Pmd {
         }
     }
 
-    /// One round of the poll loop from `next`: the first slot it may serve whose
-    /// ring holds packets (`held(vm)`), after the empty polls before it (their
-    /// cycles spent), or `None` when a whole round found nothing to serve.
+    /// The VM to serve next: the first slot (in the scheduler's order) it may
+    /// serve whose ring holds packets (`held(vm)`), after the empty polls before it
+    /// (their cycles spent and charged), or `None` when a whole round found nothing
+    /// to serve.
     pub fn choose(&mut self, empty_poll: u64, held: impl Fn(VmId) -> usize) -> Option<usize> {
-        let n = self.vms.len();
-        for step in 0..n {
-            let slot = (self.next + step) % n;
-            if self.c2tb.as_ref().is_some_and(|c| !c.may_serve(slot)) {
-                continue;
-            }
-            if held(self.vms[slot]) > 0 {
-                return Some(slot);
-            }
-            self.clock += empty_poll;
-            self.poll += empty_poll;
-            if let Some(c) = self.c2tb.as_mut() {
+        let Pmd {
+            vms,
+            sched,
+            clock,
+            poll,
+            c2tb,
+            ..
+        } = self;
+        // an empty poll: its cycles spent and charged; whether the VM has tokens left
+        let mut poll_empty = |c2tb: &mut Option<C2tb>, slot: usize| {
+            *clock += empty_poll;
+            *poll += empty_poll;
+            c2tb.as_mut().is_none_or(|c| {
                 c.charge(slot, empty_poll);
+                c.may_serve(slot)
+            })
+        };
+        match sched {
+            Sched::RoundRobin { next } => {
+                let n = vms.len();
+                for step in 0..n {
+                    let slot = (*next + step) % n;
+                    if c2tb.as_ref().is_some_and(|c| !c.may_serve(slot)) {
+                        continue;
+                    }
+                    if held(vms[slot]) > 0 {
+                        return Some(slot);
+                    }
+                    poll_empty(c2tb, slot);
+                }
+                None
             }
+            Sched::Hbs(h) => h.choose(|slot| held(vms[slot]), |slot| poll_empty(c2tb, slot)),
         }
-        None
     }
 
     /// A batch of `cost` cycles from `slot` starts: the time it ends.
@@ -114,7 +153,9 @@ impl Pmd {
         self.clock += cost;
         self.vm_cycles[slot] += cost;
         self.vm_packets[slot] += packets as u64;
-        self.next = (slot + 1) % self.vms.len();
+        if let Sched::RoundRobin { next } = &mut self.sched {
+            *next = (slot + 1) % self.vms.len();
+        }
         time_of(self.clock, hz)
     }
 
@@ -122,10 +163,26 @@ impl Pmd {
     /// the batch, as measured, §IV-A-2). Its slot.
     pub fn finish(&mut self) -> Option<usize> {
         let slot = self.serving.take()?;
-        if let Some(c) = self.c2tb.as_mut() {
+        let left = self.c2tb.as_mut().is_none_or(|c| {
             c.charge(slot, self.cost);
+            c.may_serve(slot)
+        });
+        if let Sched::Hbs(h) = &mut self.sched {
+            h.served(slot, left);
         }
         Some(slot)
+    }
+
+    /// The C2TB manager's call: the buckets refill, and under HBS the VMs whose
+    /// tokens are positive again leave the waiting queue.
+    pub fn refill(&mut self) {
+        let Some(c) = self.c2tb.as_mut() else {
+            return;
+        };
+        c.update();
+        if let Sched::Hbs(h) = &mut self.sched {
+            h.refill(|slot| c.may_serve(slot));
+        }
     }
 
     /// Every cycle of its clock is accounted for: forwarding + empty polls + idle.
@@ -161,7 +218,8 @@ mod tests {
         assert_eq!(p.choose(200, held), Some(2));
         assert_eq!((p.clock, p.poll), (400, 400));
         p.start(2, 1000, 5, 2_200_000_000);
-        assert_eq!((p.next, p.clock), (0, 1400));
+        assert!(matches!(p.sched, Sched::RoundRobin { next: 0 }));
+        assert_eq!(p.clock, 1400);
         assert_eq!(p.finish(), Some(2));
         assert_eq!(p.choose(200, |_| 0), None);
         assert_eq!(p.poll, 1000);

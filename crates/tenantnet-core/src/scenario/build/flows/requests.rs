@@ -8,7 +8,7 @@ use super::{nth_start, Gen};
 use crate::engine::rng::Rng;
 use crate::engine::Time;
 use crate::scenario::parse::ScenarioError;
-use crate::scenario::workloads::RequestResponse;
+use crate::scenario::workloads::{PingPong, RequestResponse};
 use crate::workload::{GateSpec, QuerySpec, TrafficEnd};
 
 impl Gen<'_, '_> {
@@ -100,6 +100,33 @@ impl Gen<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// A ping-pong probe: a closed loop of `count` exchanges of `message` bytes each
+    /// way between each client and the one server.
+    pub(super) fn pingpong(&mut self, p: &PingPong) -> Result<(), ScenarioError> {
+        if self.ends(&p.dst, "dst")?.len() != 1 {
+            return Err(self.err("dst", "expected one server (a VM or a host)"));
+        }
+        self.size_of(p.message, "message")?;
+        if p.count == 0 {
+            return Err(self.err("count", "expected at least 1"));
+        }
+        let made = self.request_response(&RequestResponse {
+            src: p.src.clone(),
+            dst: p.dst.clone(),
+            size: p.message,
+            request: p.message,
+            fanout: Some(1),
+            queries: p.count,
+            interval: None,
+            start: p.start,
+        });
+        // the flow-count estimate is the one error left that names a key of its own
+        made.map_err(|e| match e.key.ends_with(".queries") {
+            true => self.err("count", e.message),
+            false => e,
+        })
     }
 
     /// One query of client `c` to `servers`: returns its completion gate. It begins

@@ -1,0 +1,312 @@
+"""C2QoS (Yang et al., J. Systems Architecture 2021), §VI-A and Fig. 10: TCP
+bandwidth, CPU share and latency of four VMs on one PMD core, under OVS's ingress
+policing, C2TB strict and C2TB MIN-MAX, and the latency probe of Fig. 10(g) under
+ingress policing, C2TB only and C2TB + HBS.
+
+Set-up (§VI-A; spec c2qos.md §6.4): host ``s`` runs VM1-VM4 on NUMA node 1 (R_NUMA
+= 1.4, R_#VMs = 1.14 for four VMs on one node) with one 2.2 GHz PMD core; purchased
+4, 4, 1, 1 Gb/s with the SLA preference 1024 B, one flow, so C_alloc = 0.792, 0.792,
+0.198, 0.198 G cycles/s (36/36/9/9 % of the core); iperf TCP to a receiver ``r``
+over 10 GbE. Phase 1: VM1 and VM3 send 1024-byte packets; phase 2: VM2 and VM4 join
+with 64-byte packets; phase 3: VM3 switches to 64-byte packets. VM1 always sends.
+
+Where the paper is silent (spec §7): phases last ``phase_s`` (1 s; every mechanism
+settles within milliseconds, A30), NewReno with delayed ACKs (the paper's guests run
+Linux), MSS 984 B or 24 B for 1024- or 64-byte packets (A22), the policer's bucket
+OVS's default 8000 kbit (A23), MIN-MAX weights in proportion to the guarantees (A6),
+link delays of 12 us so that the probe's idle RTT/2 is near Fig. 3's 26 us, and
+C2TB strict under the latency probe (Fig. 10(g) names no mode). Fig. 10(g) runs
+VM1 with the probe only ("measured separately", A20). Rates are wire rates past the
+vswitch; the steady state is the mean over the last 70 % of each phase.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import progress
+from ..api import run
+from ..plotting import legend_outside, mark_times, save_csv, save_png, style
+
+VMS = ("VM1", "VM2", "VM3", "VM4")
+GUARANTEE_GBPS = {"VM1": 4.0, "VM2": 4.0, "VM3": 1.0, "VM4": 1.0}
+C_ALLOC_SHARE = {"VM1": 0.36, "VM2": 0.36, "VM3": 0.09, "VM4": 0.09}
+"""§VI-A: the cores' shares C_alloc gives each VM."""
+
+POLICIES = {
+    "ingress policing": {"limiter": "policing"},
+    "C2TB strict": {"limiter": "c2tb", "c2tb": {"mode": "strict"}},
+    "C2TB MIN-MAX": {"limiter": "c2tb", "c2tb": {"mode": "minmax"}},
+    "C2TB MIN-MAX, literal Alg. 1": {"limiter": "c2tb",
+                                     "c2tb": {"mode": "minmax", "redistribution": "literal"}},
+}
+"""Fig. 10(a)-(f): the limiter of each run (all under OVS's round robin). MIN-MAX
+runs in both readings of Alg. 1 lines 6-7 and 14 (`c2tb.py`): the default hands
+every VM its share of the overflow; the literal one deducts the shares one by one
+and drops the rest."""
+
+PROBES = {
+    "ingress policing": {"limiter": "policing"},
+    "C2TB only": {"limiter": "c2tb", "c2tb": {"mode": "strict"}},
+    "C2TB + HBS": {"limiter": "c2tb", "scheduler": "hbs", "c2tb": {"mode": "strict"}},
+}
+"""Fig. 10(g): VM1 (class 1 under HBS) runs only the probe."""
+
+BIG, SMALL = {"mss": "984B"}, {"mss": "24B"}
+
+
+def _t(s: float) -> str:
+    return f"{round(s * 1e6)}us"
+
+
+def fig10_scenario(cpu: dict[str, Any], phase_s: float = 1.0, probe: bool = False,
+                   others: bool = True) -> dict[str, Any]:
+    """The §VI-A experiment as a scenario dictionary: `cpu` sets the limiter and
+    scheduler; with `probe`, VM1 runs the ping-pong probe instead of iperf; without
+    `others`, VM2-VM4 stay silent (the native latency)."""
+    p = phase_s
+    vms = [{"name": vm, "host": "s", "guarantee": f"{GUARANTEE_GBPS[vm]:g}Gbps",
+            "numa": "remote", "priority": 1 if vm == "VM1" else 8} for vm in VMS]
+    tcp = {"delayed_ack": True}
+    if probe:
+        # one round trip takes at least ~52 us: enough probes for the whole run
+        vm1 = {"kind": "pingpong", "tenant": "T", "src": "VM1", "dst": "r",
+               "count": int(3 * p / 40e-6) + 10}
+    else:
+        vm1 = {"kind": "long_lived", "tenant": "T", "src": "VM1", "dst": "r",
+               "transport": BIG}
+    work = [vm1]
+    if others:
+        work += [
+            {"kind": "long_lived", "tenant": "T", "src": "VM3", "dst": "r", "transport": BIG,
+             "stop": _t(2 * p)},
+            {"kind": "long_lived", "tenant": "T", "src": "VM3", "dst": "r",
+             "transport": SMALL, "start": _t(2 * p)},
+            {"kind": "long_lived", "tenant": "T", "src": "VM2", "dst": "r",
+             "transport": SMALL, "start": _t(p)},
+            {"kind": "long_lived", "tenant": "T", "src": "VM4", "dst": "r",
+             "transport": SMALL, "start": _t(p)},
+        ]
+    return {
+        "name": "c2qos-fig10",
+        "simulation": {"duration": _t(3 * p), "seed": 1},
+        "topology": {"kind": "graph", "hosts": ["s", "r"], "switches": ["sw"],
+                     "link_rate": "10Gbps", "link_delay": "12us",
+                     "links": [{"a": "s", "b": "sw"}, {"a": "r", "b": "sw"}]},
+        "transport": tcp,
+        "tenants": [{"name": "T", "guarantee": "1Gbps", "vms": vms}],
+        "vswitch": {"interval": "10ms",
+                    "cpu": {"frequency": "2.2GHz", "vms_factor": "same_node",
+                            "preference": {"packet_size": "1024B", "flows": "single"},
+                            **cpu}},
+        "workloads": work,
+        "output": {"sample_interval": "10ms", "queues": False, "throughput": ["vm"]},
+    }
+
+
+def series(r: Any) -> pd.DataFrame:
+    """Per 10 ms sample: each VM's wire rate (Gb/s) and CPU share (of the core)."""
+    tp = r.throughput[r.throughput["scope"] == "vm"]
+    bw = tp.pivot_table(index="time_s", columns="id", values="gbps").reindex(columns=list(VMS))
+    cpu = r.vm_cpu.pivot_table(index="time_s", columns="vm", values="cpu_share")
+    cpu = cpu.reindex(columns=list(VMS))
+    out = bw.fillna(0.0).add_suffix("_gbps").join(cpu.fillna(0.0).add_suffix("_cpu"))
+    pmd = r.pmd.set_index("time_s")
+    out["idle_cpu"] = pmd["idle"] + pmd["poll"]
+    out.columns.name = None
+    return out.reset_index()
+
+
+def steady(s: pd.DataFrame, phase_s: float) -> pd.DataFrame:
+    """The mean of every column over the last 70 % of each phase."""
+    rows = []
+    for k in range(3):
+        lo, hi = (k + 0.3) * phase_s, (k + 1) * phase_s
+        w = s[(s["time_s"] > lo + 1e-9) & (s["time_s"] <= hi + 1e-9)]
+        rows.append({"phase": k + 1, **w.drop(columns="time_s").mean().to_dict()})
+    return pd.DataFrame(rows)
+
+
+def latency(r: Any, phase_s: float) -> pd.DataFrame:
+    """Each probe's RTT/2 (us) with its phase."""
+    p = r.pingpong()
+    p["phase"] = (p["start_s"] // phase_s).astype(int).clip(0, 2) + 1
+    p["latency_us"] = p["latency_s"].astype(float) * 1e6
+    return p[["phase", "start_s", "latency_us"]]
+
+
+def _row(policy: str, phase: str, claim: str, ours: float, paper: str, ok: bool | None,
+         note: str = "") -> dict[str, Any]:
+    return {"policy": policy, "phase": phase, "claim": claim, "ours": round(ours, 4),
+            "paper": paper, "ok": "" if ok is None else ok, "note": note}
+
+
+def _within(x: float, want: float, lo: float, hi: float) -> bool:
+    return want * (1 + lo) <= x <= want * (1 + hi)
+
+
+def compare(st: dict[str, pd.DataFrame], lat: dict[str, pd.DataFrame],
+            native_us: float) -> pd.DataFrame:
+    """Fig. 10's published claims and spec §6.4's checks next to our numbers."""
+    rows = []
+    p = st["ingress policing"].set_index("phase")
+    for vm, g in (("VM1", 4.0), ("VM3", 1.0)):
+        x = float(p.loc[1, f"{vm}_gbps"])
+        rows.append(_row("ingress policing", "1", f"{vm} keeps {g:g} Gb/s (within 5 %)", x,
+                         f"{g:g}", abs(x / g - 1) <= 0.05))
+    v1 = float(p.loc[2, "VM1_gbps"])
+    lost = 1 - v1 / 4
+    rows.append(_row("ingress policing", "2", "VM1 loses 5-25 % of 4 Gb/s", lost * 100,
+                     "12 %", 0.05 <= lost <= 0.25,
+                     "percent lost" + ("" if lost >= 0.05 else
+                                       "; round robin gives every VM one batch a round, and "
+                                       "VM1's 32 x 1024 B cost 1.46 x a 64-byte batch: with "
+                                       "all four backlogged VM1 may use ~37 % of the core, "
+                                       "what its 4 Gb/s needs (36 %)")))
+    c24 = float(p.loc[2, "VM2_cpu"] + p.loc[2, "VM4_cpu"])
+    rows.append(_row("ingress policing", "2", "VM2 + VM4 take >= 30 % of the core", c24 * 100,
+                     "~40 % (20 % each)", c24 >= 0.30, "percent of the core"))
+    v13 = float(p.loc[3, "VM1_gbps"])
+    rows.append(_row("ingress policing", "3", "VM1 rises against phase 2 (reported only)", v13,
+                     "rises", None, f"phase 2: {v1:.3f} Gb/s"))
+    s = st["C2TB strict"].set_index("phase")
+    for ph in (1, 2, 3):
+        x, c = float(s.loc[ph, "VM1_gbps"]), float(s.loc[ph, "VM1_cpu"])
+        rows.append(_row("C2TB strict", str(ph), "VM1 within -2/+4 % of 4 Gb/s", x, "4",
+                         _within(x, 4.0, -0.02, 0.04)))
+        rows.append(_row("C2TB strict", str(ph), "VM1 at 36 +- 1 % of the core", c * 100, "36 %",
+                         abs(c - 0.36) <= 0.01, "percent of the core"))
+    for ph in (1, 2):
+        x = float(s.loc[ph, "VM3_gbps"])
+        rows.append(_row("C2TB strict", str(ph), "VM3 within -2/+4 % of 1 Gb/s", x, "1",
+                         _within(x, 1.0, -0.02, 0.04)))
+    idle = float(s.loc[1, "idle_cpu"])
+    rows.append(_row("C2TB strict", "1", "core idle 55 +- 2 % (100 - 36 - 9)", idle * 100,
+                     "'nearly 75 % wasted'", abs(idle - 0.55) <= 0.02,
+                     "the paper's 75 % contradicts its own 36 % + 9 % (spec A18)"))
+    for name in ("C2TB MIN-MAX", "C2TB MIN-MAX, literal Alg. 1"):
+        rows += _minmax_rows(name, st[name].set_index("phase"))
+    rows += _latency_rows(lat, native_us)
+    return pd.DataFrame(rows)
+
+
+def _minmax_rows(name: str, m: pd.DataFrame) -> list[dict[str, Any]]:
+    v3, v1 = float(m.loc[1, "VM3_gbps"]), float(m.loc[1, "VM1_gbps"])
+    rows = [_row(name, "1", "VM3 in [1.9, 2.4] Gb/s", v3, "2.1", 1.9 <= v3 <= 2.4,
+                 _minmax_note(v1, v3)),
+            _row(name, "1", "VM1 above 4 Gb/s", v1, "6.3", v1 > 4.0)]
+    for vm, g in (("VM1", 4.0), ("VM3", 1.0)):
+        x = float(m.loc[2, f"{vm}_gbps"])
+        note = ""
+        if vm == "VM1" and x < 0.98 * g:
+            note = ("every VM backlogged: round robin serves each VM with tokens alike, and "
+                    "the overflow of the VMs it under-serves keeps the others' buckets full, "
+                    "so no bucket binds and VM1 gets a quarter of the batches, below its MIN")
+        rows.append(_row(name, "2", f"{vm} at or above {g:g} Gb/s (-2 %)", x, f">= {g:g}",
+                         x >= 0.98 * g, note))
+    return rows
+
+
+def _minmax_note(v1: float, v3: float) -> str:
+    if v1 + v3 < 9.3:
+        return ""
+    return ("VM1 and VM3 fill the 10 Gb/s NIC and share it as two TCP flows in one FIFO; "
+            "VM1's unspent tokens overflow and Alg. 1 hands them to VM3 too, so its "
+            "tokens do not bind (the paper's VM1 stopped at 6.3 Gb/s, leaving the NIC "
+            "unsaturated: spec A19)")
+
+
+def _latency_rows(lat: dict[str, pd.DataFrame], native_us: float) -> list[dict[str, Any]]:
+    med = {k: float(v[v["phase"] >= 2]["latency_us"].median()) for k, v in lat.items()}
+    mean = {k: float(v[v["phase"] >= 2]["latency_us"].mean()) for k, v in lat.items()}
+    a, b, c = med["ingress policing"], med["C2TB only"], med["C2TB + HBS"]
+    rows = [
+        _row("Fig. 10(g)", "2-3", "median RTT/2: ingress policing > C2TB only > C2TB + HBS",
+             a, "ordered", a > b > c,
+             f"medians {a:.1f} / {b:.1f} / {c:.1f} us; means "
+             f"{mean['ingress policing']:.1f} / {mean['C2TB only']:.1f} / "
+             f"{mean['C2TB + HBS']:.1f} us"),
+        _row("Fig. 10(g)", "2-3", "C2TB + HBS median at most 1.5 x native", c / native_us,
+             "close to native", c <= 1.5 * native_us, f"native {native_us:.1f} us"),
+    ]
+    for k, v in lat.items():
+        x = v[v["phase"] >= 2]["latency_us"]
+        rows.append(_row("Fig. 10(g)", "2-3", f"{k}: p99 and max RTT/2 (us, reported)",
+                         float(x.quantile(0.99)), "policing > 1 ms worst case", None,
+                         f"max {float(x.max()):.1f} us"))
+    return rows
+
+
+def run_fig10(phase_s: float = 1.0) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame],
+                                             float]:
+    """Every run of Fig. 10: the series per policy, the probes' latencies per
+    policy, and the native RTT/2 (us, the probe alone)."""
+    ser = {name: series(run(fig10_scenario(cpu, phase_s)))
+           for name, cpu in progress.steps(list(POLICIES.items()),
+                                           lambda x: f"Fig. 10: {x[0]}")}
+    lat = {name: latency(run(fig10_scenario(cpu, phase_s, probe=True)), phase_s)
+           for name, cpu in progress.steps(list(PROBES.items()),
+                                           lambda x: f"Fig. 10(g): {x[0]}")}
+    alone = latency(run(fig10_scenario({}, phase_s, probe=True, others=False)), phase_s)
+    return ser, lat, float(alone["latency_us"].median())
+
+
+def reproduce_fig10(out: Path, phase_s: float = 1.0) -> list[Path]:
+    """Writes c2qos_fig10.png, the series, phase means and latencies (CSV), and the
+    comparison with the paper."""
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    ser, lat, native = run_fig10(phase_s)
+    st = {k: steady(v, phase_s) for k, v in ser.items()}
+    check = compare(st, lat, native)
+    all_series = pd.concat([v.assign(policy=k) for k, v in ser.items()])
+    phases = pd.concat([v.assign(policy=k) for k, v in st.items()])
+    lats = pd.concat([v.assign(policy=k) for k, v in lat.items()])
+    written = [save_csv(df, out / name) for name, df in (
+        ("c2qos_fig10_series.csv", all_series), ("c2qos_fig10_phases.csv", phases),
+        ("c2qos_fig10_latency.csv", lats), ("c2qos_fig10_vs_paper.csv", check))]
+    fig, axes = plt.subplots(5, 2, figsize=(13, 16))
+    for row, (name, s) in enumerate(ser.items()):
+        for i, vm in enumerate(VMS):
+            label = f"{vm} ({GUARANTEE_GBPS[vm]:g} Gb/s, {C_ALLOC_SHARE[vm]:.0%} of the core)"
+            axes[row, 0].plot(s["time_s"], s[f"{vm}_gbps"], label=label, **style(i))
+            axes[row, 1].plot(s["time_s"], s[f"{vm}_cpu"] * 100, label=label, **style(i))
+        axes[row, 1].plot(s["time_s"], s["idle_cpu"] * 100, "k:", lw=1,
+                          label="idle and empty polls")
+        axes[row, 0].set_title(f"{name}: bandwidth per VM")
+        axes[row, 1].set_title(f"{name}: CPU share per VM")
+        axes[row, 0].set_ylabel("wire rate (Gb/s)")
+        axes[row, 1].set_ylabel("share of the PMD core (%)")
+        for ax in axes[row]:
+            ax.set_ylim(bottom=0)
+            ax.set_xlabel("time (s)")
+            mark_times(ax, [phase_s, 2 * phase_s], "phase boundary")
+            ax.grid(alpha=0.3)
+        legend_outside(axes[row, 1])
+    _latency_panel(axes[4, 0], lat, native)
+    axes[4, 1].set_axis_off()
+    fig.suptitle("C2QoS Fig. 10: four VMs on one 2.2 GHz PMD core (phases: 1024 B; "
+                 "VM2, VM4 join with 64 B; VM3 to 64 B)", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.985))
+    written.append(save_png(fig, out / "c2qos_fig10.png"))
+    return written
+
+
+def _latency_panel(ax: Any, lat: dict[str, pd.DataFrame], native_us: float) -> None:
+    data, labels = [], []
+    for name, v in lat.items():
+        for ph in (1, 2, 3):
+            data.append(v[v["phase"] == ph]["latency_us"].to_numpy())
+            labels.append(f"{name}\nphase {ph}")
+    ax.boxplot(data, showfliers=False, whis=(1, 99))
+    ax.set_xticks(range(1, len(labels) + 1), labels, rotation=60, fontsize=7)
+    ax.axhline(native_us, color="grey", ls="--", lw=1, label=f"native ({native_us:.1f} us)")
+    ax.set_ylabel("VM1 probe RTT/2 (us; whiskers p1-p99)")
+    ax.set_title("Fig. 10(g): VM1's latency (probe only, class 1 under HBS)")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    legend_outside(ax)
