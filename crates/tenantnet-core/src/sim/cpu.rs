@@ -84,8 +84,9 @@ pub struct CpuState {
     cores: Vec<Pmd>,
     rings: Vec<Ring>,
     vm: Vec<VmCost>,
-    /// Per workload: whether its packets miss the EMC.
-    multiple: Vec<bool>,
+    /// Per workload: whether its packets miss the EMC (`None`: no workload's do,
+    /// and packets are not looked up by workload).
+    multiple: Option<Vec<bool>>,
     /// Each core's counters at the last tick.
     at_tick: Vec<AtTick>,
     vm_cols: VmCpuCols,
@@ -164,7 +165,7 @@ impl CpuState {
             cores,
             rings,
             vm,
-            multiple: s.multiple.clone(),
+            multiple: s.multiple.contains(&true).then(|| s.multiple.clone()),
             at_tick,
             vm_cols: VmCpuCols::default(),
             pmd_cols: PmdCols::default(),
@@ -250,25 +251,20 @@ impl Sim {
         let n = cpu.rings[v.idx()].q.len().min(p.batch as usize);
         let mut cost = p.batch_overhead;
         let now = self.now;
+        let per_packet = p.policer.as_ref().map(|q| q.unit) == Some(PolicerUnit::Packets);
         // allocates only when the policer drops
         let mut policed = Vec::new();
         for _ in 0..n {
             let (id, d) = cpu.rings[v.idx()].q.pop_front().expect("n ≤ len");
             let pkt = &self.pkts[id];
             let size = pkt.size;
-            let wl = self.flows[pkt.flow.idx()].spec.workload as usize;
-            let flows = match cpu.multiple.get(wl) {
-                Some(true) => Flows::Multiple,
+            let flows = match &cpu.multiple {
+                Some(m) if m[self.flows[pkt.flow.idx()].spec.workload as usize] => Flows::Multiple,
                 _ => Flows::Single,
             };
             let vc = &mut cpu.vm[v.idx()];
             if let Some(b) = vc.policer.as_mut() {
-                let unit = p.policer.as_ref().map(|q| q.unit);
-                let tokens = if unit == Some(PolicerUnit::Packets) {
-                    1
-                } else {
-                    size as u64
-                };
+                let tokens = if per_packet { 1 } else { size as u64 };
                 if !b.police(now, tokens) {
                     // dropped after the copy: it cost its ingress cycles only
                     cost += (p.costs.ingress(size) * vc.factor).round() as u64;

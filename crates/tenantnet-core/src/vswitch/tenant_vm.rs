@@ -46,8 +46,9 @@ pub struct VmCpu {
     pub priority: Option<u8>,
     /// Its memory on another NUMA node than the vswitch's.
     pub remote: bool,
-    /// Its SLA preference (`None`: the host's default).
-    pub preference: Option<crate::vswitch::c2qos::PreferenceSpec>,
+    /// Its SLA preference, packet size (bytes) and flows (`None`: the host's
+    /// default).
+    pub preference: Option<(u32, crate::vswitch::c2qos::Flows)>,
 }
 
 impl Vm {

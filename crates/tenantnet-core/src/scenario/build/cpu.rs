@@ -44,11 +44,7 @@ pub fn build(
             params.factor * numa * params.vms_factor.of(n)
         })
         .collect();
-    let preference = |v: &Vm| {
-        (v.cpu.preference.as_ref())
-            .and_then(|p| p.resolve().ok())
-            .unwrap_or(params.preference)
-    };
+    let preference = |v: &Vm| v.cpu.preference.unwrap_or(params.preference);
     let c_alloc: Vec<u64> = (vms.iter().zip(&factor))
         .map(|(v, &r)| {
             v.cpu.cycles.unwrap_or_else(|| {
@@ -65,18 +61,16 @@ pub fn build(
                 .max(1)
         })
         .collect();
+    let (unit, burst) =
+        (params.policer.as_ref()).map_or((PolicerUnit::Bytes, 0), |p| (p.unit, p.burst));
     let policer = vms
         .iter()
-        .map(|v| match params.policer.as_ref().map(|p| p.unit) {
-            Some(PolicerUnit::Packets) => {
+        .map(|v| match unit {
+            PolicerUnit::Packets => {
                 let s = preference(v).0 as u64;
-                let burst = params.policer.as_ref().map_or(0, |p| p.burst) / s;
-                ((v.guarantee_bps / (8 * s)).max(1), burst.max(1))
+                ((v.guarantee_bps / (8 * s)).max(1), (burst / s).max(1))
             }
-            _ => (
-                v.guarantee_bps,
-                params.policer.as_ref().map_or(0, |p| p.burst),
-            ),
+            PolicerUnit::Bytes => (v.guarantee_bps, burst),
         })
         .collect();
     if params.c2tb.is_some() {

@@ -172,14 +172,15 @@ impl Declared {
                 format!("{p}; expected an HBS class from 1 (highest) to 8"),
             ));
         }
-        if let Some(Err(m)) = v.preference.as_ref().map(|p| p.resolve()) {
-            return Err(ctx.err(&join(&vk, "preference.packet_size"), m));
-        }
+        let preference = (v.preference.as_ref())
+            .map(|p| p.resolve())
+            .transpose()
+            .map_err(|m| ctx.err(&join(&vk, "preference.packet_size"), m))?;
         vm.cpu = VmCpu {
             cycles: v.cycles.map(|c| c.0),
             priority: v.priority,
             remote: v.numa == crate::vswitch::c2qos::Numa::Remote,
-            preference: v.preference.clone(),
+            preference,
         };
         let id = self.add(ctx, vm, join(&vk, "name"))?;
         for (c, ch) in v.changes.iter().enumerate() {
