@@ -12,6 +12,7 @@ import pytest
 
 import tenantnet
 from helpers import simulate
+from tenantnet.reproduce.c2qos_fig7 import cycle_rates, fig7_scenario, max_i
 
 HZ = 2.2e9
 
@@ -83,46 +84,46 @@ def test_round_robin_gives_every_vm_the_same_batches() -> None:
     assert (share["vm0"] + share["vm1"]) * 0.01 == pytest.approx(1.0, abs=0.005)
 
 
-def fig7(mode: str, active: list[bool]) -> dict[str, float]:
+def fig7(c2tb: dict[str, Any], active: list[bool]) -> dict[str, float]:
     """Fig. 7's VMs (weights 1, 1, 2, 2; C_alloc 0.2, 0.2, 0.4, 0.4 G cycles/s),
     the `active` ones backlogged with 1024-byte packets: G cycles/s each."""
-    vms = [{"name": f"vm{i}", "host": "left0", "guarantee": "1Gbps", "weight": w,
-            "cycles": c}
-           for i, (w, c) in enumerate([(1, "0.2GHz"), (1, "0.2GHz"), (2, "0.4GHz"),
-                                       (2, "0.4GHz")])]
-    d = scenario(["20Gbps"] * 4, ["1024B"] * 4, vms=vms, duration="300ms",
-                 cpu={"limiter": "c2tb", "c2tb": {"mode": mode}})
-    d["workloads"] = [w for w, a in zip(d["workloads"], active, strict=True) if a]
-    got = per_second(run(d), "cycles", after=0.1)
-    return {vm: got.get(vm, 0.0) / 1e9 for vm in ("vm0", "vm1", "vm2", "vm3")}
+    got = cycle_rates(run(fig7_scenario(c2tb, tuple(active))))
+    return {f"vm{i}": g for i, g in enumerate(got)}
 
 
 def test_c2tb_strict_holds_each_vm_at_c_alloc() -> None:
     for active in ([True] * 4, [False, False, True, True]):
-        got = fig7("strict", active)
+        got = fig7({"mode": "strict"}, active)
         for (vm, g), want, on in zip(got.items(), (0.2, 0.2, 0.4, 0.4), active,
                                      strict=True):
             assert g == pytest.approx(want if on else 0.0, rel=0.01, abs=1e-6), (vm, got)
 
 
-def test_c2tb_minmax_gives_idle_vms_cycles_to_the_busy_ones() -> None:
-    # Fig. 7 with VM1 and VM2 idle: VM3 = VM4 = 1.1 G cycles/s (their MAX plus the
-    # idle VMs' cycles re-distributed by weight; empty polls of the idle VMs cost
-    # a little)
-    got = fig7("minmax", [False, False, True, True])
+def test_c2tb_minmax_meets_fig7_in_both_cases() -> None:
+    """The default (backlog) reading of Alg. 1: with every VM backlogged each gets
+    MAX_i (0.3667, 0.3667, 0.7333, 0.7333 G cycles/s); with VM1 and VM2 idle their
+    cycles go to VM3 and VM4 by weight, 1.1 G each (the idle VMs' empty polls cost
+    a little)."""
+    got = fig7({"mode": "minmax"}, [True] * 4)
+    for (vm, g), want in zip(got.items(), max_i(), strict=True):
+        assert g == pytest.approx(want, rel=0.01), (vm, got)
+    got = fig7({"mode": "minmax"}, [False, False, True, True])
     assert got["vm2"] == pytest.approx(1.1, rel=0.01)
     assert got["vm3"] == pytest.approx(1.1, rel=0.01)
 
 
-def test_c2tb_minmax_with_every_vm_backlogged_is_round_robins_split() -> None:
-    """Not Fig. 7's MAX_i (0.367, 0.367, 0.733, 0.733): with every VM backlogged the
-    buckets only cap, and round robin serves each VM with tokens alike; VM3 and VM4,
-    served a quarter of the batches, overflow their buckets and Alg. 1 hands the
-    overflow by weight to all, so VM1 and VM2 never run dry. Every VM at F / 4 is
-    Alg. 1's fixed point under round robin (issue 15's note)."""
-    got = fig7("minmax", [True] * 4)
+def test_c2tb_minmax_proportional_with_every_vm_backlogged_is_round_robins_split() -> None:
+    """Not Fig. 7's MAX_i: with every VM backlogged the buckets only cap, and round
+    robin serves each VM with tokens alike; VM3 and VM4, served a quarter of the
+    batches, overflow their buckets and the proportional reading hands the overflow
+    by weight to all, so VM1 and VM2 never run dry. Every VM at F / 4 is that
+    reading's fixed point under round robin; it still gives the idle case."""
+    got = fig7({"mode": "minmax", "redistribution": "proportional"}, [True] * 4)
     for vm, g in got.items():
         assert g == pytest.approx(2.2 / 4, rel=0.01), (vm, got)
+    got = fig7({"mode": "minmax", "redistribution": "proportional"},
+               [False, False, True, True])
+    assert got["vm2"] == pytest.approx(1.1, rel=0.01)
 
 
 def test_tcp_waits_for_ring_room_and_loses_nothing() -> None:

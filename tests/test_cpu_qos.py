@@ -11,6 +11,8 @@ import pytest
 
 import tenantnet
 from helpers import simulate
+from tenantnet.reproduce.c2qos_fig7 import max_i
+from tenantnet.reproduce.c2qos_fig13 import RUNS, fig13_scenario, run_fig13
 from test_cpu import HZ, cycles, per_second, run, scenario
 
 
@@ -72,22 +74,67 @@ def test_hbs_serves_the_higher_class_first_and_strict_c2tb_still_caps_it() -> No
     assert set(mine["class"].dropna().astype(int)) <= {1, 2}
 
 
-def test_minmax_with_hbs_lets_the_higher_classes_take_a_lower_ones_min() -> None:
-    """A finding about the paper's two mechanisms together (issue 15's note): with
-    every VM backlogged, classes 1 (VM3, VM4) are served while they have tokens; VM1
-    and VM2, never served, overflow their buckets, and Alg. 1 hands the overflow by
-    weight to all, so the class-1 VMs never run dry and take the whole core. MIN-MAX
-    protects MIN only if the scheduler serves every VM with tokens."""
+def test_minmax_with_hbs_keeps_every_min_only_in_the_backlog_reading() -> None:
+    """The paper's two mechanisms together, every VM backlogged, VM3 and VM4 in
+    class 1. The default (backlog) reading drops a backlogged VM's overflow, so the
+    class-1 VMs run dry at MAX_i and VM1, VM2 get theirs (0.3667 G). In the
+    proportional reading VM1 and VM2, never served, overflow their buckets and Alg. 1
+    hands the overflow by weight to all, so the class-1 VMs never run dry and take
+    the whole core: there MIN-MAX protects MIN only if the scheduler serves every VM
+    with tokens (issue 15's note)."""
     vms = [{"name": f"vm{i}", "host": "left0", "guarantee": "1Gbps", "weight": w,
             "cycles": c, "priority": p}
            for i, (w, c, p) in enumerate([(1, "0.2GHz", 2), (1, "0.2GHz", 2),
                                           (2, "0.4GHz", 1), (2, "0.4GHz", 1)])]
-    d = scenario(["20Gbps"] * 4, ["1024B"] * 4, vms=vms, duration="300ms",
-                 cpu={"limiter": "c2tb", "scheduler": "hbs"})
-    got = per_second(run(d), "cycles", after=0.1)
-    assert got["vm0"] == got["vm1"] == 0.0
-    assert got["vm2"] == pytest.approx(1.1e9, rel=0.01)
-    assert got["vm3"] == pytest.approx(1.1e9, rel=0.01)
+    got = {}
+    for reading in ("backlog", "proportional"):
+        d = scenario(["20Gbps"] * 4, ["1024B"] * 4, vms=vms, duration="300ms",
+                     cpu={"limiter": "c2tb", "scheduler": "hbs",
+                          "c2tb": {"redistribution": reading}})
+        got[reading] = per_second(run(d), "cycles", after=0.1)
+    for vm, want in zip(("vm0", "vm1", "vm2", "vm3"), max_i(), strict=True):
+        assert got["backlog"][vm] == pytest.approx(want * 1e9, rel=0.01), got
+    p = got["proportional"]
+    assert p["vm0"] == p["vm1"] == 0.0
+    assert p["vm2"] == pytest.approx(1.1e9, rel=0.01)
+    assert p["vm3"] == pytest.approx(1.1e9, rel=0.01)
+
+
+def test_the_nic_handler_polices_when_the_nic_is_the_bottleneck() -> None:
+    """§VII (Fig. 13, 10x faster): VM1, priced at 128-byte packets, sends 1500 B
+    from 0.6 s and takes the NIC from VM2; the monitor (every 0.1 s) sees the NIC at
+    >= 95 % and switches ingress policing on at both guarantees, which gives VM2 its
+    6 Gb/s back; without the handler the NIC stays full."""
+    rates, nic = run_fig13(t0=0.6, duration=1.4, monitor=0.1)
+    alone, handled = (rates[rates["run"] == r].set_index("time_s") for r in RUNS)
+    after = slice(0.8 + 1e-9, 1.4)
+    assert alone.loc[after, "VM1_gbps"].mean() > 2.5
+    assert (alone.loc[after, "VM1_gbps"] + alone.loc[after, "VM2_gbps"]).mean() > 9.5
+    on = nic[nic["policing"] == 1]["time_s"]
+    assert on.min() == pytest.approx(0.7)
+    assert (nic[nic["time_s"] < 0.65]["policing"] == 0).all()
+    assert handled.loc[after, "VM2_gbps"].between(0.98 * 6, 1.02 * 6).all()
+    assert handled.loc[after, "VM1_gbps"].mean() == pytest.approx(2.0, rel=0.06)
+    # before the switch both hold their purchase, and the NIC is below 95 %
+    for r in (alone, handled):
+        assert r.loc[0.1:0.6, "VM2_gbps"].mean() == pytest.approx(6.0, rel=0.02)
+        assert r.loc[0.1:0.6, "VM1_gbps"].mean() == pytest.approx(2.0, rel=0.02)
+    assert nic[nic["time_s"] <= 0.6 + 1e-9]["nic_gbps"].max() < 9.5
+
+
+def test_the_nic_handler_releases_after_quiet_intervals() -> None:
+    """Once VM1 stops sending 1500 B (back to 128 B at 0.5 s), no policer drops and
+    the NIC stays below 95 %: policing goes off after three quiet intervals."""
+    d = fig13_scenario(True, t0=0.2, duration=1.2, monitor=0.1)
+    d["workloads"][1]["stop"] = "500ms"
+    d["workloads"].append({**d["workloads"][0], "start": "500ms"})
+    del d["workloads"][-1]["stop"]
+    r = run(d)
+    states = r.nic_monitor.set_index("time_s")["policing"]
+    assert states.loc[0.3] == 1
+    off = states[(states.index > 0.5) & (states == 0)].index.min()
+    assert 0.75 < off < 1.0, states.to_dict()
+    assert (states.loc[off:] == 0).all()
 
 
 def probe_scenario(cpu: dict[str, Any], bulk: int, duration: str = "60ms") -> dict[str, Any]:

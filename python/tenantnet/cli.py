@@ -43,6 +43,8 @@ BENCHMARKS = {
            "10 000 flows (BarberQ's macrobenchmark)",
     "trinity": "64-host leaf-spine, 10 tenants x 8 VMs, all-to-all long flows: Trinity "
                "against no enforcement on the same switches, runs interleaved",
+    "c2qos": "one host with 16 VMs (TCP, 1024 and 64 B) under C2TB MIN-MAX + HBS on one "
+             "PMD core, against the same scenario without the CPU model, runs interleaved",
     "crosscheck": "the permutation's per-flow rates against htsim's runs, setting by setting "
                   "(k=8; --repeat seeds per setting)",
 }
@@ -209,18 +211,17 @@ def bench_fct(repeat: int) -> None:
         }), flush=True)
 
 
-def bench_trinity(repeat: int) -> None:
-    from .reproduce.trinity import leaf_spine_scenario
-    scenarios = {p: Scenario.from_dict(leaf_spine_scenario(p), f"<trinity bench: {p}>")
-                 for p in ("none", "trinity")}
+def bench_pair(name: str, scenarios: dict[str, Scenario], repeat: int) -> None:
+    """Runs each of `scenarios` in turn, `repeat` times, interleaved."""
     for _ in range(repeat):
         for policy, sc in scenarios.items():
             _, s, gbps, wall = timed_run(sc)
             print(json.dumps({
-                "benchmark": "trinity", "policy": policy, "hosts": s["hosts"],
+                "benchmark": name, "policy": policy, "hosts": s["hosts"],
                 "wall_s": round(wall, 3), "events": s["events"],
                 "events_per_s": round(s["events"] / wall),
                 "data_packets": s["data_packets_sent"],
+                "us_per_packet": round(wall / max(s["data_packets_sent"], 1) * 1e6, 4),
                 "mean_flow_gbps": round(sum(gbps) / max(len(gbps), 1), 4),
                 "drops": s["packets_dropped"], "ecn_marks": s["ecn_marks"],
                 "version": s["tenantnet_version"],
@@ -242,7 +243,14 @@ def cmd_bench(a: argparse.Namespace) -> None:
         bench_fct(a.repeat)
         return
     if a.name == "trinity":
-        bench_trinity(a.repeat)
+        from .reproduce.trinity import leaf_spine_scenario
+        bench_pair("trinity", {p: Scenario.from_dict(leaf_spine_scenario(p), f"<trinity: {p}>")
+                               for p in ("none", "trinity")}, a.repeat)
+        return
+    if a.name == "c2qos":
+        from .reproduce.c2qos import bench_scenario
+        bench_pair("c2qos", {p: Scenario.from_dict(bench_scenario(p == "c2qos"), f"<c2qos: {p}>")
+                             for p in ("no CPU model", "c2qos")}, a.repeat)
         return
     sc = Scenario.builtin(a.name)
     if a.k is not None:

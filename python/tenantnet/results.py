@@ -33,6 +33,9 @@ Files written by :meth:`Results.write`:
     empty without HBS)
   * ``pmd.parquet``: per PMD core per tick: time_s, host, core, busy, poll (empty
     polls), idle, each a share of the core's cycles
+  * ``nic_monitor.parquet`` (with ``[vswitch.cpu.nic_handler]``): per host per
+    monitor interval: time_s, host, nic_gbps (its NIC's transmit rate over the
+    interval), policing (1 while the handler has ingress policing on)
 
 * ``summary.json``: simulated time, wall time, events, packet counts, ECN marks,
   seed, tenantnet version, per-workload facts
@@ -51,7 +54,7 @@ if TYPE_CHECKING:  # imported when first used: `import tenantnet` stays light
 
 TABLES = ("flows", "throughput", "queues", "links", "queue_stats", "vms", "vm_rates",
           "queries")
-OPTIONAL_TABLES = ("vm_cpu", "pmd")
+OPTIONAL_TABLES = ("vm_cpu", "pmd", "nic_monitor")
 """Tables only some runs have (None in :class:`Results` otherwise): the CPU model's."""
 
 
@@ -108,6 +111,7 @@ class Results:
     queries: pd.DataFrame
     vm_cpu: pd.DataFrame | None = None
     pmd: pd.DataFrame | None = None
+    nic_monitor: pd.DataFrame | None = None
 
     @classmethod
     def from_core(cls, summary_json: str, tables: dict[str, dict[str, tuple[Any, ...]]]) -> Results:

@@ -25,9 +25,15 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      _lazy("barberq", "reproduce_fig1")),
     "barberq-fig2": ("BarberQ Fig. 2: 8 services, fairness and throughput over time",
                      _lazy("barberq", "reproduce_fig2")),
+    "c2qos-fig7": ("C2QoS Fig. 7: C2TB MIN-MAX's worked example; MAX_i and four VMs' "
+                   "cycle rates, strict and both readings of Alg. 1",
+                   _lazy("c2qos_fig7", "reproduce_fig7")),
     "c2qos-fig10": ("C2QoS Fig. 10: four VMs on one PMD core through three phases; ingress "
                     "policing, C2TB strict and MIN-MAX, and the latency probe with HBS",
                     _lazy("c2qos", "reproduce_fig10")),
+    "c2qos-fig13": ("C2QoS Fig. 13: a VM sends larger packets than it paid for and the NIC "
+                    "becomes the bottleneck; C2QoS alone and with the NIC handler",
+                    _lazy("c2qos_fig13", "reproduce_fig13")),
     "mbfq-fig6": ("MBFQ Fig. 6: four VMs share 9.5 Gb/s; ramp-up and ramp-down, "
                   "MBFQ and static reservation", _lazy("mbfq", "reproduce_fig6")),
     "qshare-table1": ("QShare Table 1: queue scarcity in a full k=16 fat-tree, 1:1, 4:1, 16:1",

@@ -40,13 +40,16 @@ POLICIES = {
     "ingress policing": {"limiter": "policing"},
     "C2TB strict": {"limiter": "c2tb", "c2tb": {"mode": "strict"}},
     "C2TB MIN-MAX": {"limiter": "c2tb", "c2tb": {"mode": "minmax"}},
+    "C2TB MIN-MAX, proportional": {"limiter": "c2tb", "c2tb": {
+        "mode": "minmax", "redistribution": "proportional"}},
     "C2TB MIN-MAX, literal Alg. 1": {"limiter": "c2tb",
                                      "c2tb": {"mode": "minmax", "redistribution": "literal"}},
 }
 """Fig. 10(a)-(f): the limiter of each run (all under OVS's round robin). MIN-MAX
-runs in both readings of Alg. 1 lines 6-7 and 14 (`c2tb.py`): the default hands
-every VM its share of the overflow; the literal one deducts the shares one by one
-and drops the rest."""
+runs in three readings of Alg. 1 lines 6-7 and 14 (`c2tb.rs`): the default hands
+idle VMs' overflow to the VMs that want cycles and drops a backlogged VM's; the
+proportional one hands everyone's overflow to all by weight; the literal one
+deducts the shares one by one and drops the rest."""
 
 PROBES = {
     "ingress policing": {"limiter": "policing"},
@@ -58,7 +61,8 @@ PROBES = {
 BIG, SMALL = {"mss": "984B"}, {"mss": "24B"}
 
 
-def _t(s: float) -> str:
+def dur(s: float) -> str:
+    """A duration in seconds as a scenario value (whole microseconds)."""
     return f"{round(s * 1e6)}us"
 
 
@@ -70,7 +74,6 @@ def fig10_scenario(cpu: dict[str, Any], phase_s: float = 1.0, probe: bool = Fals
     p = phase_s
     vms = [{"name": vm, "host": "s", "guarantee": f"{GUARANTEE_GBPS[vm]:g}Gbps",
             "numa": "remote", "priority": 1 if vm == "VM1" else 8} for vm in VMS]
-    tcp = {"delayed_ack": True}
     if probe:
         # one round trip takes at least ~52 us: enough probes for the whole run
         vm1 = {"kind": "pingpong", "tenant": "T", "src": "VM1", "dst": "r",
@@ -82,29 +85,66 @@ def fig10_scenario(cpu: dict[str, Any], phase_s: float = 1.0, probe: bool = Fals
     if others:
         work += [
             {"kind": "long_lived", "tenant": "T", "src": "VM3", "dst": "r", "transport": BIG,
-             "stop": _t(2 * p)},
+             "stop": dur(2 * p)},
             {"kind": "long_lived", "tenant": "T", "src": "VM3", "dst": "r",
-             "transport": SMALL, "start": _t(2 * p)},
+             "transport": SMALL, "start": dur(2 * p)},
             {"kind": "long_lived", "tenant": "T", "src": "VM2", "dst": "r",
-             "transport": SMALL, "start": _t(p)},
+             "transport": SMALL, "start": dur(p)},
             {"kind": "long_lived", "tenant": "T", "src": "VM4", "dst": "r",
-             "transport": SMALL, "start": _t(p)},
+             "transport": SMALL, "start": dur(p)},
         ]
+    return testbed("c2qos-fig10", vms, work, cpu={
+        "vms_factor": "same_node", "preference": {"packet_size": "1024B", "flows": "single"},
+        **cpu}, duration_s=3 * p)
+
+
+def testbed(name: str, vms: list[dict[str, Any]], work: list[dict[str, Any]],
+            cpu: dict[str, Any], duration_s: float, sample: str = "10ms") -> dict[str, Any]:
+    """The paper's platform (§II-B, §VI) as a scenario: host ``s`` with the VMs
+    (tenant ``T``) and one 2.2 GHz PMD core, a receiver ``r``, 10 GbE through one
+    switch with 12 us links (the probe's idle RTT/2 near Fig. 3's 26 us), NewReno
+    with delayed ACKs; `cpu` is added to ``[vswitch.cpu]``."""
     return {
-        "name": "c2qos-fig10",
-        "simulation": {"duration": _t(3 * p), "seed": 1},
+        "name": name,
+        "simulation": {"duration": dur(duration_s), "seed": 1},
         "topology": {"kind": "graph", "hosts": ["s", "r"], "switches": ["sw"],
                      "link_rate": "10Gbps", "link_delay": "12us",
                      "links": [{"a": "s", "b": "sw"}, {"a": "r", "b": "sw"}]},
-        "transport": tcp,
+        "transport": {"delayed_ack": True},
         "tenants": [{"name": "T", "guarantee": "1Gbps", "vms": vms}],
-        "vswitch": {"interval": "10ms",
-                    "cpu": {"frequency": "2.2GHz", "vms_factor": "same_node",
-                            "preference": {"packet_size": "1024B", "flows": "single"},
-                            **cpu}},
+        "vswitch": {"interval": "10ms", "cpu": {"frequency": "2.2GHz", **cpu}},
         "workloads": work,
-        "output": {"sample_interval": "10ms", "queues": False, "throughput": ["vm"]},
+        "output": {"sample_interval": sample, "queues": False, "throughput": ["vm"]},
     }
+
+
+def bench_scenario(cpu: bool, vms: int = 16, duration_s: float = 1.0) -> dict[str, Any]:
+    """The issue's benchmark: `vms` VMs of 0.5 Gb/s on host ``s``, every fourth
+    sending 64-byte packets and the others 1024-byte ones (long-lived TCP), in four
+    HBS classes under C2TB MIN-MAX; without `cpu`, the same scenario with no CPU
+    model (packets pass the vswitch for free)."""
+    names = [f"VM{i + 1}" for i in range(vms)]
+    spec = [{"name": n, "host": "s", "guarantee": "0.5Gbps", "priority": 1 + i % 4}
+            for i, n in enumerate(names)]
+    work = [{"kind": "long_lived", "tenant": "T", "src": n, "dst": "r",
+             "transport": SMALL if i % 4 == 3 else BIG} for i, n in enumerate(names)]
+    d = testbed("c2qos-bench", spec, work, {
+        "vms_factor": "same_node", "preference": {"packet_size": "1024B"},
+        "limiter": "c2tb", "scheduler": "hbs"}, duration_s, sample="100ms")
+    if not cpu:
+        del d["vswitch"]["cpu"]
+    return d
+
+
+def run_cpu(d: dict[str, Any]) -> Any:
+    """Runs a scenario with the CPU model, and checks that every core's cycles are
+    accounted for (forwarding + empty polls + idle = its clock)."""
+    r = run(d)
+    cpu = r.summary["cpu"]
+    used = cpu["cycles_forwarding"] + cpu["cycles_empty_polls"] + cpu["cycles_idle"]
+    if not cpu["cycle_conservation_ok"] or used != cpu["cycles_clock"]:
+        raise AssertionError(f"{d.get('name')}: cycles not conserved: {cpu}")
+    return r
 
 
 def series(r: Any) -> pd.DataFrame:
@@ -187,7 +227,7 @@ def compare(st: dict[str, pd.DataFrame], lat: dict[str, pd.DataFrame],
     rows.append(_row("C2TB strict", "1", "core idle 55 +- 2 % (100 - 36 - 9)", idle * 100,
                      "'nearly 75 % wasted'", abs(idle - 0.55) <= 0.02,
                      "the paper's 75 % contradicts its own 36 % + 9 % (spec A18)"))
-    for name in ("C2TB MIN-MAX", "C2TB MIN-MAX, literal Alg. 1"):
+    for name in ("C2TB MIN-MAX", "C2TB MIN-MAX, proportional", "C2TB MIN-MAX, literal Alg. 1"):
         rows += _minmax_rows(name, st[name].set_index("phase"))
     rows += _latency_rows(lat, native_us)
     return pd.DataFrame(rows)
@@ -195,8 +235,9 @@ def compare(st: dict[str, pd.DataFrame], lat: dict[str, pd.DataFrame],
 
 def _minmax_rows(name: str, m: pd.DataFrame) -> list[dict[str, Any]]:
     v3, v1 = float(m.loc[1, "VM3_gbps"]), float(m.loc[1, "VM1_gbps"])
-    rows = [_row(name, "1", "VM3 in [1.9, 2.4] Gb/s", v3, "2.1", 1.9 <= v3 <= 2.4,
-                 _minmax_note(v1, v3)),
+    ok3 = 1.9 <= v3 <= 2.4
+    rows = [_row(name, "1", "VM3 in [1.9, 2.4] Gb/s", v3, "2.1", ok3,
+                 "" if ok3 else _minmax_note(v1, v3)),
             _row(name, "1", "VM1 above 4 Gb/s", v1, "6.3", v1 > 4.0)]
     for vm, g in (("VM1", 4.0), ("VM3", 1.0)):
         x = float(m.loc[2, f"{vm}_gbps"])
@@ -244,13 +285,13 @@ def run_fig10(phase_s: float = 1.0) -> tuple[dict[str, pd.DataFrame], dict[str, 
                                              float]:
     """Every run of Fig. 10: the series per policy, the probes' latencies per
     policy, and the native RTT/2 (us, the probe alone)."""
-    ser = {name: series(run(fig10_scenario(cpu, phase_s)))
+    ser = {name: series(run_cpu(fig10_scenario(cpu, phase_s)))
            for name, cpu in progress.steps(list(POLICIES.items()),
                                            lambda x: f"Fig. 10: {x[0]}")}
-    lat = {name: latency(run(fig10_scenario(cpu, phase_s, probe=True)), phase_s)
+    lat = {name: latency(run_cpu(fig10_scenario(cpu, phase_s, probe=True)), phase_s)
            for name, cpu in progress.steps(list(PROBES.items()),
                                            lambda x: f"Fig. 10(g): {x[0]}")}
-    alone = latency(run(fig10_scenario({}, phase_s, probe=True, others=False)), phase_s)
+    alone = latency(run_cpu(fig10_scenario({}, phase_s, probe=True, others=False)), phase_s)
     return ser, lat, float(alone["latency_us"].median())
 
 
@@ -269,7 +310,7 @@ def reproduce_fig10(out: Path, phase_s: float = 1.0) -> list[Path]:
     written = [save_csv(df, out / name) for name, df in (
         ("c2qos_fig10_series.csv", all_series), ("c2qos_fig10_phases.csv", phases),
         ("c2qos_fig10_latency.csv", lats), ("c2qos_fig10_vs_paper.csv", check))]
-    fig, axes = plt.subplots(5, 2, figsize=(13, 16))
+    fig, axes = plt.subplots(len(POLICIES) + 1, 2, figsize=(13, 3.2 * (len(POLICIES) + 1)))
     for row, (name, s) in enumerate(ser.items()):
         for i, vm in enumerate(VMS):
             label = f"{vm} ({GUARANTEE_GBPS[vm]:g} Gb/s, {C_ALLOC_SHARE[vm]:.0%} of the core)"
@@ -287,8 +328,8 @@ def reproduce_fig10(out: Path, phase_s: float = 1.0) -> list[Path]:
             mark_times(ax, [phase_s, 2 * phase_s], "phase boundary")
             ax.grid(alpha=0.3)
         legend_outside(axes[row, 1])
-    _latency_panel(axes[4, 0], lat, native)
-    axes[4, 1].set_axis_off()
+    _latency_panel(axes[-1, 0], lat, native)
+    axes[-1, 1].set_axis_off()
     fig.suptitle("C2QoS Fig. 10: four VMs on one 2.2 GHz PMD core (phases: 1024 B; "
                  "VM2, VM4 join with 64 B; VM3 to 64 B)", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.985))

@@ -4,7 +4,9 @@
 //! the batch's packets are metered right after the copy (one timestamp per batch,
 //! as OVS reads the TSC once) and those out of profile are dropped, having cost
 //! their copy; the C2TB manager refills the cycle buckets every `invl`; each host
-//! tick records every VM's cycles and every core's use.
+//! tick records every VM's cycles and every core's use. With the NIC handler, a
+//! monitor reads each host's NIC every T_mon and switches the host's policers on
+//! or off (§VII).
 
 use std::collections::VecDeque;
 
@@ -14,6 +16,7 @@ use crate::engine::{to_secs, Time};
 use crate::net::{FlowId, PktId, VmId};
 use crate::vswitch::c2qos::c2tb::C2tb;
 use crate::vswitch::c2qos::hbs::Hbs;
+use crate::vswitch::c2qos::nic_handler::NicMonitor;
 use crate::vswitch::c2qos::pmd::{CoreId, Pmd, Sched};
 use crate::vswitch::c2qos::{CpuParams, CpuSetup, Flows, PolicerUnit};
 use crate::vswitch::token_bucket::{TokenBucket, BITS_PER_BYTE};
@@ -65,13 +68,24 @@ struct AtTick {
     vm_packets: Vec<u64>,
 }
 
+/// Per NIC monitor reading: `nic_monitor` rows.
+#[derive(Clone, Debug, Default)]
+struct NicCols {
+    time: Vec<f64>,
+    host: Vec<u32>,
+    gbps: Vec<f64>,
+    policing: Vec<u64>,
+}
+
 /// Per VM: what its packets cost beyond their size, and its policer.
 #[derive(Clone, Debug)]
 struct VmCost {
     /// Π R_i.
     factor: f64,
-    /// Ingress policing's bucket, if it polices the VM.
+    /// Ingress policing's bucket, if the VM may be policed.
     policer: Option<TokenBucket>,
+    /// Whether the policer is on.
+    policing: bool,
     /// Packets policed so far, and at the last tick.
     policed: u64,
     policed_at_tick: u64,
@@ -89,8 +103,11 @@ pub struct CpuState {
     multiple: Option<Vec<bool>>,
     /// Each core's counters at the last tick.
     at_tick: Vec<AtTick>,
+    /// The NIC handler's monitor of each host (by vswitch), if the handler is on.
+    monitors: Vec<NicMonitor>,
     vm_cols: VmCpuCols,
     pmd_cols: PmdCols,
+    nic_cols: NicCols,
 }
 
 impl CpuState {
@@ -156,6 +173,7 @@ impl CpuState {
                         PolicerUnit::Packets => TokenBucket::new(rate, burst, 1),
                     }
                 }),
+                policing: p.policer.as_ref().is_some_and(|q| q.from_start),
                 policed: 0,
                 policed_at_tick: 0,
             })
@@ -167,8 +185,10 @@ impl CpuState {
             vm,
             multiple: s.multiple.contains(&true).then(|| s.multiple.clone()),
             at_tick,
+            monitors: Vec::new(),
             vm_cols: VmCpuCols::default(),
             pmd_cols: PmdCols::default(),
+            nic_cols: NicCols::default(),
         }
     }
 
@@ -186,11 +206,64 @@ impl CpuState {
 }
 
 impl Sim {
-    /// The C2TB manager's first call, if C2TB is on.
+    /// The C2TB manager's first call, if C2TB is on, and the NIC monitor's, if the
+    /// NIC handler is.
     pub(super) fn start_cpu(&mut self) {
         if let Some(t) = self.cpu.as_ref().and_then(|c| c.p.c2tb.as_ref()) {
             if t.interval <= self.end {
                 self.schedule(t.interval, Event::C2tbTick);
+            }
+        }
+        let Some(h) = self.cpu.as_ref().and_then(|c| c.p.nic_handler) else {
+            return;
+        };
+        let monitors = (self.vhosts.iter())
+            .map(|v| {
+                let nic = self.net.hosts[v.host.idx()].nic;
+                NicMonitor::new(h, self.net.ports[nic.idx()].rate_bps())
+            })
+            .collect();
+        if let Some(cpu) = self.cpu.as_mut() {
+            cpu.monitors = monitors;
+        }
+        if h.monitor <= self.end {
+            self.schedule(h.monitor, Event::NicMonitor);
+        }
+    }
+
+    /// The NIC handler's monitor (every T_mon): reads each host's NIC and switches
+    /// its VMs' policers on (full) or off.
+    pub(super) fn on_nic_monitor(&mut self) {
+        let now = self.now;
+        let Some(cpu) = self.cpu.as_mut() else {
+            return;
+        };
+        for (k, hv) in self.vhosts.iter().enumerate() {
+            let nic = self.net.hosts[hv.host.idx()].nic;
+            let tx = self.net.ports[nic.idx()].tx_bytes();
+            let policed = hv.vms.iter().map(|v| cpu.vm[v.idx()].policed).sum();
+            let m = &mut cpu.monitors[k];
+            let (bps, changed) = m.observe(tx, policed);
+            let on = m.on;
+            if changed {
+                let from_start = cpu.p.policer.as_ref().is_some_and(|q| q.from_start);
+                for v in &hv.vms {
+                    let vc = &mut cpu.vm[v.idx()];
+                    vc.policing = on || from_start;
+                    if let Some(b) = vc.policer.as_mut() {
+                        b.refill(now);
+                    }
+                }
+            }
+            let r = &mut cpu.nic_cols;
+            r.time.push(to_secs(now));
+            r.host.push(k as u32);
+            r.gbps.push(bps / 1e9);
+            r.policing.push(on as u64);
+        }
+        if let Some(h) = cpu.p.nic_handler {
+            if now + h.monitor <= self.end {
+                self.schedule(now + h.monitor, Event::NicMonitor);
             }
         }
     }
@@ -263,7 +336,7 @@ impl Sim {
                 _ => Flows::Single,
             };
             let vc = &mut cpu.vm[v.idx()];
-            if let Some(b) = vc.policer.as_mut() {
+            if let Some(b) = vc.policer.as_mut().filter(|_| vc.policing) {
                 let tokens = if per_packet { 1 } else { size as u64 };
                 if !b.police(now, tokens) {
                     // dropped after the copy: it cost its ingress cycles only
@@ -338,9 +411,10 @@ impl Sim {
             return;
         };
         let mut wake = Vec::new();
+        let rings = &cpu.rings;
         for (c, core) in cpu.cores.iter_mut().enumerate() {
             if core.c2tb.is_some() {
-                core.refill();
+                core.refill(|v| rings[v.idx()].q.len());
                 if !core.busy() {
                     wake.push(c);
                 }
@@ -422,10 +496,21 @@ impl Sim {
         };
         let (r, q) = (&cpu.vm_cols, &cpu.pmd_cols);
         let hosts = self.host_labels();
-        let labels = (self.vhosts.iter())
+        let labels: Vec<String> = (self.vhosts.iter())
             .map(|h| hosts[h.host.idx()].clone())
             .collect();
-        vec![
+        let n = &cpu.nic_cols;
+        let nic = (!cpu.monitors.is_empty()).then(|| Table {
+            name: "nic_monitor",
+            columns: vec![
+                ("time_s", Column::F64(n.time.clone())),
+                ("host", Column::strings(labels.clone(), n.host.clone())),
+                ("nic_gbps", Column::F64(n.gbps.clone())),
+                ("policing", Column::U64(n.policing.clone())),
+            ],
+        });
+        let mut tables = Vec::new();
+        tables.extend([
             Table {
                 name: "vm_cpu",
                 columns: vec![
@@ -450,7 +535,9 @@ impl Sim {
                     ("idle", Column::F64(q.idle.clone())),
                 ],
             },
-        ]
+        ]);
+        tables.extend(nic);
+        tables
     }
 
     /// The CPU model's totals for the summary.

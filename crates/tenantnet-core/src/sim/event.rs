@@ -82,6 +82,8 @@ events! {
     12 => PmdDone(CoreId),
     /// The C2TB manager refills the cycle buckets.
     13 => C2tbTick,
+    /// The NIC handler's monitor reads every host's NIC rate (C2QoS §VII).
+    14 => NicMonitor,
 }
 
 impl Event {
@@ -95,7 +97,11 @@ impl Event {
             Event::ShaperTx(s) => s.0,
             Event::Control(c) => c,
             Event::PmdDone(c) => c.0,
-            Event::FlowStart | Event::Sample | Event::HostTick | Event::C2tbTick => 0,
+            Event::FlowStart
+            | Event::Sample
+            | Event::HostTick
+            | Event::C2tbTick
+            | Event::NicMonitor => 0,
         }
     }
 

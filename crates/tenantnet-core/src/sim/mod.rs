@@ -408,6 +408,7 @@ impl Sim {
             Event::Sent(p) => self.on_sent(p),
             Event::PmdDone(c) => self.on_pmd_done(c),
             Event::C2tbTick => self.on_c2tb_tick(),
+            Event::NicMonitor => self.on_nic_monitor(),
             Event::Sample => {
                 let now = self.now;
                 self.rec.sample(now, &self.net, &self.flows, &self.vms);

@@ -16,6 +16,8 @@
 //! * [`hbs`]: hierarchical batch scheduling, priority classes polled in order
 //!   (§IV-B).
 //! * [`factors`]: the deployment coefficients R_NUMA and R_#VMs (§III-C).
+//! * [`nic_handler`]: ingress policing switched on when the NIC, not the core, is
+//!   the bottleneck (§VII).
 //!
 //! OVS's own limiter, ingress policing (a colour-blind srTCM byte bucket with no
 //! excess burst, metering after the guest copy), is the shared token bucket's
@@ -28,6 +30,7 @@ pub mod c2tb;
 pub mod cost;
 pub mod factors;
 pub mod hbs;
+pub mod nic_handler;
 pub mod pmd;
 
 use schemars::JsonSchema;
@@ -38,6 +41,7 @@ use crate::units::{ByteSize, Frequency, Size, TimeSpan};
 pub use c2tb::{Mode, Redistribution};
 pub use cost::{Costs, Flows};
 pub use factors::{Numa, VmsFactor};
+pub use nic_handler::{NicHandlerParams, NicHandlerSpec};
 
 crate::kinds::named_kinds! {
     /// What limits each VM's use of a PMD core (`vswitch.cpu.limiter`).
@@ -260,6 +264,9 @@ pub struct CpuSpec {
     /// HBS's constants.
     #[serde(default)]
     pub hbs: HbsSpec,
+    /// The NIC-bottleneck handler (§VII), if the table is present.
+    #[serde(default)]
+    pub nic_handler: Option<NicHandlerSpec>,
 }
 
 fn d_cores() -> u32 {
@@ -303,6 +310,7 @@ impl Default for CpuSpec {
             c2tb: C2tbSpec::default(),
             policer: PolicerSpec::default(),
             hbs: HbsSpec::default(),
+            nic_handler: None,
         }
     }
 }
@@ -332,6 +340,9 @@ pub struct PolicerParams {
     pub unit: PolicerUnit,
     /// CBS, bytes.
     pub burst: u64,
+    /// Whether it polices from the start (the limiter), or only while the NIC
+    /// handler has it on.
+    pub from_start: bool,
 }
 
 /// The CPU model's resolved parameters.
@@ -361,10 +372,12 @@ pub struct CpuParams {
     pub preference: (u32, Flows),
     /// C2TB, if it limits the VMs.
     pub c2tb: Option<C2tbParams>,
-    /// Ingress policing, if it limits the VMs.
+    /// Ingress policing, if it limits the VMs or the NIC handler may switch it on.
     pub policer: Option<PolicerParams>,
     /// HBS's demotion threshold, if HBS schedules (else round robin).
     pub hbs: Option<u32>,
+    /// The NIC handler, if on.
+    pub nic_handler: Option<NicHandlerParams>,
 }
 
 /// The CPU model as a run uses it: the parameters, and per VM (by `VmId`) its
@@ -436,6 +449,13 @@ impl CpuSpec {
         if self.hbs.demote_after == 0 {
             return err("hbs.demote_after", "0; expected at least 1 poll".into());
         }
+        let nic_handler = match &self.nic_handler {
+            Some(h) => Some(
+                h.resolve()
+                    .map_err(|(k, m)| (format!("nic_handler.{k}"), m))?,
+            ),
+            None => None,
+        };
         let c = &self.c2tb;
         if c.interval.0 == 0 {
             return err("c2tb.interval", "0s; expected a positive duration".into());
@@ -464,11 +484,15 @@ impl CpuSpec {
                 depth: c.bucket_depth as i64,
                 redistribution: c.redistribution,
             }),
-            policer: (self.limiter == Limiter::Policing).then_some(PolicerParams {
-                unit: self.policer.unit,
-                burst,
-            }),
+            policer: (self.limiter == Limiter::Policing || nic_handler.is_some()).then_some(
+                PolicerParams {
+                    unit: self.policer.unit,
+                    burst,
+                    from_start: self.limiter == Limiter::Policing,
+                },
+            ),
             hbs: (self.scheduler == Scheduler::Hbs).then_some(self.hbs.demote_after),
+            nic_handler,
         })
     }
 }

@@ -153,6 +153,9 @@ impl Pmd {
         self.clock += cost;
         self.vm_cycles[slot] += cost;
         self.vm_packets[slot] += packets as u64;
+        if let Some(c) = self.c2tb.as_mut() {
+            c.mark_served(slot);
+        }
         if let Sched::RoundRobin { next } = &mut self.sched {
             *next = (slot + 1) % self.vms.len();
         }
@@ -174,12 +177,14 @@ impl Pmd {
     }
 
     /// The C2TB manager's call: the buckets refill, and under HBS the VMs whose
-    /// tokens are positive again leave the waiting queue.
-    pub fn refill(&mut self) {
+    /// tokens are positive again leave the waiting queue. `held(v)`: the packets VM
+    /// `v` has waiting.
+    pub fn refill(&mut self, held: impl Fn(VmId) -> usize) {
         let Some(c) = self.c2tb.as_mut() else {
             return;
         };
-        c.update();
+        let vms = &self.vms;
+        c.update(|slot| held(vms[slot]) > 0);
         if let Sched::Hbs(h) = &mut self.sched {
             h.refill(|slot| c.may_serve(slot));
         }
