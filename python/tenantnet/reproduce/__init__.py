@@ -26,7 +26,7 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
     "barberq-fig2": ("BarberQ Fig. 2: 8 services, fairness and throughput over time",
                      _lazy("barberq", "reproduce_fig2")),
     "c2qos-fig7": ("C2QoS Fig. 7: C2TB MIN-MAX's worked example; MAX_i and four VMs' "
-                   "cycle rates, strict and both readings of Alg. 1",
+                   "cycle rates, strict and three readings of Alg. 1",
                    _lazy("c2qos_fig7", "reproduce_fig7")),
     "c2qos-fig10": ("C2QoS Fig. 10: four VMs on one PMD core through three phases; ingress "
                     "policing, C2TB strict and MIN-MAX, and the latency probe with HBS",

@@ -178,8 +178,9 @@ def latency(r: Any, phase_s: float) -> pd.DataFrame:
     return p[["phase", "start_s", "latency_us"]]
 
 
-def _row(policy: str, phase: str, claim: str, ours: float, paper: str, ok: bool | None,
-         note: str = "") -> dict[str, Any]:
+def check_row(policy: str, phase: str, claim: str, ours: float, paper: str,
+              ok: bool | None, note: str = "") -> dict[str, Any]:
+    """One row of a `_vs_paper` table (`ok` None: reported, not checked)."""
     return {"policy": policy, "phase": phase, "claim": claim, "ours": round(ours, 4),
             "paper": paper, "ok": "" if ok is None else ok, "note": note}
 
@@ -195,38 +196,38 @@ def compare(st: dict[str, pd.DataFrame], lat: dict[str, pd.DataFrame],
     p = st["ingress policing"].set_index("phase")
     for vm, g in (("VM1", 4.0), ("VM3", 1.0)):
         x = float(p.loc[1, f"{vm}_gbps"])
-        rows.append(_row("ingress policing", "1", f"{vm} keeps {g:g} Gb/s (within 5 %)", x,
-                         f"{g:g}", abs(x / g - 1) <= 0.05))
+        rows.append(check_row("ingress policing", "1", f"{vm} keeps {g:g} Gb/s (within 5 %)", x,
+                              f"{g:g}", abs(x / g - 1) <= 0.05))
     v1 = float(p.loc[2, "VM1_gbps"])
     lost = 1 - v1 / 4
-    rows.append(_row("ingress policing", "2", "VM1 loses 5-25 % of 4 Gb/s", lost * 100,
-                     "12 %", 0.05 <= lost <= 0.25,
-                     "percent lost" + ("" if lost >= 0.05 else
-                                       "; round robin gives every VM one batch a round, and "
-                                       "VM1's 32 x 1024 B cost 1.46 x a 64-byte batch: with "
-                                       "all four backlogged VM1 may use ~37 % of the core, "
-                                       "what its 4 Gb/s needs (36 %)")))
+    rows.append(check_row("ingress policing", "2", "VM1 loses 5-25 % of 4 Gb/s", lost * 100,
+                          "12 %", 0.05 <= lost <= 0.25,
+                          "percent lost" + ("" if lost >= 0.05 else
+                                            "; round robin gives every VM one batch a round, and "
+                                            "VM1's 32 x 1024 B cost 1.46 x a 64-byte batch: with "
+                                            "all four backlogged VM1 may use ~37 % of the core, "
+                                            "what its 4 Gb/s needs (36 %)")))
     c24 = float(p.loc[2, "VM2_cpu"] + p.loc[2, "VM4_cpu"])
-    rows.append(_row("ingress policing", "2", "VM2 + VM4 take >= 30 % of the core", c24 * 100,
-                     "~40 % (20 % each)", c24 >= 0.30, "percent of the core"))
+    rows.append(check_row("ingress policing", "2", "VM2 + VM4 take >= 30 % of the core", c24 * 100,
+                          "~40 % (20 % each)", c24 >= 0.30, "percent of the core"))
     v13 = float(p.loc[3, "VM1_gbps"])
-    rows.append(_row("ingress policing", "3", "VM1 rises against phase 2 (reported only)", v13,
-                     "rises", None, f"phase 2: {v1:.3f} Gb/s"))
+    rows.append(check_row("ingress policing", "3", "VM1 rises against phase 2 (reported only)", v13,
+                          "rises", None, f"phase 2: {v1:.3f} Gb/s"))
     s = st["C2TB strict"].set_index("phase")
     for ph in (1, 2, 3):
         x, c = float(s.loc[ph, "VM1_gbps"]), float(s.loc[ph, "VM1_cpu"])
-        rows.append(_row("C2TB strict", str(ph), "VM1 within -2/+4 % of 4 Gb/s", x, "4",
-                         _within(x, 4.0, -0.02, 0.04)))
-        rows.append(_row("C2TB strict", str(ph), "VM1 at 36 +- 1 % of the core", c * 100, "36 %",
-                         abs(c - 0.36) <= 0.01, "percent of the core"))
+        rows.append(check_row("C2TB strict", str(ph), "VM1 within -2/+4 % of 4 Gb/s", x, "4",
+                              _within(x, 4.0, -0.02, 0.04)))
+        rows.append(check_row("C2TB strict", str(ph), "VM1 at 36 +- 1 % of the core",
+                              c * 100, "36 %", abs(c - 0.36) <= 0.01, "percent of the core"))
     for ph in (1, 2):
         x = float(s.loc[ph, "VM3_gbps"])
-        rows.append(_row("C2TB strict", str(ph), "VM3 within -2/+4 % of 1 Gb/s", x, "1",
-                         _within(x, 1.0, -0.02, 0.04)))
+        rows.append(check_row("C2TB strict", str(ph), "VM3 within -2/+4 % of 1 Gb/s", x, "1",
+                              _within(x, 1.0, -0.02, 0.04)))
     idle = float(s.loc[1, "idle_cpu"])
-    rows.append(_row("C2TB strict", "1", "core idle 55 +- 2 % (100 - 36 - 9)", idle * 100,
-                     "'nearly 75 % wasted'", abs(idle - 0.55) <= 0.02,
-                     "the paper's 75 % contradicts its own 36 % + 9 % (spec A18)"))
+    rows.append(check_row("C2TB strict", "1", "core idle 55 +- 2 % (100 - 36 - 9)", idle * 100,
+                          "'nearly 75 % wasted'", abs(idle - 0.55) <= 0.02,
+                          "the paper's 75 % contradicts its own 36 % + 9 % (spec A18)"))
     for name in ("C2TB MIN-MAX", "C2TB MIN-MAX, proportional", "C2TB MIN-MAX, literal Alg. 1"):
         rows += _minmax_rows(name, st[name].set_index("phase"))
     rows += _latency_rows(lat, native_us)
@@ -236,9 +237,9 @@ def compare(st: dict[str, pd.DataFrame], lat: dict[str, pd.DataFrame],
 def _minmax_rows(name: str, m: pd.DataFrame) -> list[dict[str, Any]]:
     v3, v1 = float(m.loc[1, "VM3_gbps"]), float(m.loc[1, "VM1_gbps"])
     ok3 = 1.9 <= v3 <= 2.4
-    rows = [_row(name, "1", "VM3 in [1.9, 2.4] Gb/s", v3, "2.1", ok3,
-                 "" if ok3 else _minmax_note(v1, v3)),
-            _row(name, "1", "VM1 above 4 Gb/s", v1, "6.3", v1 > 4.0)]
+    rows = [check_row(name, "1", "VM3 in [1.9, 2.4] Gb/s", v3, "2.1", ok3,
+                      "" if ok3 else _minmax_note(v1, v3)),
+            check_row(name, "1", "VM1 above 4 Gb/s", v1, "6.3", v1 > 4.0)]
     for vm, g in (("VM1", 4.0), ("VM3", 1.0)):
         x = float(m.loc[2, f"{vm}_gbps"])
         note = ""
@@ -246,8 +247,8 @@ def _minmax_rows(name: str, m: pd.DataFrame) -> list[dict[str, Any]]:
             note = ("every VM backlogged: round robin serves each VM with tokens alike, and "
                     "the overflow of the VMs it under-serves keeps the others' buckets full, "
                     "so no bucket binds and VM1 gets a quarter of the batches, below its MIN")
-        rows.append(_row(name, "2", f"{vm} at or above {g:g} Gb/s (-2 %)", x, f">= {g:g}",
-                         x >= 0.98 * g, note))
+        rows.append(check_row(name, "2", f"{vm} at or above {g:g} Gb/s (-2 %)", x, f">= {g:g}",
+                              x >= 0.98 * g, note))
     return rows
 
 
@@ -265,19 +266,19 @@ def _latency_rows(lat: dict[str, pd.DataFrame], native_us: float) -> list[dict[s
     mean = {k: float(v[v["phase"] >= 2]["latency_us"].mean()) for k, v in lat.items()}
     a, b, c = med["ingress policing"], med["C2TB only"], med["C2TB + HBS"]
     rows = [
-        _row("Fig. 10(g)", "2-3", "median RTT/2: ingress policing > C2TB only > C2TB + HBS",
-             a, "ordered", a > b > c,
-             f"medians {a:.1f} / {b:.1f} / {c:.1f} us; means "
-             f"{mean['ingress policing']:.1f} / {mean['C2TB only']:.1f} / "
-             f"{mean['C2TB + HBS']:.1f} us"),
-        _row("Fig. 10(g)", "2-3", "C2TB + HBS median at most 1.5 x native", c / native_us,
-             "close to native", c <= 1.5 * native_us, f"native {native_us:.1f} us"),
+        check_row("Fig. 10(g)", "2-3", "median RTT/2: ingress policing > C2TB only > C2TB + HBS",
+                  a, "ordered", a > b > c,
+                  f"medians {a:.1f} / {b:.1f} / {c:.1f} us; means "
+                  f"{mean['ingress policing']:.1f} / {mean['C2TB only']:.1f} / "
+                  f"{mean['C2TB + HBS']:.1f} us"),
+        check_row("Fig. 10(g)", "2-3", "C2TB + HBS median at most 1.5 x native", c / native_us,
+                  "close to native", c <= 1.5 * native_us, f"native {native_us:.1f} us"),
     ]
     for k, v in lat.items():
         x = v[v["phase"] >= 2]["latency_us"]
-        rows.append(_row("Fig. 10(g)", "2-3", f"{k}: p99 and max RTT/2 (us, reported)",
-                         float(x.quantile(0.99)), "policing > 1 ms worst case", None,
-                         f"max {float(x.max()):.1f} us"))
+        rows.append(check_row("Fig. 10(g)", "2-3", f"{k}: p99 and max RTT/2 (us, reported)",
+                              float(x.quantile(0.99)), "policing > 1 ms worst case", None,
+                              f"max {float(x.max()):.1f} us"))
     return rows
 
 

@@ -509,8 +509,7 @@ impl Sim {
                 ("policing", Column::U64(n.policing.clone())),
             ],
         });
-        let mut tables = Vec::new();
-        tables.extend([
+        let mut tables = vec![
             Table {
                 name: "vm_cpu",
                 columns: vec![
@@ -535,7 +534,7 @@ impl Sim {
                     ("idle", Column::F64(q.idle.clone())),
                 ],
             },
-        ]);
+        ];
         tables.extend(nic);
         tables
     }

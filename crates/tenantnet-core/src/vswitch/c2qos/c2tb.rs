@@ -159,17 +159,15 @@ impl C2tb {
         self.ticks += 1;
         let k = self.ticks;
         let by_backlog = self.redistribution == Redistribution::Backlog;
-        let (wants, w): (Vec<bool>, i128) = if by_backlog {
-            let wants: Vec<bool> = (0..self.buckets.len())
-                .map(|i| backlogged(i) || self.buckets[i].served)
-                .collect();
-            let w = (self.buckets.iter().zip(&wants))
-                .filter(|(_, &x)| x)
-                .map(|(b, _)| b.weight as i128)
-                .sum();
-            (wants, w)
+        // Backlog: a VM wants cycles if backlogged now or served since the last call
+        let wants = |i: usize, b: &Bucket| backlogged(i) || b.served;
+        let w: i128 = if by_backlog {
+            (self.buckets.iter().enumerate())
+                .filter(|&(i, b)| wants(i, b))
+                .map(|(_, b)| b.weight as i128)
+                .sum()
         } else {
-            (Vec::new(), self.w_sum as i128)
+            self.w_sum as i128
         };
         let s0 = self.sum_unused;
         let mut left = s0;
@@ -178,7 +176,7 @@ impl C2tb {
             let gene = self.generated(i, k) - self.generated(i, k - 1);
             let weight = self.buckets[i].weight as i128;
             let share = match self.redistribution {
-                Redistribution::Backlog if wants.get(i) == Some(&false) => 0,
+                Redistribution::Backlog if !wants(i, &self.buckets[i]) => 0,
                 Redistribution::Proportional | Redistribution::Backlog => {
                     (s0 as i128 * weight / w) as i64
                 }
