@@ -394,6 +394,40 @@ fn parse_cdf(text: &str, name: &str) -> PyResult<(Vec<(f64, f64)>, f64)> {
     Ok((c.points().to_vec(), c.mean()))
 }
 
+/// C2QoS's cycles per packet (§III; the bandwidth–CPU model's constants, spec
+/// `c2qos.md` §1.4): a packet of `size` bytes, classified as `flows` ("single" or
+/// "multiple"), at deployment factor `r` (Π R_i), in whole cycles as the simulator
+/// charges them.
+#[pyfunction]
+#[pyo3(signature = (size, flows = "single", r = 1.0))]
+fn c2qos_packet_cycles(size: u32, flows: &str, r: f64) -> PyResult<u64> {
+    use tenantnet_core::vswitch::c2qos::{Costs, Flows};
+    let f = Flows::ALL
+        .iter()
+        .copied()
+        .find(|f| f.name() == flows)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "flows {flows:?}: expected \"single\" or \"multiple\""
+            ))
+        })?;
+    if !(r.is_finite() && r > 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "r = {r}: expected a deployment factor > 0"
+        )));
+    }
+    Ok(Costs::default().cycles(size, f, r))
+}
+
+/// HBS's worst-case wait before a VM's batch starts, per class (§IV-B-2):
+/// W_j = (N_1·k_1 + … + N_{j−1}·k_{j−1} + N_j)·c, `ready[j]` the VMs ready in class
+/// j+1, `k[j]` the batches each may send while a lower class sends one, `c` one
+/// batch's time (seconds or any unit; the result is in the same).
+#[pyfunction]
+fn hbs_worst_wait(ready: Vec<u32>, k: Vec<f64>, c: f64) -> Vec<f64> {
+    tenantnet_core::vswitch::c2qos::hbs::worst_wait(&ready, &k, c)
+}
+
 /// The version of the Rust core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -413,5 +447,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(builtin_cdf, m)?)?;
     m.add_function(wrap_pyfunction!(parse_cdf, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(c2qos_packet_cycles, m)?)?;
+    m.add_function(wrap_pyfunction!(hbs_worst_wait, m)?)?;
     Ok(())
 }

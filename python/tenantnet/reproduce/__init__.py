@@ -25,12 +25,24 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      _lazy("barberq", "reproduce_fig1")),
     "barberq-fig2": ("BarberQ Fig. 2: 8 services, fairness and throughput over time",
                      _lazy("barberq", "reproduce_fig2")),
+    "c2qos-fig1": ("C2QoS Fig. 1: ingress policing in bytes or packets per second fails to "
+                   "isolate two VMs on one PMD core; C2TB does",
+                   _lazy("c2qos_fig1", "reproduce_fig1")),
+    "c2qos-fig3": ("C2QoS Fig. 3: latency against the number of VMs on one PMD core, "
+                   "probes alone and with bulk TCP",
+                   _lazy("c2qos_fig3", "reproduce_fig3")),
     "c2qos-fig7": ("C2QoS Fig. 7: C2TB MIN-MAX's worked example; MAX_i and four VMs' "
                    "cycle rates, strict and three readings of Alg. 1",
                    _lazy("c2qos_fig7", "reproduce_fig7")),
     "c2qos-fig10": ("C2QoS Fig. 10: four VMs on one PMD core through three phases; ingress "
                     "policing, C2TB strict and MIN-MAX, and the latency probe with HBS",
                     _lazy("c2qos", "reproduce_fig10")),
+    "c2qos-fig11": ("C2QoS Fig. 11: C2TB's accuracy with mixed packet sizes and many VMs; "
+                    "HBS's latency levels by priority class",
+                    _lazy("c2qos_fig11", "reproduce_fig11")),
+    "c2qos-fig12": ("C2QoS Fig. 12: FTP bulk transfers beside Nginx servers under a pressure "
+                    "test; FTP bandwidth and Nginx response time",
+                    _lazy("c2qos_fig12", "reproduce_fig12")),
     "c2qos-fig13": ("C2QoS Fig. 13: a VM sends larger packets than it paid for and the NIC "
                     "becomes the bottleneck; C2QoS alone and with the NIC handler",
                     _lazy("c2qos_fig13", "reproduce_fig13")),

@@ -147,12 +147,12 @@ def run_cpu(d: dict[str, Any]) -> Any:
     return r
 
 
-def series(r: Any) -> pd.DataFrame:
-    """Per 10 ms sample: each VM's wire rate (Gb/s) and CPU share (of the core)."""
+def series(r: Any, vms: tuple[str, ...] = VMS) -> pd.DataFrame:
+    """Per sample: each VM's wire rate (Gb/s) and CPU share (of the core)."""
     tp = r.throughput[r.throughput["scope"] == "vm"]
-    bw = tp.pivot_table(index="time_s", columns="id", values="gbps").reindex(columns=list(VMS))
+    bw = tp.pivot_table(index="time_s", columns="id", values="gbps").reindex(columns=list(vms))
     cpu = r.vm_cpu.pivot_table(index="time_s", columns="vm", values="cpu_share")
-    cpu = cpu.reindex(columns=list(VMS))
+    cpu = cpu.reindex(columns=list(vms))
     out = bw.fillna(0.0).add_suffix("_gbps").join(cpu.fillna(0.0).add_suffix("_cpu"))
     pmd = r.pmd.set_index("time_s")
     out["idle_cpu"] = pmd["idle"] + pmd["poll"]
@@ -160,10 +160,10 @@ def series(r: Any) -> pd.DataFrame:
     return out.reset_index()
 
 
-def steady(s: pd.DataFrame, phase_s: float) -> pd.DataFrame:
+def steady(s: pd.DataFrame, phase_s: float, phases: int = 3) -> pd.DataFrame:
     """The mean of every column over the last 70 % of each phase."""
     rows = []
-    for k in range(3):
+    for k in range(phases):
         lo, hi = (k + 0.3) * phase_s, (k + 1) * phase_s
         w = s[(s["time_s"] > lo + 1e-9) & (s["time_s"] <= hi + 1e-9)]
         rows.append({"phase": k + 1, **w.drop(columns="time_s").mean().to_dict()})
@@ -312,23 +312,10 @@ def reproduce_fig10(out: Path, phase_s: float = 1.0) -> list[Path]:
         ("c2qos_fig10_series.csv", all_series), ("c2qos_fig10_phases.csv", phases),
         ("c2qos_fig10_latency.csv", lats), ("c2qos_fig10_vs_paper.csv", check))]
     fig, axes = plt.subplots(len(POLICIES) + 1, 2, figsize=(13, 3.2 * (len(POLICIES) + 1)))
+    labels = {vm: f"{vm} ({GUARANTEE_GBPS[vm]:g} Gb/s, {C_ALLOC_SHARE[vm]:.0%} of the core)"
+              for vm in VMS}
     for row, (name, s) in enumerate(ser.items()):
-        for i, vm in enumerate(VMS):
-            label = f"{vm} ({GUARANTEE_GBPS[vm]:g} Gb/s, {C_ALLOC_SHARE[vm]:.0%} of the core)"
-            axes[row, 0].plot(s["time_s"], s[f"{vm}_gbps"], label=label, **style(i))
-            axes[row, 1].plot(s["time_s"], s[f"{vm}_cpu"] * 100, label=label, **style(i))
-        axes[row, 1].plot(s["time_s"], s["idle_cpu"] * 100, "k:", lw=1,
-                          label="idle and empty polls")
-        axes[row, 0].set_title(f"{name}: bandwidth per VM")
-        axes[row, 1].set_title(f"{name}: CPU share per VM")
-        axes[row, 0].set_ylabel("wire rate (Gb/s)")
-        axes[row, 1].set_ylabel("share of the PMD core (%)")
-        for ax in axes[row]:
-            ax.set_ylim(bottom=0)
-            ax.set_xlabel("time (s)")
-            mark_times(ax, [phase_s, 2 * phase_s], "phase boundary")
-            ax.grid(alpha=0.3)
-        legend_outside(axes[row, 1])
+        plot_vm_row(axes[row], s, labels, name, [phase_s, 2 * phase_s], "phase boundary")
     _latency_panel(axes[-1, 0], lat, native)
     axes[-1, 1].set_axis_off()
     fig.suptitle("C2QoS Fig. 10: four VMs on one 2.2 GHz PMD core (phases: 1024 B; "
@@ -336,6 +323,26 @@ def reproduce_fig10(out: Path, phase_s: float = 1.0) -> list[Path]:
     fig.tight_layout(rect=(0, 0, 1, 0.985))
     written.append(save_png(fig, out / "c2qos_fig10.png"))
     return written
+
+
+def plot_vm_row(axes: Any, s: pd.DataFrame, labels: dict[str, str], title: str,
+                marks: list[float], mark_label: str) -> None:
+    """One row of a bandwidth / CPU-share figure: each VM's wire rate (left) and
+    share of the core (right) from a `series` frame, with the idle share."""
+    for i, (vm, label) in enumerate(labels.items()):
+        axes[0].plot(s["time_s"], s[f"{vm}_gbps"], label=label, **style(i))
+        axes[1].plot(s["time_s"], s[f"{vm}_cpu"] * 100, label=label, **style(i))
+    axes[1].plot(s["time_s"], s["idle_cpu"] * 100, "k:", lw=1, label="idle and empty polls")
+    axes[0].set_title(f"{title}: bandwidth per VM")
+    axes[1].set_title(f"{title}: CPU share per VM")
+    axes[0].set_ylabel("wire rate (Gb/s)")
+    axes[1].set_ylabel("share of the PMD core (%)")
+    for ax in axes:
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("time (s)")
+        mark_times(ax, marks, mark_label)
+        ax.grid(alpha=0.3)
+    legend_outside(axes[1])
 
 
 def _latency_panel(ax: Any, lat: dict[str, pd.DataFrame], native_us: float) -> None:
