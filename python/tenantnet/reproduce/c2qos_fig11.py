@@ -39,6 +39,7 @@ from typing import Any
 import pandas as pd
 
 from .. import _core, progress
+from ..tables import vm_means
 from .c2qos import check_row, run_cpu, testbed
 
 HZ = 2.2e9
@@ -70,7 +71,7 @@ def mixed_sizes(s_max: int, n: int = SIZES) -> list[int]:
     """`n` sizes spread evenly over [64, s_max], in symmetric pairs around
     (64 + s_max) / 2 so that their mean is exactly that."""
     mid = (64 + s_max) / 2
-    half = [round((s_max - 64) / 2 * (2 * j + 1) / n) / 1 for j in range(n // 2)]
+    half = [round((s_max - 64) / 2 * (2 * j + 1) / n) for j in range(n // 2)]
     out = sorted({int(mid - h) for h in half} | {int(mid + h) for h in half})
     if len(out) != n or sum(out) != n * mid:
         raise ValueError(f"sizes for s_max {s_max} do not average {mid}: {out}")
@@ -109,7 +110,7 @@ def fig11c_scenario(scheduler: str, duration_s: float, seed: int = 1) -> dict[st
     """Fig. 11(c)'s 16 VMs in four classes under C2TB strict and `scheduler`."""
     names = [f"VM{i + 1}" for i in range(N_C)]
     vms = [{"name": v, "host": "s", "guarantee": f"{G_C:g}Gbps", "numa": "remote",
-            "priority": 1 + i * CLASSES // N_C} for i, v in enumerate(names)]
+            "priority": priority(i)} for i, v in enumerate(names)]
     mean = LOAD * G_C
     work: list[dict[str, Any]] = [
         {"kind": "on_off", "tenant": "T", "src": names, "dst": "r",
@@ -127,10 +128,9 @@ def fig11c_scenario(scheduler: str, duration_s: float, seed: int = 1) -> dict[st
     return d
 
 
-def vm_rates(r: Any, after: float) -> pd.Series:
-    """Each VM's mean wire rate (Gb/s) after `after` s."""
-    tp = r.throughput[(r.throughput["scope"] == "vm") & (r.throughput["time_s"] > after + 1e-9)]
-    return tp.groupby("id")["gbps"].mean()
+def priority(i: int) -> int:
+    """Fig. 11(c): the HBS class of the i-th VM (0-based), four VMs a class."""
+    return 1 + i * CLASSES // N_C
 
 
 def run_accuracy(duration_s: float = 0.5) -> pd.DataFrame:
@@ -138,12 +138,12 @@ def run_accuracy(duration_s: float = 0.5) -> pd.DataFrame:
     rows = []
     after = 0.2 * duration_s
     for s_max in progress.steps(list(S_MAX), lambda s: f"Fig. 11(a): sizes 64-{s} B"):
-        got = vm_rates(run_cpu(fig11a_scenario(s_max, duration_s)), after)
+        got = vm_means(run_cpu(fig11a_scenario(s_max, duration_s)), after, duration_s)
         rows.append({"panel": "a", "case": f"64-{s_max} B", "vms": 1, "cores": 1, "vm": "VM1",
                      "purchased_gbps": G_A, "real_gbps": float(got["VM1"])})
     todo = [(n, c) for c in CORES for n in VM_COUNTS]
     for n, c in progress.steps(todo, lambda x: f"Fig. 11(b): {x[0]} VMs on {x[1]} core(s)"):
-        got = vm_rates(run_cpu(fig11b_scenario(n, c, duration_s)), after)
+        got = vm_means(run_cpu(fig11b_scenario(n, c, duration_s)), after, duration_s)
         for i in range(n):
             rows.append({"panel": "b", "case": f"{n} VMs, {c} core(s)", "vms": n, "cores": c,
                          "vm": f"VM{i + 1}", "purchased_gbps": TOTAL_B / n,
@@ -166,7 +166,7 @@ def run_levels(duration_s: float = 1.0, seeds: int = 3) -> pd.DataFrame:
         i = p["workload"].astype(int) - 1  # workload 0 is the UDP load
         parts.append(pd.DataFrame({
             "scheduler": name, "seed": seed, "vm": "VM" + (i + 1).astype(str),
-            "priority": 1 + i * CLASSES // N_C,
+            "priority": priority(i),
             "start_s": p["start_s"], "latency_us": p["latency_s"].astype(float) * 1e6}))
     return pd.concat(parts, ignore_index=True)
 
