@@ -6,18 +6,20 @@
 //! their copy; the C2TB manager refills the cycle buckets every `invl`; each host
 //! tick records every VM's cycles and every core's use. With the NIC handler, a
 //! monitor reads each host's NIC every T_mon and switches the host's policers on
-//! or off (§VII).
+//! or off (§VII). With `rx_path = "pmd"`, packets to a host's VMs wait in its NIC's
+//! receive queue until the host's first core forwards them in a batch, and reach
+//! their VMs when the batch is done.
 
 use std::collections::VecDeque;
 
-use super::results::{Column, Table};
+use super::cpu_records::{AtTick, NicCols, PmdCols, VmCpuCols};
 use super::{Event, Sim};
-use crate::engine::{to_secs, Time};
+use crate::engine::to_secs;
 use crate::net::{FlowId, PktId, VmId};
 use crate::vswitch::c2qos::c2tb::C2tb;
 use crate::vswitch::c2qos::hbs::Hbs;
 use crate::vswitch::c2qos::nic_handler::NicMonitor;
-use crate::vswitch::c2qos::pmd::{CoreId, Pmd, Sched};
+use crate::vswitch::c2qos::pmd::{CoreId, Pmd, Sched, RX};
 use crate::vswitch::c2qos::{CpuParams, CpuSetup, Flows, PolicerUnit};
 use crate::vswitch::token_bucket::{TokenBucket, BITS_PER_BYTE};
 use crate::vswitch::HostVswitch;
@@ -34,80 +36,44 @@ pub struct Ring {
     slot: u32,
 }
 
-/// Per host tick, per VM: `vm_cpu` rows.
-#[derive(Clone, Debug, Default)]
-struct VmCpuCols {
-    time: Vec<f64>,
-    vm: Vec<u32>,
-    cycles: Vec<u64>,
-    share: Vec<f64>,
-    packets: Vec<u64>,
-    policed: Vec<u64>,
-    tokens: Vec<Option<f64>>,
-    class: Vec<Option<u64>>,
-}
-
-/// Per host tick, per core: `pmd` rows.
-#[derive(Clone, Debug, Default)]
-struct PmdCols {
-    time: Vec<f64>,
-    host: Vec<u32>,
-    core: Vec<u64>,
-    busy: Vec<f64>,
-    poll: Vec<f64>,
-    idle: Vec<f64>,
-}
-
-/// A core's counters at the last tick.
-#[derive(Clone, Debug, Default)]
-struct AtTick {
-    used: u64,
-    poll: u64,
-    idle: u64,
-    vm_cycles: Vec<u64>,
-    vm_packets: Vec<u64>,
-}
-
-/// Per NIC monitor reading: `nic_monitor` rows.
-#[derive(Clone, Debug, Default)]
-struct NicCols {
-    time: Vec<f64>,
-    host: Vec<u32>,
-    gbps: Vec<f64>,
-    policing: Vec<u64>,
-}
-
 /// Per VM: what its packets cost beyond their size, and its policer.
 #[derive(Clone, Debug)]
-struct VmCost {
+pub(super) struct VmCost {
     /// Π R_i.
-    factor: f64,
+    pub(super) factor: f64,
     /// Ingress policing's bucket, if the VM may be policed.
-    policer: Option<TokenBucket>,
+    pub(super) policer: Option<TokenBucket>,
     /// Whether the policer is on.
-    policing: bool,
+    pub(super) policing: bool,
     /// Packets policed so far, and at the last tick.
-    policed: u64,
-    policed_at_tick: u64,
+    pub(super) policed: u64,
+    pub(super) policed_at_tick: u64,
 }
 
 /// The CPU model's state.
 #[derive(Clone, Debug)]
 pub struct CpuState {
-    p: CpuParams,
-    cores: Vec<Pmd>,
-    rings: Vec<Ring>,
-    vm: Vec<VmCost>,
+    pub(super) p: CpuParams,
+    pub(super) cores: Vec<Pmd>,
+    pub(super) rings: Vec<Ring>,
+    /// Each core's NIC receive queue (`rx_path = "pmd"`: used by each host's first
+    /// core).
+    pub(super) rxqs: Vec<VecDeque<PktId>>,
+    /// Each host's (by vswitch) first core.
+    pub(super) first_core: Vec<u32>,
+    /// Packets that found a receive queue full.
+    pub(super) rx_dropped: u64,
+    pub(super) vm: Vec<VmCost>,
     /// Per workload: whether its packets miss the EMC (`None`: no workload's do,
     /// and packets are not looked up by workload).
-    multiple: Option<Vec<bool>>,
+    pub(super) multiple: Option<Vec<bool>>,
     /// Each core's counters at the last tick.
-    at_tick: Vec<AtTick>,
+    pub(super) at_tick: Vec<AtTick>,
     /// The NIC handler's monitor of each host (by vswitch), if the handler is on.
-    monitors: Vec<NicMonitor>,
-    vm_cols: VmCpuCols,
-    pmd_cols: PmdCols,
-    nic_cols: NicCols,
+    pub(super) monitors: Vec<NicMonitor>,
+    pub(super) vm_cols: VmCpuCols,
+    pub(super) pmd_cols: PmdCols,
+    pub(super) nic_cols: NicCols,
 }
 
 impl CpuState {
@@ -117,7 +83,9 @@ impl CpuState {
         let p = s.params.clone();
         let mut cores = Vec::new();
         let mut rings = vec![Ring::default(); vms];
+        let mut first_core = Vec::new();
         for (k, h) in hosts.iter().enumerate() {
+            first_core.push(cores.len() as u32);
             for c in 0..p.cores as usize {
                 let mine: Vec<VmId> = h
                     .vms
@@ -151,6 +119,7 @@ impl CpuState {
                     vms: mine,
                     sched,
                     c2tb,
+                    rxq: c == 0 && p.rx_ring.is_some(),
                     ..Default::default()
                 });
             }
@@ -180,8 +149,11 @@ impl CpuState {
             .collect();
         CpuState {
             p,
+            rxqs: vec![VecDeque::new(); cores.len()],
             cores,
             rings,
+            first_core,
+            rx_dropped: 0,
             vm,
             multiple: s.multiple.contains(&true).then(|| s.multiple.clone()),
             at_tick,
@@ -195,8 +167,9 @@ impl CpuState {
     /// Packets waiting in rings and in batches in progress.
     pub fn held(&self) -> u64 {
         let rings: usize = self.rings.iter().map(|r| r.q.len()).sum();
+        let rxqs: usize = self.rxqs.iter().map(VecDeque::len).sum();
         let batches: usize = self.cores.iter().map(|c| c.batch.len()).sum();
-        (rings + batches) as u64
+        (rings + rxqs + batches) as u64
     }
 
     /// Whether every core's cycles are accounted for.
@@ -289,6 +262,35 @@ impl Sim {
         }
     }
 
+    /// A packet reached its destination host: with `rx_path = "pmd"`, one for a VM
+    /// joins the NIC's receive queue of the VM's host (dropped and counted if the
+    /// queue is full) and `true` is returned; otherwise `false` (deliver it now).
+    pub(super) fn rx_in(&mut self, id: PktId) -> bool {
+        let Some(cpu) = self.cpu.as_mut() else {
+            return false;
+        };
+        let Some(cap) = cpu.p.rx_ring else {
+            return false;
+        };
+        let pair = self.pkts[id].pair;
+        let Some(v) = self.pairs.get(pair as usize).and_then(|p| p.dst) else {
+            return false;
+        };
+        let core = cpu.first_core[self.vms[v.idx()].vswitch as usize] as usize;
+        if cpu.rxqs[core].len() >= cap as usize {
+            cpu.rx_dropped += 1;
+            self.counters.dropped += 1;
+            self.discard(id);
+            return true;
+        }
+        cpu.rxqs[core].push_back(id);
+        if !cpu.cores[core].busy() {
+            cpu.cores[core].wake(self.now, cpu.p.hz);
+            self.pmd_poll(core);
+        }
+        true
+    }
+
     /// The room VM `v`'s ring has for a sender of `packet`-byte packets.
     #[inline]
     pub(super) fn ring_room(&self, v: VmId, packet: u64) -> u64 {
@@ -309,17 +311,22 @@ impl Sim {
         }
     }
 
-    /// Core `c`, awake and idle, polls its VMs in turn and starts the first batch it
-    /// finds (or sleeps).
+    /// Core `c`, awake and idle, polls its VMs (and receive queue) in turn and
+    /// starts the first batch it finds (or sleeps).
     fn pmd_poll(&mut self, c: usize) {
         let Some(cpu) = self.cpu.as_mut() else {
             return;
         };
         let (rings, p) = (&cpu.rings, &cpu.p);
         let core = &mut cpu.cores[c];
-        let Some(slot) = core.choose(p.empty_poll, |v| rings[v.idx()].q.len()) else {
+        let held = |v: VmId| rings[v.idx()].q.len();
+        let Some(slot) = core.choose(p.empty_poll, cpu.rxqs[c].len(), held) else {
             return;
         };
+        if slot == RX {
+            self.rx_batch(c);
+            return;
+        }
         let v = core.vms[slot];
         let n = cpu.rings[v.idx()].q.len().min(p.batch as usize);
         let mut cost = p.batch_overhead;
@@ -360,8 +367,31 @@ impl Sim {
         self.wake_ring(v);
     }
 
+    /// Core `c` forwards a batch from its NIC's receive queue: each packet costs
+    /// c(s, single) times its destination VM's factors.
+    fn rx_batch(&mut self, c: usize) {
+        let Some(cpu) = self.cpu.as_mut() else {
+            return;
+        };
+        let p = &cpu.p;
+        let n = cpu.rxqs[c].len().min(p.batch as usize);
+        let mut cost = p.batch_overhead;
+        for _ in 0..n {
+            let id = cpu.rxqs[c].pop_front().expect("n ≤ len");
+            let pkt = &self.pkts[id];
+            let factor =
+                (self.pairs[pkt.pair as usize].dst).map_or(1.0, |v| cpu.vm[v.idx()].factor);
+            cost += p.costs.cycles(pkt.size, Flows::Single, factor);
+            cpu.cores[c].batch.push((id, false));
+        }
+        let end = cpu.cores[c].start(RX, cost, n, p.hz);
+        self.schedule(end, Event::PmdDone(CoreId(c as u32)));
+    }
+
     /// Core `c`'s batch is done: its packets go on to the host policy and the NIC,
-    /// and the core polls on.
+    /// and the core polls on. A receive-queue batch's packets reach their VMs
+    /// after the core has polled on, so what they make the VMs send waits for the
+    /// next poll (or wakes the core).
     pub(super) fn on_pmd_done(&mut self, c: CoreId) {
         let c = c.0 as usize;
         let Some(cpu) = self.cpu.as_mut() else {
@@ -371,8 +401,23 @@ impl Sim {
         let Some(slot) = core.finish() else {
             return;
         };
-        let v = core.vms[slot];
         let mut batch = std::mem::take(&mut core.batch);
+        if slot == RX {
+            self.pmd_poll(c);
+            for &(id, _) in &batch {
+                self.counters.delivered += 1;
+                self.deliver(id);
+            }
+            // keep the buffer unless the core has started a batch in another
+            batch.clear();
+            if let Some(b) = self.cpu.as_mut().map(|cpu| &mut cpu.cores[c].batch) {
+                if b.capacity() == 0 {
+                    *b = batch;
+                }
+            }
+            return;
+        }
+        let v = core.vms[slot];
         for &(id, may_drop) in &batch {
             self.vswitch_egress(v, id, may_drop);
         }
@@ -437,120 +482,5 @@ impl Sim {
                 self.schedule(self.now + iv, Event::C2tbTick);
             }
         }
-    }
-
-    /// The rows of `vm_cpu` and `pmd` for the interval `iv` that ends now.
-    pub(super) fn record_cpu(&mut self, iv: Time) {
-        let now = self.now;
-        let Some(cpu) = self.cpu.as_mut() else {
-            return;
-        };
-        let (hz, t) = (cpu.p.hz, to_secs(now));
-        let span = (iv as u128 * hz as u128 / crate::units::PS_PER_SEC as u128).max(1) as f64;
-        for (c, core) in cpu.cores.iter_mut().enumerate() {
-            if !core.busy() {
-                core.wake(now, hz);
-            }
-            let last = &mut cpu.at_tick[c];
-            for (slot, v) in core.vms.iter().enumerate() {
-                let cyc = core.vm_cycles[slot] - last.vm_cycles[slot];
-                let r = &mut cpu.vm_cols;
-                r.time.push(t);
-                r.vm.push(v.0);
-                r.cycles.push(cyc);
-                r.share.push(cyc as f64 / span);
-                r.packets
-                    .push(core.vm_packets[slot] - last.vm_packets[slot]);
-                let vc = &mut cpu.vm[v.idx()];
-                r.policed.push(vc.policed - vc.policed_at_tick);
-                vc.policed_at_tick = vc.policed;
-                r.tokens
-                    .push(core.c2tb.as_ref().map(|b| b.buckets[slot].tokens as f64));
-                r.class.push(match &core.sched {
-                    Sched::Hbs(h) => Some(h.class_of(slot) as u64),
-                    Sched::RoundRobin { .. } => None,
-                });
-            }
-            let used = core.used();
-            let r = &mut cpu.pmd_cols;
-            r.time.push(t);
-            r.host.push(core.host);
-            r.core.push(c as u64);
-            r.busy.push((used - last.used) as f64 / span);
-            r.poll.push((core.poll - last.poll) as f64 / span);
-            r.idle.push((core.idle - last.idle) as f64 / span);
-            *last = AtTick {
-                used,
-                poll: core.poll,
-                idle: core.idle,
-                vm_cycles: core.vm_cycles.clone(),
-                vm_packets: core.vm_packets.clone(),
-            };
-        }
-    }
-
-    /// The `vm_cpu` and `pmd` tables, when the CPU model is on.
-    pub(super) fn cpu_tables(&self) -> Vec<Table> {
-        let Some(cpu) = self.cpu.as_ref() else {
-            return Vec::new();
-        };
-        let (r, q) = (&cpu.vm_cols, &cpu.pmd_cols);
-        let hosts = self.host_labels();
-        let labels: Vec<String> = (self.vhosts.iter())
-            .map(|h| hosts[h.host.idx()].clone())
-            .collect();
-        let n = &cpu.nic_cols;
-        let nic = (!cpu.monitors.is_empty()).then(|| Table {
-            name: "nic_monitor",
-            columns: vec![
-                ("time_s", Column::F64(n.time.clone())),
-                ("host", Column::strings(labels.clone(), n.host.clone())),
-                ("nic_gbps", Column::F64(n.gbps.clone())),
-                ("policing", Column::U64(n.policing.clone())),
-            ],
-        });
-        let mut tables = vec![
-            Table {
-                name: "vm_cpu",
-                columns: vec![
-                    ("time_s", Column::F64(r.time.clone())),
-                    ("vm", Column::strings(self.vm_labels(), r.vm.clone())),
-                    ("cycles", Column::U64(r.cycles.clone())),
-                    ("cpu_share", Column::F64(r.share.clone())),
-                    ("packets", Column::U64(r.packets.clone())),
-                    ("policed", Column::U64(r.policed.clone())),
-                    ("tokens", Column::OptF64(r.tokens.clone())),
-                    ("class", Column::OptU64(r.class.clone())),
-                ],
-            },
-            Table {
-                name: "pmd",
-                columns: vec![
-                    ("time_s", Column::F64(q.time.clone())),
-                    ("host", Column::strings(labels, q.host.clone())),
-                    ("core", Column::U64(q.core.clone())),
-                    ("busy", Column::F64(q.busy.clone())),
-                    ("poll", Column::F64(q.poll.clone())),
-                    ("idle", Column::F64(q.idle.clone())),
-                ],
-            },
-        ];
-        tables.extend(nic);
-        tables
-    }
-
-    /// The CPU model's totals for the summary.
-    pub(super) fn cpu_summary(&self) -> Option<super::results::CpuSummary> {
-        let cpu = self.cpu.as_ref()?;
-        let sum = |f: &dyn Fn(&Pmd) -> u64| cpu.cores.iter().map(f).sum::<u64>();
-        Some(super::results::CpuSummary {
-            cores: cpu.cores.len(),
-            cycles_forwarding: sum(&|c| c.used()),
-            cycles_empty_polls: sum(&|c| c.poll),
-            cycles_idle: sum(&|c| c.idle),
-            cycles_clock: sum(&|c| c.clock),
-            packets_policed: cpu.vm.iter().map(|v| v.policed).sum(),
-            cycle_conservation_ok: cpu.conserved(),
-        })
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod control;
 pub mod cpu;
+mod cpu_records;
 pub mod datapath;
 pub mod endpoints;
 pub mod event;
@@ -437,6 +438,9 @@ impl Sim {
                 self.enqueue(port, id, queue);
             }
             NodeKind::Host(_) => {
+                if self.cpu.is_some() && self.rx_in(id) {
+                    return;
+                }
                 self.counters.delivered += 1;
                 self.deliver(id);
             }

@@ -153,8 +153,14 @@ pub struct Summary {
 pub struct CpuSummary {
     /// PMD cores.
     pub cores: usize,
-    /// Cycles spent forwarding batches.
+    /// Cycles spent forwarding batches (the NIC's receive queue's included).
     pub cycles_forwarding: u64,
+    /// Of those, cycles spent forwarding packets to the VMs (`rx_path = "pmd"`).
+    pub cycles_rx: u64,
+    /// Packets forwarded to the VMs (`rx_path = "pmd"`).
+    pub packets_rx: u64,
+    /// Packets that found a NIC receive queue full (`rx_path = "pmd"`).
+    pub packets_rx_dropped: u64,
     /// Cycles spent on polls that found a ring empty.
     pub cycles_empty_polls: u64,
     /// Cycles asleep with nothing to poll.

@@ -67,6 +67,20 @@ crate::kinds::named_kinds! {
 }
 
 crate::kinds::named_kinds! {
+    /// Whether packets from the NIC to the VMs cost PMD cycles (`vswitch.cpu.rx_path`).
+    RxPath {
+        /// They reach the VMs for free: the paper's model and all its equations cover
+        /// VM → NIC only (§III-A; spec choice A11).
+        Bypass = "bypass",
+        /// They wait in the NIC's receive queue, which the host's first core polls
+        /// like a port (first in the round robin, above every HBS class, no C2TB
+        /// bucket), each costing c(s, single) times its destination VM's factors:
+        /// as real OVS-DPDK, where the same PMD forwards both directions.
+        Pmd = "pmd",
+    }
+}
+
+crate::kinds::named_kinds! {
     /// What ingress policing counts (`vswitch.cpu.policer.unit`).
     PolicerUnit {
         /// Bytes of IP packet at the VM's guarantee (OVS's policer, Fig. 1(a)).
@@ -230,6 +244,13 @@ pub struct CpuSpec {
     /// Cycles each batch costs beyond its packets [0].
     #[serde(default)]
     pub batch_overhead: u64,
+    /// `bypass` or `pmd`: whether packets to the VMs cost the cores cycles ["bypass"].
+    #[serde(default)]
+    pub rx_path: RxPath,
+    /// The NIC's receive queue with `rx_path = "pmd"`, packets (those that find it
+    /// full are dropped and counted) [2048, OVS's default `n_rxq_desc`].
+    #[serde(default = "d_rx_ring")]
+    pub rx_ring: u32,
     /// A deployment coefficient applied to every packet's cost and to C_alloc,
     /// beside R_NUMA and R_#VMs: R_#cores (1.47 with 2 cores, §III-C) or any other
     /// [1.0].
@@ -281,6 +302,9 @@ fn d_batch() -> u32 {
 fn d_ring() -> u32 {
     256
 }
+fn d_rx_ring() -> u32 {
+    2048
+}
 fn d_empty_poll() -> u64 {
     200
 }
@@ -300,6 +324,8 @@ impl Default for CpuSpec {
             ring: d_ring(),
             empty_poll: d_empty_poll(),
             batch_overhead: 0,
+            rx_path: RxPath::Bypass,
+            rx_ring: d_rx_ring(),
             factor: d_factor(),
             numa_remote: d_numa_remote(),
             vms_factor: VmsFactor::None,
@@ -360,6 +386,9 @@ pub struct CpuParams {
     pub empty_poll: u64,
     /// Cycles per batch beyond its packets.
     pub batch_overhead: u64,
+    /// The NIC's receive queue (packets), if the cores forward packets to the VMs
+    /// (`rx_path = "pmd"`).
+    pub rx_ring: Option<u32>,
     /// The host-wide coefficient (R_#cores or other).
     pub factor: f64,
     /// R_NUMA of remote VMs.
@@ -419,11 +448,10 @@ impl CpuSpec {
                 format!("{}; expected 1 to {MAX_BATCH} packets", self.batch),
             );
         }
-        if self.ring == 0 || self.ring > MAX_RING {
-            return err(
-                "ring",
-                format!("{}; expected 1 to {MAX_RING} packets", self.ring),
-            );
+        for (k, v) in [("ring", self.ring), ("rx_ring", self.rx_ring)] {
+            if v == 0 || v > MAX_RING {
+                return err(k, format!("{v}; expected 1 to {MAX_RING} packets"));
+            }
         }
         self.costs
             .check()
@@ -473,6 +501,7 @@ impl CpuSpec {
             ring: self.ring,
             empty_poll: self.empty_poll,
             batch_overhead: self.batch_overhead,
+            rx_ring: (self.rx_path == RxPath::Pmd).then_some(self.rx_ring),
             factor: self.factor,
             numa_remote: self.numa_remote,
             vms_factor: self.vms_factor,

@@ -9,6 +9,11 @@
 //! negative tokens") and every poll's cycles, empty or not, come out of its bucket.
 //! Under HBS the core polls by priority class instead (`hbs.rs`).
 //!
+//! With `rx_path = "pmd"` the first core of each host also polls the NIC's receive
+//! queue: first in the round robin's list (OVS polls the NIC's rxq like any other
+//! port), above every class under HBS (spec `c2qos.md` §4.3, class 0); it has no
+//! C2TB bucket and is never demoted (choice A11).
+//!
 //! Time: the core's clock counts cycles since time 0; cycle c ends at ⌈c·10^12/F⌉
 //! ps, and a core that slept resumes at cycle ⌊t·F/10^12⌋, so no rounding drifts. A
 //! core with nothing to poll sleeps until a packet or the C2TB manager wakes it (a
@@ -23,6 +28,9 @@ use crate::units::PS_PER_SEC;
 /// Index of a PMD core in the run (hosts' cores in turn).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CoreId(pub u32);
+
+/// The slot of the NIC's receive queue (`rx_path = "pmd"`), beside the VMs' slots.
+pub const RX: usize = usize::MAX;
 
 /// When cycle `c` of a core at `hz` ends.
 #[inline]
@@ -82,6 +90,12 @@ pub struct Pmd {
     pub idle: u64,
     /// The VMs' cycle buckets, by slot, if C2TB limits them.
     pub c2tb: Option<C2tb>,
+    /// Whether it polls its host NIC's receive queue (slot [`RX`]).
+    pub rxq: bool,
+    /// Cycles spent on the receive queue's batches.
+    pub rx_cycles: u64,
+    /// Packets forwarded from the receive queue.
+    pub rx_packets: u64,
 }
 
 impl Pmd {
@@ -91,9 +105,9 @@ impl Pmd {
         self.serving.is_some()
     }
 
-    /// Cycles spent forwarding, all VMs.
+    /// Cycles spent forwarding, all VMs and the receive queue.
     pub fn used(&self) -> u64 {
-        self.vm_cycles.iter().sum()
+        self.vm_cycles.iter().sum::<u64>() + self.rx_cycles
     }
 
     /// A sleeping core wakes at `now`: the cycles since its clock were idle.
@@ -105,33 +119,48 @@ impl Pmd {
         }
     }
 
-    /// The VM to serve next: the first slot (in the scheduler's order) it may
-    /// serve whose ring holds packets (`held(vm)`), after the empty polls before it
-    /// (their cycles spent and charged), or `None` when a whole round found nothing
-    /// to serve.
-    pub fn choose(&mut self, empty_poll: u64, held: impl Fn(VmId) -> usize) -> Option<usize> {
+    /// The slot to serve next ([`RX`] for the receive queue): the first (in the
+    /// scheduler's order) it may serve that holds packets (`held(vm)`; `rx_held`
+    /// for the receive queue), after the empty polls before it (their cycles spent
+    /// and charged), or `None` when a whole round found nothing to serve.
+    pub fn choose(
+        &mut self,
+        empty_poll: u64,
+        rx_held: usize,
+        held: impl Fn(VmId) -> usize,
+    ) -> Option<usize> {
         let Pmd {
             vms,
             sched,
             clock,
             poll,
             c2tb,
+            rxq,
             ..
         } = self;
         // an empty poll: its cycles spent and charged; whether the VM has tokens left
         let mut poll_empty = |c2tb: &mut Option<C2tb>, slot: usize| {
             *clock += empty_poll;
             *poll += empty_poll;
-            c2tb.as_mut().is_none_or(|c| {
-                c.charge(slot, empty_poll);
-                c.may_serve(slot)
-            })
+            slot == RX
+                || c2tb.as_mut().is_none_or(|c| {
+                    c.charge(slot, empty_poll);
+                    c.may_serve(slot)
+                })
         };
+        let rx = *rxq as usize;
         match sched {
             Sched::RoundRobin { next } => {
-                let n = vms.len();
-                for step in 0..n {
-                    let slot = (*next + step) % n;
+                let m = vms.len() + rx;
+                for step in 0..m {
+                    let slot = slot_at((*next + step) % m, rx);
+                    if slot == RX {
+                        if rx_held > 0 {
+                            return Some(RX);
+                        }
+                        poll_empty(c2tb, RX);
+                        continue;
+                    }
                     if c2tb.as_ref().is_some_and(|c| !c.may_serve(slot)) {
                         continue;
                     }
@@ -142,7 +171,15 @@ impl Pmd {
                 }
                 None
             }
-            Sched::Hbs(h) => h.choose(|slot| held(vms[slot]), |slot| poll_empty(c2tb, slot)),
+            Sched::Hbs(h) => {
+                if rx == 1 {
+                    if rx_held > 0 {
+                        return Some(RX);
+                    }
+                    poll_empty(c2tb, RX);
+                }
+                h.choose(|slot| held(vms[slot]), |slot| poll_empty(c2tb, slot))
+            }
         }
     }
 
@@ -151,13 +188,20 @@ impl Pmd {
         self.serving = Some(slot);
         self.cost = cost;
         self.clock += cost;
-        self.vm_cycles[slot] += cost;
-        self.vm_packets[slot] += packets as u64;
-        if let Some(c) = self.c2tb.as_mut() {
-            c.mark_served(slot);
+        if slot == RX {
+            self.rx_cycles += cost;
+            self.rx_packets += packets as u64;
+        } else {
+            self.vm_cycles[slot] += cost;
+            self.vm_packets[slot] += packets as u64;
+            if let Some(c) = self.c2tb.as_mut() {
+                c.mark_served(slot);
+            }
         }
         if let Sched::RoundRobin { next } = &mut self.sched {
-            *next = (slot + 1) % self.vms.len();
+            let rx = self.rxq as usize;
+            let pos = if slot == RX { 0 } else { slot + rx };
+            *next = (pos + 1) % (self.vms.len() + rx);
         }
         time_of(self.clock, hz)
     }
@@ -166,6 +210,9 @@ impl Pmd {
     /// the batch, as measured, §IV-A-2). Its slot.
     pub fn finish(&mut self) -> Option<usize> {
         let slot = self.serving.take()?;
+        if slot == RX {
+            return Some(RX);
+        }
         let left = self.c2tb.as_mut().is_none_or(|c| {
             c.charge(slot, self.cost);
             c.may_serve(slot)
@@ -196,6 +243,17 @@ impl Pmd {
     }
 }
 
+/// The slot at position `pos` of the round robin's list (the receive queue first
+/// if `rx` is 1).
+#[inline]
+fn slot_at(pos: usize, rx: usize) -> usize {
+    if rx == 1 {
+        pos.checked_sub(1).unwrap_or(RX)
+    } else {
+        pos
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,16 +278,74 @@ mod tests {
             ..Default::default()
         };
         let held = |v: VmId| if v.0 == 2 { 5 } else { 0 };
-        assert_eq!(p.choose(200, held), Some(2));
+        assert_eq!(p.choose(200, 0, held), Some(2));
         assert_eq!((p.clock, p.poll), (400, 400));
         p.start(2, 1000, 5, 2_200_000_000);
         assert!(matches!(p.sched, Sched::RoundRobin { next: 0 }));
         assert_eq!(p.clock, 1400);
         assert_eq!(p.finish(), Some(2));
-        assert_eq!(p.choose(200, |_| 0), None);
+        assert_eq!(p.choose(200, 0, |_| 0), None);
         assert_eq!(p.poll, 1000);
         p.wake(time_of(5000, 2_200_000_000), 2_200_000_000);
         assert_eq!(p.clock, 5000);
         assert!(p.conserved());
+    }
+
+    #[test]
+    fn the_receive_queue_is_first_in_the_round_robin_and_has_no_bucket() {
+        let c2tb = C2tb::new(
+            super::super::Mode::Strict,
+            super::super::Redistribution::default(),
+            1000,
+            50_000_000,
+            2_200_000_000,
+            &[(1, 1), (1, 1)],
+        );
+        let mut p = Pmd {
+            vms: vec![VmId(0), VmId(1)],
+            vm_cycles: vec![0; 2],
+            vm_packets: vec![0; 2],
+            rxq: true,
+            c2tb: Some(c2tb),
+            ..Default::default()
+        };
+        let hz = 2_200_000_000;
+        // everything holds packets: the list is rxq, vm0, vm1, rxq, ...
+        let mut order = Vec::new();
+        for _ in 0..4 {
+            let s = p.choose(200, 3, |_| 3).unwrap();
+            order.push(s);
+            p.start(s, 1000, 3, hz);
+            p.finish();
+        }
+        assert_eq!(order, vec![RX, 0, 1, RX]);
+        // the receive queue's cycles are its own, counted as forwarding
+        assert_eq!((p.rx_cycles, p.rx_packets), (2000, 6));
+        assert_eq!(p.used(), 4000);
+        // the VMs' buckets are spent; the receive queue is still polled
+        assert_eq!(p.choose(200, 1, |_| 3), Some(RX));
+        p.start(RX, 100, 1, hz);
+        p.finish();
+        // an empty receive queue costs an empty poll; the VMs have no tokens
+        assert_eq!(p.choose(200, 0, |_| 3), None);
+        assert_eq!(p.poll, 200);
+        assert!(p.conserved());
+    }
+
+    #[test]
+    fn under_hbs_the_receive_queue_comes_before_every_class() {
+        let mut p = Pmd {
+            vms: vec![VmId(0), VmId(1)],
+            vm_cycles: vec![0; 2],
+            vm_packets: vec![0; 2],
+            rxq: true,
+            sched: Sched::Hbs(Hbs::new(&[1, 2], 8)),
+            ..Default::default()
+        };
+        assert_eq!(p.choose(200, 1, |_| 1), Some(RX));
+        p.start(RX, 100, 1, 2_200_000_000);
+        p.finish();
+        assert_eq!(p.choose(200, 0, |_| 1), Some(0));
+        assert_eq!(p.poll, 200);
     }
 }
