@@ -294,3 +294,29 @@ def test_the_core_keeps_the_log_that_replays_the_datacenter() -> None:
                         "ha": 0.5, "id": b}
     again = Controller.from_state(json.loads(json.dumps(c.state())))
     assert again.tenants() == c.tenants() and again.log == c.log
+
+
+def test_pinned_tenants_reserve_fig7a_instance_and_replay() -> None:
+    # spec qshare-packet-level.md §4.4: ten tenants of 10 VMs, one on every server
+    # of the 5 + 5 testbed, B = 18.8 Mb/s: 94 Mb/s each on the core (B·min(5, 5)),
+    # 18.8 Mb/s on each server link (B·min(1, 9)); the core is then 94 % reserved
+    topo = {"kind": "dumbbell", "hosts_per_side": 5, "link_rate": "1Gbps",
+            "bottleneck_rate": "1Gbps"}
+    c = Controller(topo, slots=11, queues=8)
+    one_each = [(s, 1) for s in c.servers()]
+    ids = [c.pin([18_800_000] * 10, one_each) for _ in range(10)]
+    tenants = c.tenants()
+    for t in ids:
+        links = sorted(r for _, r in tenants[t]["links"])
+        assert links == [18_800_000] * 10 + [94_000_000]
+    # an eleventh (in the slot each server has left) needs 94 Mb/s on a core with
+    # 60 left: refused, naming the link
+    with pytest.raises(ValueError, match=r"pin: link .* has 60000000 bit/s unreserved; "
+                                         r"the tenant needs 94000000"):
+        c.pin([18_800_000] * 10, one_each)
+    with pytest.raises(ValueError, match='servers: no server "nowhere"'):
+        c.pin([1], [("nowhere", 1)])
+    # the log replays to the same datacenter
+    assert [op["op"] for op in c.log] == ["pin"] * 10
+    again = Controller(topo, slots=11, queues=8, replay=c.log)
+    assert again.tenants() == tenants

@@ -48,16 +48,21 @@ class Controller:
         for i, op in enumerate(self.replay):
             if op["op"] == "place":
                 self.place(op["guarantees_bps"], op.get("ha"))
+            elif op["op"] == "pin":
+                self.pin(op["guarantees_bps"], [(s, k) for s, k in op["servers"]])
             elif op["op"] == "depart":
                 self.depart(op["id"])
             else:
-                raise ValueError(f"log[{i}].op = {op['op']!r}: expected \"place\" or \"depart\"")
+                raise ValueError(f"log[{i}].op = {op['op']!r}: "
+                                 "expected \"place\", \"pin\" or \"depart\"")
 
     @property
     def log(self) -> list[dict[str, Any]]:
         """What changed the datacenter, in order, as the core recorded it: each
-        admitted request (``op = "place"``, its guarantees, ``ha`` and ``id``) and each
-        departure (``op = "depart"``, ``id``). Replaying it rebuilds the datacenter."""
+        admitted request (``op = "place"``, its guarantees, ``ha`` and ``id``), each
+        pinned tenant (``op = "pin"``, its guarantees, ``servers`` as (name, VMs) and
+        ``id``) and each departure (``op = "depart"``, ``id``). Replaying it rebuilds
+        the datacenter."""
         out: list[dict[str, Any]] = self.core.log()
         return out
 
@@ -74,6 +79,22 @@ class Controller:
         if ha is not None and not (isinstance(ha, int | float) and 0 <= ha < 1):
             raise ValueError(f"ha = {ha!r}: expected a number with 0 <= f < 1")
         tid: int | None = self.core.place(list(guarantees_bps), ha)
+        return tid
+
+    def pin(self, guarantees_bps: list[int], servers: list[tuple[str, int]]) -> int:
+        """Embeds a tenant whose VMs' servers are given: ``servers`` lists (server
+        name, VMs there) in VM order, e.g. Fig. 7(a)'s tenants with one VM on every
+        server. It gets the lowest TR option holding all of them and its hose is
+        reserved there as Algorithm 1 would; the high-availability limit does not
+        apply. Its id; a ValueError names what does not fit (nothing changes)."""
+        if not all(is_whole(g, 1, 2**63) for g in guarantees_bps):
+            raise ValueError("guarantees_bps: expected whole numbers of bit/s, each at least 1")
+        if not all(isinstance(s, str) and is_whole(k, 1, 2**32 - 1) for s, k in servers):
+            raise ValueError("servers: expected (server name, VMs >= 1) pairs")
+        try:
+            tid: int = self.core.pin(list(guarantees_bps), list(servers))
+        except (ValueError, OverflowError, TypeError) as e:
+            raise ValueError(str(e)) from None
         return tid
 
     def place_homogeneous(self, vms: int, guarantee_bps: int,

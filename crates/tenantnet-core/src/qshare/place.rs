@@ -113,6 +113,15 @@ pub enum LogOp {
         /// The id it got.
         id: u32,
     },
+    /// Tenant `id` was embedded with its VMs on given servers ([`Placer::pin`]).
+    Pin {
+        /// The request.
+        request: Request,
+        /// (server, VMs) in VM order.
+        servers: Vec<(u32, u32)>,
+        /// The id it got.
+        id: u32,
+    },
     /// Tenant `id` left.
     Depart {
         /// Its id.
@@ -171,56 +180,72 @@ impl Placer {
         let mut left = n;
         let mut servers = Vec::new();
         let mut index = Vec::new();
-        let mut below: BTreeMap<u32, u64> = BTreeMap::new();
         let mut left_free = 0;
         for &(u, s, i) in &usable {
             if left == 0 {
                 break;
             }
             let take = u.min(left);
-            let placed = n - left;
-            let g = req.hose.sum(placed, placed + take);
-            for &l in &tree[i].1 {
-                *below.entry(l).or_insert(0) += g;
-            }
             servers.push((s, take));
             index.push(i);
             left_free += dc.free[s as usize] - take;
             left -= take;
         }
-        let mut result = None;
-        if left == 0 {
-            let mut links = Vec::new();
-            let mut ok = true;
-            let (mut cb, mut cq) = (0u64, 0u32);
-            for (&l, &g) in &below {
-                let need = req.hose.cut(g);
-                if need == 0 {
-                    continue;
-                }
-                let link = &dc.links[l as usize];
-                if need > link.available() {
-                    ok = false;
-                    break;
-                }
-                cb += need;
-                cq = cq.max(link.tenants + 1);
-                links.push((l, need));
-            }
-            if ok {
-                result = Some(Candidate {
-                    root,
-                    rank,
-                    servers,
-                    index,
-                    links,
-                    cb,
-                    cq,
-                    left_free,
-                });
+        if left > 0 {
+            return None;
+        }
+        self.reserve(tree, root, rank, req, servers, index, left_free)
+            .ok()
+    }
+
+    /// The reservations `req` needs in the TR option `tree` with its VMs on
+    /// `servers` (in VM order; `index`: each one's place in `tree`), or the first
+    /// link (with what it needs) that cannot carry its share.
+    #[allow(clippy::too_many_arguments)]
+    fn reserve(
+        &self,
+        tree: &Tree,
+        root: u32,
+        rank: u8,
+        req: &Request,
+        servers: Vec<(u32, u32)>,
+        index: Vec<usize>,
+        left_free: u32,
+    ) -> Result<Candidate, (u32, u64)> {
+        let mut below: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut placed = 0;
+        for (&(_, take), &i) in servers.iter().zip(&index) {
+            let g = req.hose.sum(placed, placed + take);
+            placed += take;
+            for &l in &tree[i].1 {
+                *below.entry(l).or_insert(0) += g;
             }
         }
-        result
+        let mut links = Vec::new();
+        let (mut cb, mut cq) = (0u64, 0u32);
+        for (&l, &g) in &below {
+            let need = req.hose.cut(g);
+            if need == 0 {
+                continue;
+            }
+            let link = &self.dc.links[l as usize];
+            if need > link.available() {
+                return Err((l, need));
+            }
+            cb += need;
+            cq = cq.max(link.tenants + 1);
+            links.push((l, need));
+        }
+        Ok(Candidate {
+            root,
+            rank,
+            servers,
+            index,
+            links,
+            cb,
+            cq,
+            left_free,
+        })
     }
 
     /// Embeds a tenant: the TR elected by the strategy, or `None` (rejected, nothing
@@ -268,7 +293,7 @@ impl Placer {
                         _ => &self.trees[&(layer, best.root)],
                     };
                     let paths = best.index.iter().map(|&k| tree[k].1.clone()).collect();
-                    return Some(self.commit(best, paths, req, layer));
+                    return Some(self.commit(best, paths, req, layer, false));
                 }
             }
         }
@@ -358,7 +383,15 @@ impl Placer {
         })
     }
 
-    fn commit(&mut self, c: Candidate, paths: Vec<Vec<u32>>, request: Request, layer: u8) -> u32 {
+    /// Embeds candidate `c` (`pinned`: its servers were given, [`Placer::pin`]).
+    fn commit(
+        &mut self,
+        c: Candidate,
+        paths: Vec<Vec<u32>>,
+        request: Request,
+        layer: u8,
+        pinned: bool,
+    ) -> u32 {
         for &(s, k) in &c.servers {
             self.dc.free[s as usize] -= k;
         }
@@ -369,9 +402,16 @@ impl Placer {
         }
         let id = self.next_id;
         self.next_id += 1;
-        self.log.push(LogOp::Place {
-            request: request.clone(),
-            id,
+        self.log.push(match pinned {
+            true => LogOp::Pin {
+                request: request.clone(),
+                servers: c.servers.clone(),
+                id,
+            },
+            false => LogOp::Place {
+                request: request.clone(),
+                id,
+            },
         });
         self.tenants.insert(
             id,
@@ -406,5 +446,8 @@ impl Placer {
     }
 }
 
+mod pin;
 #[cfg(test)]
 pub(crate) mod tests;
+
+pub use pin::PinError;

@@ -422,3 +422,78 @@ fn a_full_shortest_path_is_routed_around_at_the_same_level() {
     let (layer, rank, _, _) = place(1);
     assert_eq!((layer, rank), (4, 0), "k = 1: only a wider level fits");
 }
+
+#[test]
+fn a_pinned_tenant_gets_the_lowest_tr_holding_its_servers() {
+    let mut p = Placer::new(fat_tree(4, 1, 10), Strategy::Balanced { cq_weight: 0.5 });
+    let req = |n: u32, mbps: u64| Request {
+        hose: Hose::homogeneous(n, mbps * M),
+        ha: None,
+    };
+    // servers 0 and 1 share an edge switch: a layer-2 TR, B·min(2, 2) on each link
+    let id = p.pin(req(4, 100), &[(0, 2), (1, 2)]).unwrap();
+    let t = &p.tenants[&id];
+    assert_eq!((t.layer, t.servers.clone()), (2, vec![(0, 2), (1, 2)]));
+    assert_eq!(t.links.len(), 2);
+    assert!(t.links.iter().all(|l| l.1 == 200 * M));
+    // one server per pod: a core's TR; its reservations are what Algorithm 1's
+    // accounting gives (checked by `check` as for placed tenants)
+    let id = p
+        .pin(req(4, 50), &[(0, 1), (4, 1), (8, 1), (12, 1)])
+        .unwrap();
+    assert_eq!(p.tenants[&id].layer, 4);
+    check(&p);
+    // the log replays onto a fresh placer exactly
+    let mut q = Placer::new(fat_tree(4, 1, 10), Strategy::Balanced { cq_weight: 0.5 });
+    for op in p.log.clone() {
+        match op {
+            LogOp::Pin {
+                request, servers, ..
+            } => {
+                q.pin(request, &servers).unwrap();
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(q.tenants, p.tenants);
+    assert_eq!(q.dc.links, p.dc.links);
+}
+
+#[test]
+fn a_pinned_tenant_that_does_not_fit_is_refused_and_changes_nothing() {
+    let mut p = Placer::new(fat_tree(4, 1, 10), Strategy::Greedy);
+    let req = |n: u32, mbps: u64| Request {
+        hose: Hose::homogeneous(n, mbps * M),
+        ha: None,
+    };
+    let before = p.dc.links.clone();
+    assert_eq!(
+        p.pin(req(3, 100), &[(0, 2)]),
+        Err(PinError::Count { given: 2, want: 3 })
+    );
+    assert_eq!(
+        p.pin(req(11, 100), &[(0, 11)]),
+        Err(PinError::Slots {
+            server: 0,
+            free: 10
+        })
+    );
+    assert!(matches!(
+        p.pin(req(2, 100), &[(0, 1), (0, 1)]),
+        Err(PinError::Slots { server: 0, .. })
+    ));
+    // 20 VMs at 1 Gb/s split 10/10 need 10 Gb/s on each server link, available;
+    // a second such tenant finds them full
+    p.pin(req(20, 1000), &[(0, 10), (1, 10)]).unwrap();
+    let full = p.dc.links.clone();
+    let mut q = Placer::new(fat_tree(4, 1, 20), Strategy::Greedy);
+    q.pin(req(20, 1000), &[(0, 10), (1, 10)]).unwrap();
+    match q.pin(req(2, 1000), &[(0, 1), (1, 1)]) {
+        Err(PinError::Link {
+            need, available, ..
+        }) => assert_eq!((need, available), (1000 * M, 0)),
+        other => panic!("{other:?}"),
+    }
+    assert_ne!(full, before);
+    assert_eq!(p.tenants.len(), 1);
+}
