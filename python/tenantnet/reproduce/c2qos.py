@@ -396,8 +396,9 @@ def plot_vm_row(axes: Any, s: pd.DataFrame, labels: dict[str, str], title: str,
         axes[0].plot(s["time_s"], s[f"{vm}_gbps"], label=label, **style(i))
         axes[1].plot(s["time_s"], s[f"{vm}_cpu"] * 100, label=label, **style(i))
     if s["rx_cpu"].gt(0).any():
-        axes[1].plot(s["time_s"], s["rx_cpu"] * 100, "k-", lw=1, alpha=0.6,
-                     label="NIC receive queue (ACKs, replies)")
+        # wide and underneath: it stays visible where it meets a VM's line
+        axes[1].plot(s["time_s"], s["rx_cpu"] * 100, color="grey", lw=4, alpha=0.45,
+                     zorder=0, label="NIC receive queue (ACKs, replies)")
     axes[1].plot(s["time_s"], s["idle_cpu"] * 100, "k:", lw=1, label="idle and empty polls")
     axes[0].set_title(f"{title}: bandwidth per VM")
     axes[1].set_title(f"{title}: CPU share per VM")
