@@ -11,7 +11,7 @@ use tenantnet_core::qshare::binding::{
 };
 use tenantnet_core::qshare::experiment::{churn, fill, gain_at, scarcity, TenantGen};
 use tenantnet_core::qshare::fluid::{Model, Sharing};
-use tenantnet_core::qshare::place::{LogOp, PinError};
+use tenantnet_core::qshare::place::LogOp;
 use tenantnet_core::qshare::switch_ports::switch_ports;
 use tenantnet_core::qshare::{Datacenter, Hose, Placer, Request, Strategy};
 use tenantnet_core::scenario::parse;
@@ -105,35 +105,21 @@ impl QShare {
     /// (nothing changes).
     fn pin(&mut self, guarantees_bps: Vec<u64>, servers: Vec<(String, u32)>) -> PyResult<u32> {
         let dc = &self.p.dc;
-        let mut on = Vec::with_capacity(servers.len());
-        for (name, k) in &servers {
-            let s = (dc.servers.iter())
-                .position(|&n| &dc.names[n as usize] == name)
-                .ok_or_else(|| PyValueError::new_err(format!("servers: no server {name:?}")))?;
-            on.push((s as u32, *k));
-        }
+        let on = (servers.iter())
+            .map(|(name, k)| {
+                let s = dc
+                    .server_named(name)
+                    .ok_or_else(|| PyValueError::new_err(format!("servers: no server {name:?}")))?;
+                Ok((s, *k))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
         let req = Request {
             hose: Hose::new(guarantees_bps),
             ha: None,
         };
-        self.p.pin(req, &on).map_err(|e| {
-            let e = match e {
-                PinError::Link {
-                    link,
-                    need,
-                    available,
-                } => {
-                    let l = &dc_link_name(&self.p.dc, link);
-                    format!("link {l} has {available} bit/s unreserved; the tenant needs {need}")
-                }
-                PinError::Slots { server, free } => format!(
-                    "server {:?}: given twice, or {free} free slots, fewer than asked",
-                    self.p.dc.names[self.p.dc.servers[server as usize] as usize]
-                ),
-                e => e.to_string(),
-            };
-            PyValueError::new_err(format!("pin: {e}"))
-        })
+        self.p
+            .pin(req, &on)
+            .map_err(|e| PyValueError::new_err(format!("pin: {}", e.describe(&self.p.dc))))
     }
 
     /// What changed the datacenter, in order (admitted requests with their ids,
@@ -158,8 +144,8 @@ impl QShare {
                         id,
                     } => {
                         let dc = &self.p.dc;
-                        let on: Vec<(String, u32)> = (servers.iter())
-                            .map(|&(s, k)| (dc.names[dc.servers[s as usize] as usize].clone(), k))
+                        let on: Vec<(&str, u32)> = (servers.iter())
+                            .map(|&(s, k)| (dc.server_name(s), k))
                             .collect();
                         d.set_item("op", "pin")?;
                         d.set_item("guarantees_bps", request.hose.b.clone())?;
@@ -355,7 +341,7 @@ impl QShare {
             let servers: Vec<(String, u32)> = t
                 .servers
                 .iter()
-                .map(|&(s, k)| (dc.names[dc.servers[s as usize] as usize].clone(), k))
+                .map(|&(s, k)| (dc.server_name(s).to_string(), k))
                 .collect();
             d.set_item("servers", servers)?;
             d.set_item(
@@ -422,13 +408,4 @@ impl QShare {
         d.set_item("ports", ports)?;
         Ok(d)
     }
-}
-
-/// A link as "upper-lower".
-fn dc_link_name(dc: &Datacenter, l: u32) -> String {
-    let x = &dc.links[l as usize];
-    format!(
-        "{}-{}",
-        dc.names[x.upper as usize], dc.names[x.lower as usize]
-    )
 }

@@ -134,6 +134,27 @@ fn layers(b: &NetworkBuilder, nodes: &[(String, bool)]) -> Result<Vec<u8>, Strin
 }
 
 impl Datacenter {
+    /// Server `s`'s name.
+    pub fn server_name(&self, s: u32) -> &str {
+        &self.names[self.servers[s as usize] as usize]
+    }
+
+    /// The server named `name`, if any.
+    pub fn server_named(&self, name: &str) -> Option<u32> {
+        (self.servers.iter())
+            .position(|&n| self.names[n as usize] == name)
+            .map(|s| s as u32)
+    }
+
+    /// Link `l` as "upper to lower" (node names may hold hyphens).
+    pub fn link_name(&self, l: u32) -> String {
+        let x = &self.links[l as usize];
+        format!(
+            "{} to {}",
+            self.names[x.upper as usize], self.names[x.lower as usize]
+        )
+    }
+
     /// Free VM slots over all servers.
     pub fn free_slots(&self) -> u64 {
         self.free.iter().map(|&f| f as u64).sum()

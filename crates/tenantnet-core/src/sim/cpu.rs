@@ -56,13 +56,14 @@ pub struct CpuState {
     pub(super) p: CpuParams,
     pub(super) cores: Vec<Pmd>,
     pub(super) rings: Vec<Ring>,
-    /// Each core's NIC receive queue (`rx_path = "pmd"`: used by each host's first
-    /// core).
-    pub(super) rxqs: Vec<VecDeque<PktId>>,
-    /// Each host's (by vswitch) first core.
+    /// Each host's (by vswitch) first core, the one that polls its NIC's receive
+    /// queue with `rx_path = "pmd"`.
     pub(super) first_core: Vec<u32>,
     /// Packets that found a receive queue full.
     pub(super) rx_dropped: u64,
+    /// The buffer the next batch fills (swapped with a finished batch's, so
+    /// batches allocate nothing).
+    spare: Vec<(PktId, bool)>,
     pub(super) vm: Vec<VmCost>,
     /// Per workload: whether its packets miss the EMC (`None`: no workload's do,
     /// and packets are not looked up by workload).
@@ -119,7 +120,7 @@ impl CpuState {
                     vms: mine,
                     sched,
                     c2tb,
-                    rxq: c == 0 && p.rx_ring.is_some(),
+                    rxq: (c == 0 && p.rx_ring.is_some()).then(VecDeque::new),
                     ..Default::default()
                 });
             }
@@ -149,11 +150,11 @@ impl CpuState {
             .collect();
         CpuState {
             p,
-            rxqs: vec![VecDeque::new(); cores.len()],
             cores,
             rings,
             first_core,
             rx_dropped: 0,
+            spare: Vec::new(),
             vm,
             multiple: s.multiple.contains(&true).then(|| s.multiple.clone()),
             at_tick,
@@ -167,9 +168,10 @@ impl CpuState {
     /// Packets waiting in rings and in batches in progress.
     pub fn held(&self) -> u64 {
         let rings: usize = self.rings.iter().map(|r| r.q.len()).sum();
-        let rxqs: usize = self.rxqs.iter().map(VecDeque::len).sum();
-        let batches: usize = self.cores.iter().map(|c| c.batch.len()).sum();
-        (rings + rxqs + batches) as u64
+        let cores: usize = (self.cores.iter())
+            .map(|c| c.batch.len() + c.rxq.as_ref().map_or(0, VecDeque::len))
+            .sum();
+        (rings + cores) as u64
     }
 
     /// Whether every core's cycles are accounted for.
@@ -277,13 +279,17 @@ impl Sim {
             return false;
         };
         let core = cpu.first_core[self.vms[v.idx()].vswitch as usize] as usize;
-        if cpu.rxqs[core].len() >= cap as usize {
+        let rxq = cpu.cores[core]
+            .rxq
+            .as_mut()
+            .expect("a host's first core polls its NIC");
+        if rxq.len() >= cap as usize {
             cpu.rx_dropped += 1;
             self.counters.dropped += 1;
             self.discard(id);
             return true;
         }
-        cpu.rxqs[core].push_back(id);
+        rxq.push_back(id);
         if !cpu.cores[core].busy() {
             cpu.cores[core].wake(self.now, cpu.p.hz);
             self.pmd_poll(core);
@@ -319,8 +325,7 @@ impl Sim {
         };
         let (rings, p) = (&cpu.rings, &cpu.p);
         let core = &mut cpu.cores[c];
-        let held = |v: VmId| rings[v.idx()].q.len();
-        let Some(slot) = core.choose(p.empty_poll, cpu.rxqs[c].len(), held) else {
+        let Some(slot) = core.choose(p.empty_poll, |v| rings[v.idx()].q.len()) else {
             return;
         };
         if slot == RX {
@@ -373,18 +378,18 @@ impl Sim {
         let Some(cpu) = self.cpu.as_mut() else {
             return;
         };
-        let p = &cpu.p;
-        let n = cpu.rxqs[c].len().min(p.batch as usize);
+        let (p, core) = (&cpu.p, &mut cpu.cores[c]);
+        let rxq = core.rxq.as_mut().expect("chosen: it polls a receive queue");
+        let n = rxq.len().min(p.batch as usize);
         let mut cost = p.batch_overhead;
-        for _ in 0..n {
-            let id = cpu.rxqs[c].pop_front().expect("n ≤ len");
+        for id in rxq.drain(..n) {
             let pkt = &self.pkts[id];
             let factor =
                 (self.pairs[pkt.pair as usize].dst).map_or(1.0, |v| cpu.vm[v.idx()].factor);
             cost += p.costs.cycles(pkt.size, Flows::Single, factor);
-            cpu.cores[c].batch.push((id, false));
+            core.batch.push((id, false));
         }
-        let end = cpu.cores[c].start(RX, cost, n, p.hz);
+        let end = core.start(RX, cost, n, p.hz);
         self.schedule(end, Event::PmdDone(CoreId(c as u32)));
     }
 
@@ -401,31 +406,26 @@ impl Sim {
         let Some(slot) = core.finish() else {
             return;
         };
-        let mut batch = std::mem::take(&mut core.batch);
+        let mut batch = std::mem::replace(&mut core.batch, std::mem::take(&mut cpu.spare));
         if slot == RX {
             self.pmd_poll(c);
             for &(id, _) in &batch {
                 self.counters.delivered += 1;
                 self.deliver(id);
             }
-            // keep the buffer unless the core has started a batch in another
-            batch.clear();
-            if let Some(b) = self.cpu.as_mut().map(|cpu| &mut cpu.cores[c].batch) {
-                if b.capacity() == 0 {
-                    *b = batch;
-                }
+        } else {
+            let v = core.vms[slot];
+            for &(id, may_drop) in &batch {
+                self.vswitch_egress(v, id, may_drop);
             }
-            return;
-        }
-        let v = core.vms[slot];
-        for &(id, may_drop) in &batch {
-            self.vswitch_egress(v, id, may_drop);
         }
         batch.clear();
         if let Some(cpu) = self.cpu.as_mut() {
-            cpu.cores[c].batch = batch;
+            cpu.spare = batch;
         }
-        self.pmd_poll(c);
+        if slot != RX {
+            self.pmd_poll(c);
+        }
     }
 
     /// Wakes VM `v`'s senders waiting for ring room, in order, while a packet fits.

@@ -9,7 +9,7 @@
 //! whose hose a link cannot carry is refused, naming the link, and nothing changes.
 //! The high-availability limit is not applied (the servers are given).
 
-use super::{Placer, Request};
+use super::{Datacenter, Placer, Request};
 
 /// Why a pinned tenant cannot be embedded.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,7 +21,7 @@ pub enum PinError {
         /// VMs in the request.
         want: u32,
     },
-    /// A server given twice, one not in the datacenter, or with too few free slots.
+    /// A server given twice, or with too few free slots.
     Slots {
         /// The server.
         server: u32,
@@ -42,24 +42,25 @@ pub enum PinError {
     },
 }
 
-impl std::fmt::Display for PinError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl PinError {
+    /// What is wrong, in words, naming servers and links as `dc` does.
+    pub fn describe(&self, dc: &Datacenter) -> String {
         match self {
             PinError::Count { given, want } => {
-                write!(f, "{given} VMs given on servers; the request has {want}")
+                format!("{given} VMs given on servers; the request has {want}")
             }
-            PinError::Slots { server, free } => write!(
-                f,
-                "server {server}: given twice, unknown, or with {free} free slots, fewer than asked"
+            PinError::Slots { server, free } => format!(
+                "server {:?}: given twice, or with {free} free slots, fewer than asked",
+                dc.server_name(*server)
             ),
-            PinError::NoTree => write!(f, "no TR option holds every given server"),
+            PinError::NoTree => "no TR option holds every given server".into(),
             PinError::Link {
                 link,
                 need,
                 available,
-            } => write!(
-                f,
-                "link {link} has {available} bit/s unreserved; the tenant needs {need}"
+            } => format!(
+                "link {} has {available} bit/s unreserved; the tenant needs {need}",
+                dc.link_name(*link)
             ),
         }
     }
@@ -67,7 +68,8 @@ impl std::fmt::Display for PinError {
 
 impl Placer {
     /// Embeds `req` with `servers[i].1` of its VMs (in VM order) on server
-    /// `servers[i].0`; its id, or why not (nothing changes).
+    /// `servers[i].0` (each a server of the datacenter); its id, or why not
+    /// (nothing changes).
     pub fn pin(&mut self, req: Request, servers: &[(u32, u32)]) -> Result<u32, PinError> {
         let given: u32 = servers.iter().map(|x| x.1).sum();
         if given != req.hose.n() || given == 0 {
@@ -79,7 +81,7 @@ impl Placer {
         let mut seen = std::collections::BTreeSet::new();
         let mut left_free = 0;
         for &(s, k) in servers {
-            let free = self.dc.free.get(s as usize).copied().unwrap_or(0);
+            let free = self.dc.free[s as usize];
             if free < k || !seen.insert(s) {
                 return Err(PinError::Slots { server: s, free });
             }

@@ -19,6 +19,8 @@
 //! core with nothing to poll sleeps until a packet or the C2TB manager wakes it (a
 //! real PMD spins; those empty polls are not simulated, spec `c2qos.md` §5.4).
 
+use std::collections::VecDeque;
+
 use super::c2tb::C2tb;
 use super::hbs::Hbs;
 use crate::engine::Time;
@@ -90,8 +92,8 @@ pub struct Pmd {
     pub idle: u64,
     /// The VMs' cycle buckets, by slot, if C2TB limits them.
     pub c2tb: Option<C2tb>,
-    /// Whether it polls its host NIC's receive queue (slot [`RX`]).
-    pub rxq: bool,
+    /// Its host NIC's receive queue (slot [`RX`]), if it polls one.
+    pub rxq: Option<VecDeque<PktId>>,
     /// Cycles spent on the receive queue's batches.
     pub rx_cycles: u64,
     /// Packets forwarded from the receive queue.
@@ -120,15 +122,10 @@ impl Pmd {
     }
 
     /// The slot to serve next ([`RX`] for the receive queue): the first (in the
-    /// scheduler's order) it may serve that holds packets (`held(vm)`; `rx_held`
-    /// for the receive queue), after the empty polls before it (their cycles spent
-    /// and charged), or `None` when a whole round found nothing to serve.
-    pub fn choose(
-        &mut self,
-        empty_poll: u64,
-        rx_held: usize,
-        held: impl Fn(VmId) -> usize,
-    ) -> Option<usize> {
+    /// scheduler's order) it may serve that holds packets (`held(vm)` for a VM's
+    /// ring), after the empty polls before it (their cycles spent and charged), or
+    /// `None` when a whole round found nothing to serve.
+    pub fn choose(&mut self, empty_poll: u64, held: impl Fn(VmId) -> usize) -> Option<usize> {
         let Pmd {
             vms,
             sched,
@@ -148,7 +145,8 @@ impl Pmd {
                     c.may_serve(slot)
                 })
         };
-        let rx = *rxq as usize;
+        let rx = rxq.is_some() as usize;
+        let rx_held = rxq.as_ref().map_or(0, VecDeque::len);
         match sched {
             Sched::RoundRobin { next } => {
                 let m = vms.len() + rx;
@@ -199,7 +197,7 @@ impl Pmd {
             }
         }
         if let Sched::RoundRobin { next } = &mut self.sched {
-            let rx = self.rxq as usize;
+            let rx = self.rxq.is_some() as usize;
             let pos = if slot == RX { 0 } else { slot + rx };
             *next = (pos + 1) % (self.vms.len() + rx);
         }
@@ -278,13 +276,13 @@ mod tests {
             ..Default::default()
         };
         let held = |v: VmId| if v.0 == 2 { 5 } else { 0 };
-        assert_eq!(p.choose(200, 0, held), Some(2));
+        assert_eq!(p.choose(200, held), Some(2));
         assert_eq!((p.clock, p.poll), (400, 400));
         p.start(2, 1000, 5, 2_200_000_000);
         assert!(matches!(p.sched, Sched::RoundRobin { next: 0 }));
         assert_eq!(p.clock, 1400);
         assert_eq!(p.finish(), Some(2));
-        assert_eq!(p.choose(200, 0, |_| 0), None);
+        assert_eq!(p.choose(200, |_| 0), None);
         assert_eq!(p.poll, 1000);
         p.wake(time_of(5000, 2_200_000_000), 2_200_000_000);
         assert_eq!(p.clock, 5000);
@@ -305,7 +303,7 @@ mod tests {
             vms: vec![VmId(0), VmId(1)],
             vm_cycles: vec![0; 2],
             vm_packets: vec![0; 2],
-            rxq: true,
+            rxq: Some(VecDeque::from(vec![PktId(0); 3])),
             c2tb: Some(c2tb),
             ..Default::default()
         };
@@ -313,7 +311,7 @@ mod tests {
         // everything holds packets: the list is rxq, vm0, vm1, rxq, ...
         let mut order = Vec::new();
         for _ in 0..4 {
-            let s = p.choose(200, 3, |_| 3).unwrap();
+            let s = p.choose(200, |_| 3).unwrap();
             order.push(s);
             p.start(s, 1000, 3, hz);
             p.finish();
@@ -323,11 +321,12 @@ mod tests {
         assert_eq!((p.rx_cycles, p.rx_packets), (2000, 6));
         assert_eq!(p.used(), 4000);
         // the VMs' buckets are spent; the receive queue is still polled
-        assert_eq!(p.choose(200, 1, |_| 3), Some(RX));
+        assert_eq!(p.choose(200, |_| 3), Some(RX));
         p.start(RX, 100, 1, hz);
         p.finish();
         // an empty receive queue costs an empty poll; the VMs have no tokens
-        assert_eq!(p.choose(200, 0, |_| 3), None);
+        p.rxq = Some(VecDeque::new());
+        assert_eq!(p.choose(200, |_| 3), None);
         assert_eq!(p.poll, 200);
         assert!(p.conserved());
     }
@@ -338,14 +337,15 @@ mod tests {
             vms: vec![VmId(0), VmId(1)],
             vm_cycles: vec![0; 2],
             vm_packets: vec![0; 2],
-            rxq: true,
+            rxq: Some(VecDeque::from(vec![PktId(0)])),
             sched: Sched::Hbs(Hbs::new(&[1, 2], 8)),
             ..Default::default()
         };
-        assert_eq!(p.choose(200, 1, |_| 1), Some(RX));
+        assert_eq!(p.choose(200, |_| 1), Some(RX));
         p.start(RX, 100, 1, 2_200_000_000);
         p.finish();
-        assert_eq!(p.choose(200, 0, |_| 1), Some(0));
+        p.rxq = Some(VecDeque::new());
+        assert_eq!(p.choose(200, |_| 1), Some(0));
         assert_eq!(p.poll, 200);
     }
 }
