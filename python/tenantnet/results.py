@@ -37,6 +37,15 @@ Files written by :meth:`Results.write`:
     monitor interval: time_s, host, nic_gbps (its NIC's transmit rate over the
     interval), policing (1 while the handler has ingress policing on)
 
+* with QShare's controller (``[qshare]``) only:
+
+  * ``qshare_tenants.parquet``: per control interval per tenant: time_s (the
+    decision), tenant, u_factor (Eq. 1 over the interval that ended), score (Eq. 2),
+    dedicated (1 for a D-tenant), dscp (its tag: 0 in the shared queue)
+  * ``qshare_queues.parquet``: per port configuration pushed, a row per queue:
+    time_s (when applied), link (the controller's name, "upper to lower"), port
+    (``owner->peer``), queue, weight, tenants (names in the queue, space-separated)
+
 * ``summary.json``: simulated time, wall time, events, packet counts, ECN marks,
   seed, tenantnet version, per-workload facts
 """
@@ -54,8 +63,9 @@ if TYPE_CHECKING:  # imported when first used: `import tenantnet` stays light
 
 TABLES = ("flows", "throughput", "queues", "links", "queue_stats", "vms", "vm_rates",
           "queries")
-OPTIONAL_TABLES = ("vm_cpu", "pmd", "nic_monitor")
-"""Tables only some runs have (None in :class:`Results` otherwise): the CPU model's."""
+OPTIONAL_TABLES = ("vm_cpu", "pmd", "nic_monitor", "qshare_tenants", "qshare_queues")
+"""Tables only some runs have (None in :class:`Results` otherwise): the CPU model's
+and QShare's controller's."""
 
 
 def _column(enc: tuple[Any, ...]) -> Any:
@@ -112,6 +122,8 @@ class Results:
     vm_cpu: pd.DataFrame | None = None
     pmd: pd.DataFrame | None = None
     nic_monitor: pd.DataFrame | None = None
+    qshare_tenants: pd.DataFrame | None = None
+    qshare_queues: pd.DataFrame | None = None
 
     @classmethod
     def from_core(cls, summary_json: str, tables: dict[str, dict[str, tuple[Any, ...]]]) -> Results:

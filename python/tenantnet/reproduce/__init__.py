@@ -52,6 +52,9 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                       _lazy("qshare", "reproduce_table1")),
     "qshare-load": ("QShare §7.3.1: Poisson tenant arrivals and departures; queue contention "
                     "against datacenter load", _lazy("qshare", "reproduce_load")),
+    "qshare-fig3c": ("QShare Fig. 3(c): two queues, A dedicated, B and C shared and capped; "
+                     "the controller in the packet simulator",
+                     _lazy("qshare_packet", "reproduce_fig3c")),
     "qshare-fig10": ("QShare Fig. 10: throughput gain vs inactive ratio, link utilisation CDF",
                      _lazy("qshare", "reproduce_fig10")),
     "trinity-fig6": ("Trinity Fig. 6: one connection against N, guarantees 100/100 and "

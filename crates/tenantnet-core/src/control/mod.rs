@@ -8,12 +8,16 @@
 //! Adding a controller: a file with a struct implementing [`Controller`], plus its
 //! line in the `controllers!` registration below.
 
+pub mod qshare;
+mod qshare_records;
 pub mod scheduled;
 
 use crate::engine::Time;
 use crate::net::{HostId, Network, PortId, VmId};
+use crate::sim::results::Table;
 use crate::switch::DscpMap;
 use crate::vswitch::Vm;
+use qshare::QShare;
 use scheduled::ScheduledChanges;
 
 /// What a controller may read: per port and queue, bytes sent, drops and ECN
@@ -88,14 +92,19 @@ pub trait Controller {
     fn next_wake(&self, now: Time) -> Option<Time>;
 
     /// Woken: reads the view and pushes actions, applied in order right after.
-    fn wake(&mut self, view: &FabricView, actions: &mut Vec<Action>);
+    /// An error (the controller found its own state broken) stops the run with it.
+    fn wake(&mut self, view: &FabricView, actions: &mut Vec<Action>) -> Result<(), String>;
+
+    /// What it recorded, as results tables (named after the controller).
+    fn tables(&self, _net: &Network) -> Vec<Table> {
+        Vec::new()
+    }
 }
 
 /// Declares the controllers, one line each: `Variant(Type)`.
 macro_rules! controllers {
     ($($(#[$doc:meta])* $v:ident($t:ty);)*) => {
         /// A run's controller, dispatched statically.
-        #[derive(Clone, Debug)]
         pub enum Controllers {
             $($(#[$doc])* $v($t),)*
         }
@@ -104,8 +113,11 @@ macro_rules! controllers {
             fn next_wake(&self, now: Time) -> Option<Time> {
                 match self { $(Controllers::$v(c) => c.next_wake(now),)* }
             }
-            fn wake(&mut self, view: &FabricView, actions: &mut Vec<Action>) {
+            fn wake(&mut self, view: &FabricView, actions: &mut Vec<Action>) -> Result<(), String> {
                 match self { $(Controllers::$v(c) => c.wake(view, actions),)* }
+            }
+            fn tables(&self, net: &Network) -> Vec<Table> {
+                match self { $(Controllers::$v(c) => c.tables(net),)* }
             }
         }
     };
@@ -114,4 +126,6 @@ macro_rules! controllers {
 controllers! {
     /// The scenario's scheduled VM guarantee changes.
     Scheduled(ScheduledChanges);
+    /// QShare's dynamic tenant–queue binding (`[qshare]`).
+    QShare(Box<QShare>);
 }

@@ -36,10 +36,10 @@ impl Controller for ScheduledChanges {
         self.changes.get(self.next).map(|c| c.at)
     }
 
-    fn wake(&mut self, view: &FabricView, actions: &mut Vec<Action>) {
+    fn wake(&mut self, view: &FabricView, actions: &mut Vec<Action>) -> Result<(), String> {
         while let Some(c) = self.changes.get(self.next) {
             if c.at > view.now {
-                return;
+                break;
             }
             self.next += 1;
             actions.push(Action::VmGuarantee {
@@ -48,5 +48,6 @@ impl Controller for ScheduledChanges {
                 weight: c.weight,
             });
         }
+        Ok(())
     }
 }

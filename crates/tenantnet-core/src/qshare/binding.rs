@@ -212,8 +212,13 @@ impl<S: Fn(u32) -> f64> Holders<'_, S> {
 }
 
 /// Queue weights (line 10) and DSCP values (§5.4) for a set of D-tenants.
-/// A queue's weight is its reserved bandwidth over the link's total, scaled to
-/// [1, `max_weight`] (15 on the paper's switches, 100 for SONiC DWRR) and rounded.
+/// A queue's weight is its reserved bandwidth over the link's total, "proportionally
+/// translated" into [1, `max_weight`] (15 on the paper's switches, 100 for SONiC
+/// DWRR): the port's largest queue gets `max_weight`, the others their reservation
+/// relative to it, rounded. (Scaling the share itself, e.g. 10 % to 1.5 of 15, lets
+/// rounding distort small queues' ratios: seven 94 Mb/s queues beside a 282 Mb/s
+/// one would weigh 2 and 5, leaving the shared queue 26 % of the link for its 30 %
+/// of the reservations; scaled to the largest they weigh 5 and 15, exactly.)
 /// DSCP values are given greedily in tenant order: the smallest value in 1–63 that
 /// no D-tenant sharing a link with it holds.
 pub fn configure(p: &Placer, dedicated: &BTreeSet<u32>, max_weight: u32) -> Binding {
@@ -250,23 +255,26 @@ pub fn configure(p: &Placer, dedicated: &BTreeSet<u32>, max_weight: u32) -> Bind
                 .find(|x| x.0 == l as u32)
                 .map_or(0, |x| x.1)
         };
-        let total: u64 = ts.iter().map(|&t| resv(t)).sum();
-        let weight = |r: u64| -> u32 {
-            let w = (r as f64 / total.max(1) as f64 * max_weight as f64).round() as u32;
-            w.clamp(1, max_weight)
-        };
         let shared: Vec<u32> = ts.iter().copied().filter(|t| !ded.contains(t)).collect();
         let mut queues = Vec::new();
         let mut next = 0;
         if !shared.is_empty() {
             let r: u64 = shared.iter().map(|&t| resv(t)).sum();
-            queues.push((0, shared, weight(r)));
+            queues.push((0, shared, r));
             next = 1;
         }
         for &t in ts.iter().filter(|t| ded.contains(t)) {
-            queues.push((next, vec![t], weight(resv(t))));
+            queues.push((next, vec![t], resv(t)));
             next += 1;
         }
+        let top = queues.iter().map(|q| q.2).max().unwrap_or(0).max(1) as f64;
+        let queues = queues
+            .into_iter()
+            .map(|(q, ts, r)| {
+                let w = (r as f64 / top * max_weight as f64).round() as u32;
+                (q, ts, w.clamp(1, max_weight))
+            })
+            .collect();
         ports.push(PortQueues {
             link: l as u32,
             queues,
@@ -278,6 +286,71 @@ pub fn configure(p: &Placer, dedicated: &BTreeSet<u32>, max_weight: u32) -> Bind
         ports,
         dscp_exhausted: exhausted,
     }
+}
+
+/// Algorithm 2's invariants for binding `b` of the tenants in `p`, checked at
+/// every control interval of a packet-level run (issue 16): every D-tenant holds
+/// its own queue on every link of its TR (never on only part of it), every tenant
+/// on a link is in exactly one of its queues, a port has at most Q queues, and no
+/// two D-tenants sharing a link share a DSCP value (nor use 0, the shared queue's).
+/// The first violation, in words.
+pub fn check_invariants(p: &Placer, b: &Binding) -> Result<(), String> {
+    let on = on_links(p);
+    for pq in &b.ports {
+        let l = pq.link as usize;
+        let name = || p.dc.link_name(pq.link);
+        if pq.queues.len() > p.dc.queues as usize {
+            return Err(format!(
+                "link {}: {} queues, more than the port's {}",
+                name(),
+                pq.queues.len(),
+                p.dc.queues
+            ));
+        }
+        let mut seen_dscp = BTreeMap::new();
+        for &t in &on[l] {
+            let holding: Vec<_> = pq.queues.iter().filter(|q| q.1.contains(&t)).collect();
+            if holding.len() != 1 {
+                return Err(format!(
+                    "link {}: tenant {t} is in {} queues, expected 1",
+                    name(),
+                    holding.len()
+                ));
+            }
+            let own = holding[0].1 == [t];
+            let ded = b.dedicated.contains(&t);
+            if ded && !own {
+                return Err(format!(
+                    "tenant {t} is dedicated but shares a queue on link {}: dedicated on only part of its TR",
+                    name()
+                ));
+            }
+            if !ded {
+                continue;
+            }
+            let d = b.dscp.get(&t).copied().unwrap_or(0);
+            if d == 0 {
+                return Err(format!("tenant {t} is dedicated with DSCP 0"));
+            }
+            if let Some(o) = seen_dscp.insert(d, t) {
+                return Err(format!(
+                    "link {}: tenants {o} and {t} both hold DSCP {d}",
+                    name()
+                ));
+            }
+        }
+    }
+    for &t in &b.dedicated {
+        for &(l, _) in &p.tenants[&t].links {
+            if !b.ports.iter().any(|pq| pq.link == l) {
+                return Err(format!(
+                    "tenant {t} is dedicated but link {} has no queues",
+                    p.dc.link_name(l)
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod build;
 pub mod estimate;
 pub mod keys;
 pub mod parse;
+pub mod qshare;
 pub mod spec;
 pub mod tenants;
 pub mod workloads;

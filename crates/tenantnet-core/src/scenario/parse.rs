@@ -307,6 +307,7 @@ pub fn parse_with_root(
         transport: raw.transport,
         tenants: raw.tenants,
         vswitch: raw.vswitch,
+        qshare: raw.qshare,
         workloads,
         output: raw.output,
     };

@@ -47,6 +47,9 @@ pub struct ScenarioSpec<T = TopologySpec, W = WorkloadSpec> {
     /// How each host's virtual switch enforces its VMs' guarantees.
     #[serde(default)]
     pub vswitch: VswitchSpec,
+    /// QShare's controller binding the tenants to switch queues during the run.
+    #[serde(default)]
+    pub qshare: Option<super::qshare::QShareSpec>,
     /// The traffic: a list of `[[workloads]]` tables, each with a `kind`.
     #[serde(default)]
     pub workloads: Vec<W>,

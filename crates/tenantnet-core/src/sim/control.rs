@@ -21,26 +21,42 @@ impl Sim {
     /// wake is scheduled. An invalid action stops the run with its reason.
     pub(super) fn on_control(&mut self, i: u32) {
         let mut actions = Vec::new();
+        self.sum_vm_rx();
         let view = FabricView {
             now: self.now,
             net: &self.net,
             vms: &self.vms,
         };
-        self.controllers[i as usize].wake(&view, &mut actions);
+        let woke = self.controllers[i as usize].wake(&view, &mut actions);
+        if let Err(e) = woke {
+            return self.controller_failed(e);
+        }
         for a in actions {
             if let Err(e) = self.apply(a) {
-                self.failure = Some(RunFailure {
-                    at: self.now,
-                    key: "controller".into(),
-                    message: format!("a controller asked for an invalid change: {e}"),
-                });
-                self.done = true;
-                return;
+                return self
+                    .controller_failed(format!("a controller asked for an invalid change: {e}"));
             }
         }
         if let Some(t) = self.controllers[i as usize].next_wake(self.now) {
             self.schedule(t, Event::Control(i));
         }
+    }
+
+    /// A controller failed: the run stops with its reason.
+    fn controller_failed(&mut self, message: String) {
+        self.failure = Some(RunFailure {
+            at: self.now,
+            key: "controller".into(),
+            message,
+        });
+        self.done = true;
+    }
+
+    /// What every controller recorded.
+    pub(super) fn controller_tables(&self) -> Vec<crate::sim::results::Table> {
+        (self.controllers.iter())
+            .flat_map(|c| c.tables(&self.net))
+            .collect()
     }
 
     /// A switch port, or why `port` is not one.

@@ -251,7 +251,7 @@ impl Sim {
     }
 
     /// Each VM's `rx_bytes` from its pairs' counts.
-    fn sum_vm_rx(&mut self) {
+    pub(super) fn sum_vm_rx(&mut self) {
         for vm in self.vms.iter_mut() {
             vm.rx_bytes = 0;
         }

@@ -85,6 +85,8 @@ pub struct SimParams {
     pub meta: RunMeta,
     /// Tenants' VMs and the hosts' vswitch policies.
     pub vswitch: VswitchParams,
+    /// Fabric controllers beside the scenario's scheduled changes (QShare's).
+    pub controllers: Vec<Controllers>,
     /// The memory the run was estimated to need.
     pub footprint: Footprint,
     /// The memory it may use, bytes.
@@ -232,7 +234,9 @@ impl Sim {
             wall: 0.0,
             vms: p.vswitch.vms,
             vhosts: p.vswitch.hosts,
-            controllers: ScheduledChanges::controllers(p.vswitch.changes),
+            controllers: (ScheduledChanges::controllers(p.vswitch.changes).into_iter())
+                .chain(p.controllers)
+                .collect(),
             vswitch_tick: p.vswitch.tick,
             vswitch_tick_key: p.vswitch.tick_key.clone(),
             pairs,

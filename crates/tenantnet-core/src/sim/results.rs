@@ -238,6 +238,7 @@ impl Sim {
         ];
         let mut tables = tables;
         tables.extend(self.cpu_tables());
+        tables.extend(self.controller_tables());
         Results { summary, tables }
     }
 

@@ -86,6 +86,7 @@ fn binding_invariants_over_random_intervals() {
             held = allocate_queues(&p, &held, &scores, interval);
             let b = configure(&p, &held, 15);
             check(&p, &b, 15);
+            check_invariants(&p, &b).unwrap();
             assert!(b.dscp_exhausted.is_empty());
             total_d += b.dedicated.len();
             // churn: a few tenants leave, a few arrive (served shared until the next interval)
@@ -184,6 +185,48 @@ fn weights_are_reservation_shares_scaled_to_the_switch_range() {
     let cfg = configure(&p, &ded, 100);
     let port = &cfg.ports[0];
     let w: BTreeMap<u32, u32> = port.queues.iter().map(|(_, ts, w)| (ts[0], *w)).collect();
-    assert_eq!((w[&a], w[&b]), (75, 25));
+    assert_eq!((w[&a], w[&b]), (100, 33), "the largest queue at max_weight");
     assert_ne!(cfg.dscp[&a], cfg.dscp[&b]);
+    // Fig. 7(a)'s link: seven 94 Mb/s D-tenants beside a shared queue of three
+    let (p, ids) = pairs_on_one_link(&[94; 10]);
+    let ded: BTreeSet<u32> = ids[..7].iter().copied().collect();
+    let cfg = configure(&p, &ded, 15);
+    let ws: Vec<u32> = cfg.ports[0].queues.iter().map(|q| q.2).collect();
+    assert_eq!(ws, [15, 5, 5, 5, 5, 5, 5, 5]);
+}
+
+#[test]
+fn invariant_check_catches_each_violation() {
+    let (p, ids) = pairs_on_one_link(&[300, 100, 100]);
+    let ded: BTreeSet<u32> = ids[..2].iter().copied().collect();
+    let good = configure(&p, &ded, 15);
+    check_invariants(&p, &good).unwrap();
+    // a D-tenant put back into the shared queue on its link
+    let mut b = good.clone();
+    let q = &mut b.ports[0].queues;
+    let (_, moved, _) = q.remove(1);
+    q[0].1.extend(moved);
+    assert!(check_invariants(&p, &b)
+        .unwrap_err()
+        .contains("dedicated on only part of its TR"));
+    // two D-tenants with one DSCP value
+    let mut b = good.clone();
+    b.dscp.insert(ids[1], b.dscp[&ids[0]]);
+    assert!(check_invariants(&p, &b)
+        .unwrap_err()
+        .contains("both hold DSCP"));
+    // more queues than the port has
+    let mut b = good.clone();
+    for i in 0..p.dc.queues {
+        b.ports[0].queues.push((10 + i, vec![], 1));
+    }
+    assert!(check_invariants(&p, &b)
+        .unwrap_err()
+        .contains("more than the port's"));
+    // a tenant in no queue
+    let mut b = good;
+    b.ports[0].queues[0].1.clear();
+    assert!(check_invariants(&p, &b)
+        .unwrap_err()
+        .contains("in 0 queues"));
 }

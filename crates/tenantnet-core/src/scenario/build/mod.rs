@@ -13,6 +13,7 @@ pub mod fabric;
 pub mod flows;
 pub mod pipes;
 pub mod presets;
+pub mod qshare;
 pub mod tenants;
 pub mod transport;
 
@@ -299,6 +300,9 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
         .build()
         .map_err(|(param, msg)| ctx.err(&join("topology", &param), msg))?;
     est.network(ctx, &builder)?;
+    let qdc = (sc.qshare.as_ref())
+        .map(|q| qshare::datacenter(ctx, q, &network, &builder))
+        .transpose()?;
     let net = builder
         .build(&fabric, seed)
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
@@ -309,6 +313,10 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
         cpu.multiple = (sc.workloads.iter())
             .map(|w| w.common.classify == crate::vswitch::c2qos::Flows::Multiple)
             .collect();
+    }
+    let mut controllers = Vec::new();
+    if let (Some(q), Some(dc)) = (&sc.qshare, qdc) {
+        controllers.push(qshare::controller(ctx, q, dc, &net, &declared, seed)?);
     }
     let shared = Shared {
         net: &net,
@@ -346,6 +354,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
             workloads: t.infos,
         },
         vswitch: declared.params,
+        controllers,
         footprint: est.fp,
         budget,
     };
