@@ -5,7 +5,8 @@ Files written by :meth:`Results.write`:
 * ``flows.parquet``: flow_id, tenant, src, dst, size_bytes (empty for long-lived),
   start_s, end_s (empty if unfinished), fct_s, retransmits, timeouts,
   bytes_delivered, protocol, workload
-* ``throughput.parquet``: time_s, scope (flow, tenant, link, queue or vm), id, tenant, gbps
+* ``throughput.parquet``: time_s, scope (flow, tenant, link, queue, vm or tenant_link:
+  a tenant's bytes on a switch-to-switch port, id the port), id, tenant, gbps
 * ``queues.parquet``: time_s, switch, port, queue, bytes, peer
 * ``links.parquet``: per port: node, port, peer, rate_gbps, tx_bytes, tx_packets,
   drops, evictions, ecn_marks, mean_queue_bytes, max_queue_bytes, utilization

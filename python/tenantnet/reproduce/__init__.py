@@ -55,6 +55,9 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
     "qshare-fig3c": ("QShare Fig. 3(c): two queues, A dedicated, B and C shared and capped; "
                      "the controller in the packet simulator",
                      _lazy("qshare_packet", "reproduce_fig3c")),
+    "qshare-fig7a": ("QShare Fig. 7(a): ten tenants on the testbed's core, T1-T5 backlogged, "
+                     "the others joining; the paper's binding and the controller every 4 s",
+                     _lazy("qshare_packet", "reproduce_fig7a")),
     "qshare-fig10": ("QShare Fig. 10: throughput gain vs inactive ratio, link utilisation CDF",
                      _lazy("qshare", "reproduce_fig10")),
     "trinity-fig6": ("Trinity Fig. 6: one connection against N, guarantees 100/100 and "

@@ -268,6 +268,9 @@ fn throughput_series(r: &RunShape) -> (f64, f64) {
     if has(Scope::Vm) {
         series += r.vswitch.vms.len() as f64;
     }
+    if has(Scope::TenantLink) {
+        series += (super::super::sim::recorder::fabric_ports(net).len() * r.tenants) as f64;
+    }
     let flow_rows = if has(Scope::Flow) {
         let rows = |f: &FlowSpec| {
             let (from, to) = lifetime(f, net, r.end);

@@ -427,6 +427,9 @@ pub enum Scope {
     Queue,
     /// Each VM's transmitted bytes past its vswitch (wire rate, ACKs it sends included).
     Vm,
+    /// Each tenant's transmitted bytes on each switch-to-switch port (wire rate, its
+    /// flows' data and ACKs; not in the default list).
+    TenantLink,
 }
 
 /// What the run records.

@@ -512,6 +512,12 @@ impl Sim {
     /// on a link without delay, it still comes first.
     #[inline(always)]
     fn on_wire(&mut self, port: PortId, id: PktId, arrive: Time) {
+        if let Some(tl) = self.rec.tenant_links.as_mut() {
+            let p = &self.pkts[id];
+            if let Some(f) = self.flows.get(p.flow.idx()) {
+                tl.count(port.0, f.spec.tenant, p.size);
+            }
+        }
         if self.small_queues && self.pkts[id].has(flags::TSQ) {
             let sent = arrive - self.net.ports[port.idx()].core.delay;
             self.schedule(sent, Event::Sent(id));

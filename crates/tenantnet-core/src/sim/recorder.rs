@@ -23,7 +23,57 @@ pub struct OutputParams {
 }
 
 /// Scope codes stored in the throughput columns.
-pub const SCOPE_NAMES: [&str; 5] = ["flow", "tenant", "link", "queue", "vm"];
+pub const SCOPE_NAMES: [&str; 6] = ["flow", "tenant", "link", "queue", "vm", "tenant_link"];
+
+/// The switch-to-switch ports: those whose node and peer are both switches.
+pub fn fabric_ports(net: &Network) -> Vec<u32> {
+    let switch = |n: crate::net::NodeId| matches!(net.nodes[n.idx()].kind, NodeKind::Switch(_));
+    (0..net.ports.len() as u32)
+        .filter(|&i| {
+            let p = &net.ports[i as usize];
+            switch(p.node()) && switch(p.peer())
+        })
+        .collect()
+}
+
+/// Each tenant's wire bytes sent on each fabric port (the `tenant_link` scope).
+pub struct TenantLinks {
+    /// Row of each port (`u32::MAX`: not counted).
+    slot: Vec<u32>,
+    /// The counted ports, by row.
+    ports: Vec<u32>,
+    tenants: usize,
+    /// Bytes by row × tenant.
+    bytes: Vec<u64>,
+    last: Vec<u64>,
+}
+
+impl TenantLinks {
+    fn new(net: &Network, tenants: usize) -> Self {
+        let ports = fabric_ports(net);
+        let mut slot = vec![u32::MAX; net.ports.len()];
+        for (r, &p) in ports.iter().enumerate() {
+            slot[p as usize] = r as u32;
+        }
+        let n = ports.len() * tenants;
+        TenantLinks {
+            slot,
+            ports,
+            tenants,
+            bytes: vec![0; n],
+            last: vec![0; n],
+        }
+    }
+
+    /// Tenant `tenant`'s packet of `size` bytes starts on port `port`.
+    #[inline]
+    pub fn count(&mut self, port: u32, tenant: u32, size: u32) {
+        let r = self.slot[port as usize];
+        if r != u32::MAX && (tenant as usize) < self.tenants {
+            self.bytes[r as usize * self.tenants + tenant as usize] += size as u64;
+        }
+    }
+}
 
 /// Throughput samples, column by column.
 #[derive(Default)]
@@ -72,6 +122,8 @@ pub struct Recorder {
     pub tp: ThroughputCols,
     /// Occupancy samples.
     pub q: QueueCols,
+    /// Per-tenant bytes on fabric ports, if the `tenant_link` scope is recorded.
+    pub tenant_links: Option<Box<TenantLinks>>,
 }
 
 impl Recorder {
@@ -103,7 +155,6 @@ impl Recorder {
         Recorder {
             last_queue: vec![0; queue_ids.len()],
             queue_ids,
-            p,
             last_t: 0,
             active: Vec::new(),
             last_flow: vec![0; flows],
@@ -114,6 +165,9 @@ impl Recorder {
             sampled_ports,
             tp: ThroughputCols::default(),
             q: QueueCols::default(),
+            tenant_links: (p.scopes.contains(&Scope::TenantLink))
+                .then(|| Box::new(TenantLinks::new(net, tenants))),
+            p,
         }
     }
 
@@ -184,6 +238,19 @@ impl Recorder {
         for (k, vm) in vms.iter().enumerate().take(n) {
             let d = vm.tx_bytes - std::mem::replace(&mut self.last_vm[k], vm.tx_bytes);
             self.push(t, 4, k as u32, vm.tenant, to_gbps(d));
+        }
+        if let Some(tl) = self.tenant_links.as_mut() {
+            for (r, &port) in tl.ports.iter().enumerate() {
+                for k in 0..tl.tenants {
+                    let i = r * tl.tenants + k;
+                    let d = tl.bytes[i] - std::mem::replace(&mut tl.last[i], tl.bytes[i]);
+                    self.tp.time.push(t);
+                    self.tp.scope.push(5);
+                    self.tp.id.push(port);
+                    self.tp.tenant.push(k as u32);
+                    self.tp.gbps.push(to_gbps(d));
+                }
+            }
         }
         for &i in &self.sampled_ports {
             let port = &net.ports[i as usize];

@@ -411,7 +411,7 @@ impl Sim {
             .map(|(&s, &i)| match s {
                 0 => i,
                 1 => nf as u32 + i,
-                2 => (nf + nt) as u32 + i,
+                2 | 5 => (nf + nt) as u32 + i,
                 3 => (nf + nt + np) as u32 + i,
                 _ => (nf + nt + np + nq) as u32 + i,
             })
