@@ -38,6 +38,7 @@ from .. import progress
 from ..api import run
 from ..plotting import legend_outside, mark_times, save_csv, save_png, style
 from .trinity import GOODPUT, check, tenant_series
+from .trinity import the_testbed as trinity_testbed
 
 LINK_MBPS = 1000.0
 FIG3C_GUARANTEE_MBPS = 300.0
@@ -61,14 +62,11 @@ def the_testbed(hosts_per_side: int, queues: int = 8) -> dict[str, Any]:
     pool under dynamic thresholds (alpha = 1); measured, that leaves NewReno (no SACK)
     in timeouts: in Fig. 7(a) with one connection per client a tenant's worst 0.1 s
     goodput sample falls to 1.4 Mb/s, against 91.2 under static partitions."""
-    return {
-        "topology": {"kind": "dumbbell", "hosts_per_side": hosts_per_side,
-                     "link_rate": "1Gbps", "link_delay": "25us"},
-        "transport": {"protocol": "newreno", "mss": "1448B", "header": "90B",
-                      "init_cwnd": 10, "min_rto": "200ms", "limit_output_bytes": "128KB"},
-        "network": {"queues": queues, "scheduler": "wfq", "buffer": "1MB",
-                    "buffer_policy": "static_partition"},
-    }
+    t = trinity_testbed(hosts_per_side)  # the same 1 GbE dumbbell and framing
+    t["transport"].update(init_cwnd=10, limit_output_bytes="128KB")
+    t["network"] = {"queues": queues, "scheduler": "wfq", "buffer": "1MB",
+                    "buffer_policy": "static_partition"}
+    return t
 
 
 def fig3c_scenario(duration_s: float = FIG3C_DURATION_S,
@@ -284,7 +282,7 @@ def fig7a_compare(s: pd.DataFrame, binding: pd.DataFrame, label: str) -> pd.Data
     worst, full = [], []
     for row in after.itertuples(index=False):
         t = row.time_s
-        if any(abs(t - x - 1e-9) < SETTLE_S for x in FIG7A_STARTS.values() if t > x):
+        if any(x < t <= x + SETTLE_S + 1e-9 for x in FIG7A_STARTS.values()):
             continue  # a tenant's start-up
         on = [getattr(row, x) for x in FIG7A_TENANTS if active(x, t)]
         worst.append(min(on) / g)

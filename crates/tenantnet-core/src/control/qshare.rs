@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use super::qshare_records::Records;
 use super::{Action, Controller, FabricView, TagScope};
 use crate::engine::{to_secs, Time};
-use crate::net::{Network, NodeKind, PortId, VmId};
+use crate::net::{Network, PortId, VmId};
 use crate::qshare::binding::{
     allocate_queues, check_invariants, configure, score, u_factor, Binding, HypervisorUsage,
 };
@@ -109,10 +109,7 @@ impl QShare {
             .iter()
             .map(|ps| {
                 (ps.iter().copied())
-                    .filter(|&port| {
-                        let node = net.ports[port.idx()].node();
-                        matches!(net.nodes[node.idx()].kind, NodeKind::Switch(_))
-                    })
+                    .filter(|&port| net.is_switch(net.ports[port.idx()].node()))
                     .collect()
             })
             .collect();
@@ -129,7 +126,7 @@ impl QShare {
             next: 0,
             decisions: 0,
             last_at: 0,
-            last_bytes: vec![(0, 0); vms.sum::<usize>().max(1)],
+            last_bytes: vec![(0, 0); vms.sum::<usize>()],
             members,
             weights: BTreeMap::new(),
             maps: BTreeMap::new(),

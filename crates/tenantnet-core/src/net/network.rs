@@ -193,6 +193,11 @@ impl Network {
             .all(|&m| self.dscp_maps[m as usize] == zero);
     }
 
+    /// Whether node `n` is a switch.
+    pub fn is_switch(&self, n: NodeId) -> bool {
+        matches!(self.nodes[n.idx()].kind, NodeKind::Switch(_))
+    }
+
     /// A host's name.
     pub fn host_name(&self, h: HostId) -> &str {
         &self.nodes[self.hosts[h.idx()].node.idx()].name

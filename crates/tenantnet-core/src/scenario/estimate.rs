@@ -173,10 +173,10 @@ impl Estimator {
         let rec = PartKind::Recording;
         let key = "output.sample_interval";
         self.fp.add(rec, what, key, rows * fp::PER_SAMPLE_ROW);
-        let ports = net.ports.iter().filter(|p| {
-            o.queues
-                && (o.host_queues || matches!(net.nodes[p.node().idx()].kind, NodeKind::Switch(_)))
-        });
+        let ports = net
+            .ports
+            .iter()
+            .filter(|p| o.queues && (o.host_queues || net.is_switch(p.node())));
         let qrows = n * ports.map(|p| p.queue_count()).sum::<usize>() as f64;
         let what = format!("{} queue samples", human_count(qrows));
         self.fp.add(rec, what, key, qrows * fp::PER_QUEUE_ROW);

@@ -3,7 +3,7 @@
 //! over (t − interval, t].
 
 use crate::engine::{to_secs, Time};
-use crate::net::{FlowId, Network, NodeKind};
+use crate::net::{FlowId, Network};
 use crate::scenario::spec::Scope;
 
 use super::Flow;
@@ -27,11 +27,10 @@ pub const SCOPE_NAMES: [&str; 6] = ["flow", "tenant", "link", "queue", "vm", "te
 
 /// The switch-to-switch ports: those whose node and peer are both switches.
 pub fn fabric_ports(net: &Network) -> Vec<u32> {
-    let switch = |n: crate::net::NodeId| matches!(net.nodes[n.idx()].kind, NodeKind::Switch(_));
     (0..net.ports.len() as u32)
         .filter(|&i| {
             let p = &net.ports[i as usize];
-            switch(p.node()) && switch(p.peer())
+            net.is_switch(p.node()) && net.is_switch(p.peer())
         })
         .collect()
 }
@@ -133,7 +132,7 @@ impl Recorder {
             (0..net.ports.len() as u32)
                 .filter(|&i| {
                     let owner = net.ports[i as usize].node();
-                    p.host_queues || matches!(net.nodes[owner.idx()].kind, NodeKind::Switch(_))
+                    p.host_queues || net.is_switch(owner)
                 })
                 .collect()
         } else {
