@@ -111,6 +111,8 @@ def test_rebinding_conserves_packets_and_is_deterministic() -> None:
 @pytest.mark.parametrize(("change", "key", "words"), [
     (lambda d: d["network"].update(queues=1), "network.queues", "2 or more"),
     (lambda d: d["network"].update(scheduler="strict"), "network.scheduler", "wfq"),
+    (lambda d: d["network"].update(host_nic="fq"), "network.host_nic",
+     'software WFQ in the hypervisor.*"fq" cannot: expected "dscp"'),
     (lambda d: d["qshare"].update(interval="0s"), "qshare.interval", "positive"),
     (lambda d: d["qshare"].update(max_weight=0), "qshare.max_weight", "1 to 100"),
     (lambda d: d["qshare"].update(dedicated=["Z"]), r"qshare.dedicated\[0\]", "tenants"),
@@ -165,3 +167,40 @@ def test_tenant_link_bytes_add_up_to_the_links() -> None:
     b = tl[(tl["id"] == "switch-left->switch-right") & (tl["time_s"] > 1.5)
            & (tl["time_s"] <= 2.0)]
     assert b.groupby("tenant", observed=True)["gbps"].mean()["B"] == pytest.approx(0.3, rel=0.01)
+
+
+def edge_scenario(qshare: bool) -> dict[str, Any]:
+    """Two tenants' VMs share server left0's NIC, the only bottleneck (a 10 Gb/s
+    core): A (600 Mb/s, one connection) against B (200 Mb/s, four connections)."""
+    d = qp.the_testbed(2, queues=3)
+    d["topology"]["bottleneck_rate"] = "10Gbps"
+    d["simulation"] = {"duration": "2s", "seed": 1}
+    d["tenants"] = [
+        {"name": "A", "guarantee": "600Mbps",
+         "vms": [{"name": "A1", "host": "left0"}, {"name": "A2", "host": "right0"}]},
+        {"name": "B", "guarantee": "200Mbps",
+         "vms": [{"name": "B1", "host": "left0"}, {"name": "B2", "host": "right1"}]}]
+    d["workloads"] = [{"kind": "long_lived", "tenant": t, "src": f"{t}1", "dst": f"{t}2"}
+                      for t in ("A", "B", "B", "B", "B")]
+    d["output"] = {"sample_interval": "100ms", "throughput": ["tenant"], "queues": False}
+    if qshare:
+        d["qshare"] = {"interval": "500ms", "dedicated": ["A", "B"]}
+    else:
+        d["network"]["host_nic"] = "fifo"
+    return d
+
+
+def test_d_tenants_get_their_queue_on_the_servers_nics() -> None:
+    """The hypervisor's WFQ (§6): on left0's NIC, A's and B's queues weigh 600 : 200
+    Mb/s (15 : 5), so A's one connection gets 3/4 of the NIC against B's four. In
+    one FIFO, TCP shares per connection and A falls below its guarantee."""
+    r, _ = simulate(edge_scenario(qshare=True))
+    s = qp.window(qp.tenant_series(r), 0.5, 2.0)
+    assert s["A"].mean() == pytest.approx(750, rel=0.03)
+    assert s["B"].mean() == pytest.approx(250, rel=0.03)
+    assert s["A"].min() >= 600
+    nic = r.qshare_queues[r.qshare_queues["port"] == "left0->switch-left"]
+    assert dict(zip(nic["tenants"], nic["weight"], strict=True)) == {"A": 15, "B": 5}
+    fifo, _ = simulate(edge_scenario(qshare=False))
+    f = qp.window(qp.tenant_series(fifo), 0.5, 2.0)
+    assert f["A"].mean() < 600 and f["B"].mean() > 300

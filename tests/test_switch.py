@@ -232,3 +232,39 @@ def test_dscp_per_flow_list() -> None:
     port = qs[(qs["node"] == "switch") & (qs["peer"] == "h3")].set_index("queue")
     used = sorted(port[port["tx_packets"] > 0].index.tolist())
     assert used == [3, 5]
+
+
+def nic_overload(host_nic: str) -> dict[str, Any]:
+    """Host h0 sends 10 Gb/s of UDP with DSCP 0 to h1 and with DSCP 1 to h2: only
+    h0's NIC is overloaded, the switch's ports to h1 and h2 are not."""
+    sc = overload("dwrr", [1, 3], [1500, 1500], [])  # 40 MB: never full in 12 ms
+    sc["topology"]["hosts"] = 3
+    sc["network"]["host_nic"] = host_nic
+    sc["workloads"] = [{"kind": "cbr", "tenant": f"q{d}", "dscp": d, "src": "h0",
+                        "dst": f"h{d + 1}", "rate": "10Gbps"} for d in (0, 1)]
+    return sc
+
+
+def test_dscp_host_nics_have_the_switches_queues_and_take_new_weights() -> None:
+    sim = tenantnet.Scenario.from_dict(nic_overload("dscp")).simulation()
+    sim.run_until(0.006)
+    sim.set_queue_weights("h0", [3, 1])
+    sim.run_until(0.012)
+    r = sim.results()
+    check_conservation(r)
+    assert_weighted(queue_bytes(r, "h0->switch", (0.002, 0.006)), [1, 3])
+    assert link_utilization(r, "h0->switch", (0.002, 0.006)) >= 0.999
+    assert_weighted(queue_bytes(r, "h0->switch", (0.0065, 0.012)), [3, 1])
+    # what each destination receives is its queue's share of h0's NIC
+    assert link_utilization(r, "switch->h1", (0.007, 0.012)) == pytest.approx(0.75, rel=0.01)
+    assert link_utilization(r, "switch->h2", (0.007, 0.012)) == pytest.approx(0.25, rel=0.01)
+
+
+def test_only_dscp_host_nics_take_weights_and_maps() -> None:
+    sim = tenantnet.Scenario.from_dict(nic_overload("fifo")).simulation()
+    for call in (lambda: sim.set_queue_weights("h0", [1, 1]),
+                 lambda: sim.set_dscp_map("h0", {1: 1})):
+        with pytest.raises(ValueError, match=r'not classified by DSCP.*host_nic = "fifo"'):
+            call()
+    with pytest.raises(ValueError, match='"h0" has no port toward "h1"'):
+        sim.set_queue_weights("h0", [1, 1], peer="h1")

@@ -136,7 +136,9 @@ class Simulation:
         """Sets the queue weights of every port of ``switch`` (or only its port toward
         ``peer``) from now on: the scheduler's weights and the buffer and ECN shares
         derived from them. Weights are whole numbers from 1 to 2^32 - 1, one per queue;
-        ports with a single queue have no weights to set."""
+        ports with a single queue have no weights to set. A host's name sets its NIC's
+        (under ``network.host_nic = "dscp"``, where host NICs have the switches'
+        queues)."""
         ws = [check_whole(f"weights[{i}]", w, 1, 2**32 - 1) for i, w in enumerate(weights)]
         self._core.set_queue_weights(switch, ws, peer)
 
@@ -144,7 +146,8 @@ class Simulation:
                      peer: str | None = None) -> None:
         """Replaces the DSCP -> queue map of every port of ``switch`` (or only its port
         toward ``peer``) from now on (DSCP 0-63 to a queue of the port); DSCPs not
-        listed go to queue 0."""
+        listed go to queue 0. A host's name sets its NIC's map (under
+        ``network.host_nic = "dscp"``)."""
         m = {check_whole("DSCP", d, 0, 63): check_whole(f"queue of DSCP {d}", q, 0, 255)
              for d, q in mapping.items()}
         self._core.set_dscp_map(switch, m, peer)

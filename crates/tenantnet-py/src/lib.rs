@@ -14,7 +14,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tenantnet_core::engine::{from_secs, to_secs};
-use tenantnet_core::net::{NodeKind, PortId, SwitchId};
+use tenantnet_core::net::PortId;
 use tenantnet_core::scenario::{self, Format, LoadOptions, ScenarioError as CoreError};
 use tenantnet_core::sim::footprint::{Footprint, PartKind};
 use tenantnet_core::sim::results::Column;
@@ -115,34 +115,23 @@ fn footprint_rows(f: &Footprint) -> Vec<(&'static str, String, String, f64)> {
 }
 
 impl Simulation {
-    fn switch_and_port(
-        &self,
-        switch: &str,
-        peer: Option<&str>,
-    ) -> PyResult<(SwitchId, Option<PortId>)> {
+    /// The ports of node `node` (a switch's, or a host's NIC), or only its port
+    /// toward `peer`.
+    fn ports_of(&self, node: &str, peer: Option<&str>) -> PyResult<Vec<PortId>> {
         let net = &self.sim.net;
-        let node = net
-            .node_by_name(switch)
-            .ok_or_else(|| PyValueError::new_err(format!("no node named {switch:?}")))?;
-        let NodeKind::Switch(s) = net.nodes[node.idx()].kind else {
-            return Err(PyValueError::new_err(format!(
-                "{switch:?} is a host, not a switch"
-            )));
+        let n = net
+            .node_by_name(node)
+            .ok_or_else(|| PyValueError::new_err(format!("no node named {node:?}")))?;
+        let ports = &net.nodes[n.idx()].ports;
+        let Some(p) = peer else {
+            return Ok(ports.clone());
         };
-        let port = match peer {
-            None => None,
-            Some(p) => Some(
-                net.nodes[node.idx()]
-                    .ports
-                    .iter()
-                    .copied()
-                    .find(|id| net.nodes[net.ports[id.idx()].peer().idx()].name == p)
-                    .ok_or_else(|| {
-                        PyValueError::new_err(format!("{switch:?} has no port toward {p:?}"))
-                    })?,
-            ),
-        };
-        Ok((s, port))
+        let toward = |id: &&PortId| net.nodes[net.ports[id.idx()].peer().idx()].name == p;
+        let port = ports
+            .iter()
+            .find(toward)
+            .ok_or_else(|| PyValueError::new_err(format!("{node:?} has no port toward {p:?}")))?;
+        Ok(vec![*port])
     }
 }
 
@@ -261,7 +250,8 @@ impl Simulation {
     }
 
     /// Sets the queue weights of every port of switch `switch` (or only its port
-    /// toward `peer`) from now on.
+    /// toward `peer`) from now on; a host's name sets its NIC's (under
+    /// `network.host_nic = "dscp"`).
     #[pyo3(signature = (switch, weights, peer = None))]
     fn set_queue_weights(
         &mut self,
@@ -269,9 +259,7 @@ impl Simulation {
         weights: Vec<u32>,
         peer: Option<&str>,
     ) -> PyResult<()> {
-        let (s, port) = self.switch_and_port(switch, peer)?;
-        let ports = port.map_or_else(|| self.sim.switch_ports(s).to_vec(), |p| vec![p]);
-        for port in ports {
+        for port in self.ports_of(switch, peer)? {
             let a = Action::QueueWeights {
                 port,
                 weights: weights.clone(),
@@ -284,7 +272,8 @@ impl Simulation {
     }
 
     /// Replaces the DSCP -> queue map of every port of switch `switch` (or only its
-    /// port toward `peer`) from now on; unlisted DSCPs go to queue 0.
+    /// port toward `peer`) from now on; unlisted DSCPs go to queue 0. A host's name
+    /// sets its NIC's (under `network.host_nic = "dscp"`).
     #[pyo3(signature = (switch, mapping, peer = None))]
     fn set_dscp_map(
         &mut self,
@@ -293,11 +282,9 @@ impl Simulation {
         peer: Option<&str>,
     ) -> PyResult<()> {
         let err = |e: String| PyValueError::new_err(format!("set_dscp_map({switch:?}): {e}"));
-        let (s, port) = self.switch_and_port(switch, peer)?;
         let pairs: Vec<(u32, u32)> = mapping.into_iter().collect();
         let map = DscpMap::try_from_pairs(&pairs).map_err(err)?;
-        let ports = port.map_or_else(|| self.sim.switch_ports(s).to_vec(), |p| vec![p]);
-        for port in ports {
+        for port in self.ports_of(switch, peer)? {
             let a = Action::DscpMap {
                 port,
                 map: map.clone(),

@@ -54,7 +54,8 @@ interval, then TCP's ramp."""
 
 def the_testbed(hosts_per_side: int, queues: int = 8) -> dict[str, Any]:
     """QShare's testbed (§7, spec §4.0): two ToRs joined by a 1 Gb/s core link, 1 GbE
-    servers, `queues` WFQ queues per switch port. Linux 3.13's TCP as NewReno with an
+    servers, `queues` WFQ queues per switch port and per server NIC (the
+    hypervisor's software WFQ, §6: `host_nic = "dscp"`). Linux 3.13's TCP as NewReno with an
     initial window of 10, a 200 ms minimum RTO and TCP small queues at that kernel's
     128 KB, 1448-byte payloads in 1538 wire bytes (spec §5 #16). The paper gives no
     switch buffer: each port has 1 MB, statically partitioned among its queues by
@@ -65,7 +66,7 @@ def the_testbed(hosts_per_side: int, queues: int = 8) -> dict[str, Any]:
     t = trinity_testbed(hosts_per_side)  # the same 1 GbE dumbbell and framing
     t["transport"].update(init_cwnd=10, limit_output_bytes="128KB")
     t["network"] = {"queues": queues, "scheduler": "wfq", "buffer": "1MB",
-                    "buffer_policy": "static_partition"}
+                    "buffer_policy": "static_partition", "host_nic": "dscp"}
     return t
 
 

@@ -3,7 +3,8 @@
 //! inbound and outbound usage per hypervisor, computes U-factors (Eq. 1) and scores
 //! (Eq. 2), runs Algorithm 2 over the tenants' TRs, and pushes what the binding
 //! means for the fabric: per-port queue weights and DSCP → queue maps on both ends
-//! of every TR link, each tenant's DSCP tag at its hosts, and a cap at its
+//! of every TR link (a server's NIC included: the hypervisor's software WFQ, §6,
+//! under `network.host_nic = "dscp"`), each tenant's DSCP tag at its hosts, and a cap at its
 //! guarantee on every VM of a shared-queue tenant (§7.1: "allocate them at most
 //! their guaranteed bandwidth"); D-tenants are uncapped.
 //!
@@ -25,6 +26,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use super::qshare_records::Records;
 use super::{Action, Controller, FabricView, TagScope};
 use crate::engine::{to_secs, Time};
+use crate::net::host_nic::HostNic;
 use crate::net::{Network, PortId, VmId};
 use crate::qshare::binding::{
     allocate_queues, check_invariants, configure, score, u_factor, Binding, HypervisorUsage,
@@ -74,7 +76,7 @@ pub struct QShare {
     p: QShareParams,
     placer: Placer,
     members: Vec<Member>,
-    /// The switch ports at the ends of each placer link.
+    /// The DSCP-classified ports at the ends of each placer link.
     ends: Vec<Vec<PortId>>,
     held: BTreeSet<u32>,
     /// The next decision.
@@ -108,9 +110,10 @@ impl QShare {
             .links
             .iter()
             .map(|ps| {
-                (ps.iter().copied())
-                    .filter(|&port| net.is_switch(net.ports[port.idx()].node()))
-                    .collect()
+                let classified = |port: &PortId| {
+                    net.host_nic == HostNic::Dscp || net.is_switch(net.ports[port.idx()].node())
+                };
+                ps.iter().copied().filter(classified).collect()
             })
             .collect();
         let vms = members

@@ -13,6 +13,10 @@
 //!   round when a host has more (as flows share a hash bucket in fq_codel).
 //! * [`HostNic::AckFirst`]: ACKs in strict priority over data, as htsim's host
 //!   queue (`FairPriorityQueue`, with TCP ACKs at `PRIO_HI`) serves them.
+//! * [`HostNic::Dscp`]: the switches' queues and scheduler (`network.queues`,
+//!   `weights`, `scheduler`), a packet joining the queue its DSCP maps to by the
+//!   NIC's own DSCP map: a hypervisor's software WFQ, which QShare configures per
+//!   tenant on the edge links (Liu et al. §6, "software WFQ ... for D-tenants").
 //!
 //! [`AckPath::Symmetric`] sends each flow's ACKs back through the switches its
 //! data crossed, port by port, as htsim's routes do (its reverse route is the same
@@ -33,6 +37,8 @@ crate::kinds::named_kinds! {
         Fq = "fq",
         /// ACKs in strict priority over data (htsim's host queue).
         AckFirst = "ack_first",
+        /// The switches' queues and scheduler, classified by DSCP (a hypervisor's software WFQ).
+        Dscp = "dscp",
     }
 }
 
@@ -40,9 +46,11 @@ crate::kinds::named_kinds! {
 pub const FQ_QUEUES: usize = 32;
 
 impl HostNic {
-    /// The queues and scheduler of a host NIC, for full-size packets of `pkt` bytes.
-    pub fn queues(self, pkt: u64) -> QueueConfig {
+    /// The queues and scheduler of a host NIC, for full-size packets of `pkt` bytes,
+    /// where the switch ports have `switch`'s.
+    pub fn queues(self, pkt: u64, switch: &QueueConfig) -> QueueConfig {
         match self {
+            HostNic::Dscp => switch.clone(),
             HostNic::Fifo => QueueConfig::fifo(),
             HostNic::Fq => QueueConfig {
                 weights: vec![1; FQ_QUEUES],
@@ -148,7 +156,7 @@ mod tests {
     fn ack_first_sends_a_waiting_ack_before_waiting_data() {
         use crate::net::packet::{flags, Packet, PacketPool};
         let cfg = PortConfig {
-            queues: HostNic::AckFirst.queues(9000),
+            queues: HostNic::AckFirst.queues(9000, &QueueConfig::fifo()),
             ..PortConfig::fifo(1 << 20, EcnConfig::default())
         };
         let mut port = crate::net::Port::new(NodeId(0), NodeId(1), 10_000_000_000, 1000, &cfg);

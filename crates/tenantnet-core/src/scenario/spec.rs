@@ -138,7 +138,8 @@ pub struct NetworkSpec {
     /// Whether host NIC queues mark at K like switch ports (default true).
     #[serde(default = "yes")]
     pub host_ecn: bool,
-    /// How host NICs order packets: fifo (default), fq (per-flow round robin) or ack_first.
+    /// How host NICs order packets: fifo (default), fq (per-flow round robin), ack_first
+    /// or dscp (the switches' queues, by DSCP).
     #[serde(default)]
     pub host_nic: HostNic,
     /// The path ACKs take: hashed (default, ECMP) or symmetric (back along the data's path).

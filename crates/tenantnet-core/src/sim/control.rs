@@ -4,6 +4,7 @@
 
 use super::{Event, RunFailure, Sim};
 use crate::control::{Action, Controller, FabricView, TagScope};
+use crate::net::host_nic::HostNic;
 use crate::net::{NodeKind, PortId};
 use crate::vswitch::HostPolicy;
 
@@ -59,19 +60,22 @@ impl Sim {
             .collect()
     }
 
-    /// A switch port, or why `port` is not one.
-    fn switch_port(&self, port: PortId) -> Result<&crate::net::port::Port, String> {
+    /// A port whose queues are classified by DSCP (a switch port, or a host NIC
+    /// under `network.host_nic = "dscp"`), or why `port` is not one.
+    fn dscp_port(&self, port: PortId) -> Result<&crate::net::port::Port, String> {
         let p = self
             .net
             .ports
             .get(port.idx())
             .ok_or_else(|| format!("there is no port {}", port.0))?;
         match self.net.nodes[p.node().idx()].kind {
-            NodeKind::Switch(_) => Ok(p),
-            NodeKind::Host(_) => Err(format!(
-                "port {} is a host's NIC, not a switch port",
-                self.net.port_name(port)
+            NodeKind::Host(_) if self.net.host_nic != HostNic::Dscp => Err(format!(
+                "port {} is a host's NIC whose queues are not classified by DSCP \
+                 (network.host_nic = \"{}\"; \"dscp\" gives host NICs the switches' queues)",
+                self.net.port_name(port),
+                self.net.host_nic.name()
             )),
+            _ => Ok(p),
         }
     }
 
@@ -79,12 +83,12 @@ impl Sim {
     pub fn apply(&mut self, a: Action) -> Result<(), String> {
         match a {
             Action::QueueWeights { port, weights } => {
-                self.switch_port(port)?;
+                self.dscp_port(port)?;
                 let packet = self.tcp[0].packet_size();
                 self.net.ports[port.idx()].set_weights(&weights, packet)
             }
             Action::DscpMap { port, map } => {
-                let queues = self.switch_port(port)?.queue_count();
+                let queues = self.dscp_port(port)?.queue_count();
                 if let Some((d, q)) = map.pairs().find(|&(_, q)| q >= queues) {
                     return Err(format!(
                         "DSCP {d} -> queue {q}: expected a queue from 0 to {}",

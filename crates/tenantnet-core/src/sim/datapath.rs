@@ -217,7 +217,7 @@ impl Sim {
             Some(v) => self.egress(v, id, may_drop),
             None => {
                 let nic = self.net.hosts[h.idx()].nic;
-                self.enqueue(nic, id, self.nic_queue(id));
+                self.enqueue(nic, id, self.nic_queue(nic, id));
             }
         }
     }

@@ -460,11 +460,12 @@ impl Sim {
             .unwrap_or_else(|| self.net.routing.next_port(s, p.dst, p.hash))
     }
 
-    /// The queue of host `nic`'s port that packet `id` joins.
+    /// The queue of host NIC `nic` that packet `id` joins.
     #[inline]
-    fn nic_queue(&self, id: PktId) -> usize {
+    fn nic_queue(&self, nic: PortId, id: PktId) -> usize {
         match self.net.host_nic {
             HostNic::Fifo => 0,
+            HostNic::Dscp => self.net.classify(nic, self.pkts[id].dscp),
             HostNic::AckFirst => !self.pkts[id].has(flags::ACK) as usize,
             HostNic::Fq => {
                 let p = &self.pkts[id];
@@ -536,11 +537,6 @@ impl Sim {
         if let Some(w) = wake {
             self.schedule(w, Event::TxDone(port));
         }
-    }
-
-    /// Every port of switch `s`.
-    pub fn switch_ports(&self, s: SwitchId) -> &[PortId] {
-        &self.net.nodes[self.net.switches[s.idx()].node.idx()].ports
     }
 
     /// Whether every shared buffer pool's count of bytes in use equals what its

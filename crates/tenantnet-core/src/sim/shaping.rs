@@ -69,7 +69,7 @@ impl Sim {
         let vm = &mut self.vms[v.idx()];
         vm.tx_bytes += size;
         let nic = self.net.hosts[vm.host.idx()].nic;
-        self.enqueue(nic, id, self.nic_queue(id));
+        self.enqueue(nic, id, self.nic_queue(nic, id));
     }
 
     /// The shaper a sender of flow `f` feeds, if it comes from a VM.

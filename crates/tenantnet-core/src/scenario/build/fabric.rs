@@ -45,7 +45,7 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
     };
     Ok(FabricConfig {
         host_port: PortConfig {
-            queues: nw.host_nic.queues(pkt),
+            queues: nw.host_nic.queues(pkt, &queues),
             ..PortConfig::fifo(host_buffer, host_ecn)
         },
         switch_port: PortConfig {

@@ -7,6 +7,7 @@ use super::tenants::BuiltTenants;
 use super::Ctx;
 use crate::control::qshare::{Member, QShare, QShareParams};
 use crate::control::Controllers;
+use crate::net::host_nic::HostNic;
 use crate::net::{Network, NetworkBuilder, VmId};
 use crate::qshare::{Datacenter, Hose, Placer, Request, Strategy};
 use crate::scenario::parse::ScenarioError;
@@ -34,6 +35,16 @@ pub fn datacenter(
         return Err(ctx.err(
             "network.scheduler",
             "QShare sets queue weights: expected \"wfq\", \"dwrr\" or \"wrr\"",
+        ));
+    }
+    if nw.host_nic != HostNic::Dscp {
+        return Err(ctx.err(
+            "network.host_nic",
+            format!(
+                "QShare schedules each D-tenant in its own queue on the servers' NICs too \
+                 (software WFQ in the hypervisor, §6), which \"{}\" cannot: expected \"dscp\"",
+                nw.host_nic.name()
+            ),
         ));
     }
     if spec.interval.0 == 0 {
