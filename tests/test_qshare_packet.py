@@ -204,3 +204,19 @@ def test_d_tenants_get_their_queue_on_the_servers_nics() -> None:
     fifo, _ = simulate(edge_scenario(qshare=False))
     f = qp.window(qp.tenant_series(fifo), 0.5, 2.0)
     assert f["A"].mean() < 600 and f["B"].mean() > 300
+
+
+def test_fig7bc_unpredictable_demand_scaled_down() -> None:
+    """Fig. 7(b, c) over 10 s instead of 60: the core stays over 91 % busy at a short
+    T_c, and a longer T_c costs utilisation (its first interval, every tenant still
+    shared and capped); the binding never changes after the first decision."""
+    from tenantnet.reproduce import qshare_fig7bc as f7
+    series, points = f7.sweep((0.5, 2.0), duration_s=10.0)
+    p = points.set_index("interval_s")
+    print(points.to_string())
+    assert p.loc[0.5, "utilisation_pct"] >= f7.PAPER_UTILISATION
+    assert p.loc[2.0, "utilisation_pct"] < p.loc[0.5, "utilisation_pct"] - 1
+    assert f7.compare_7c(points)["ok"].all()
+    s = series[series["interval_s"] == 2.0]
+    first, rest = s[s["time_s"] <= 2.0], s[s["time_s"] > 2.5]
+    assert first["mean"].mean() < 70 and rest["mean"].mean() > 95

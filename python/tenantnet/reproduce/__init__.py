@@ -58,6 +58,11 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
     "qshare-fig7a": ("QShare Fig. 7(a): ten tenants on the testbed's core, T1-T5 backlogged, "
                      "the others joining; the paper's binding and the controller every 4 s",
                      _lazy("qshare_packet", "reproduce_fig7a")),
+    "qshare-fig7b": ("QShare Fig. 7(b): unpredictable demand (closed-loop enterprise requests, "
+                     "active or dormant), core utilisation over a minute at T_c = 4 s",
+                     _lazy("qshare_fig7bc", "reproduce_fig7b")),
+    "qshare-fig7c": ("QShare Fig. 7(c): mean core utilisation under unpredictable demand "
+                     "for T_c from 0.5 to 16 s", _lazy("qshare_fig7bc", "reproduce_fig7c")),
     "qshare-fig10": ("QShare Fig. 10: throughput gain vs inactive ratio, link utilisation CDF",
                      _lazy("qshare", "reproduce_fig10")),
     "trinity-fig6": ("Trinity Fig. 6: one connection against N, guarantees 100/100 and "

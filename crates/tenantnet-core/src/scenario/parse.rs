@@ -242,6 +242,7 @@ fn parse_workload(
         "cbr" => WorkloadKind::Cbr(de_at(file, &p, v, root)?),
         "request_response" => WorkloadKind::RequestResponse(de_at(file, &p, v, root)?),
         "pingpong" => WorkloadKind::PingPong(de_at(file, &p, v, root)?),
+        "closed_loop" => WorkloadKind::ClosedLoop(de_at(file, &p, v, root)?),
         _ => WorkloadKind::OnOff(de_at(file, &p, v, root)?),
     };
     Ok(WorkloadSpec { common, kind })

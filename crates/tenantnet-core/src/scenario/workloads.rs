@@ -457,6 +457,64 @@ fn thousand() -> u32 {
     1000
 }
 
+/// Closed-loop requests (QShare §7.1.2 and §7.2): every client keeps asking servers
+/// of its tenant for flows, each flow's bytes drawn from a CDF and sent by the
+/// server to the client. When a flow has been delivered the client asks again at
+/// once (active) or, with probability `dormant`, first sleeps a time uniform on
+/// [0, `dormancy`] (dormant). `servers = "each"` runs a loop per (client, server
+/// on another host) pair, one request outstanding to each server (§7.2's shuffle;
+/// the spec's choice #23 for §7.1.2); `"random"` one loop per client, each request
+/// to a server drawn at random. No request begins at or after `stop`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClosedLoop {
+    /// A built-in size distribution: websearch, datamining, cache, hadoop, enterprise.
+    #[serde(default)]
+    pub cdf: Option<String>,
+    /// A CDF file (`size_bytes cumulative_probability` per line), relative to the scenario.
+    #[serde(default)]
+    pub cdf_file: Option<String>,
+    /// Clients: they receive the flows ["all"].
+    #[serde(default = "all_hosts")]
+    pub src: Hosts,
+    /// Servers: they send them ["all"].
+    #[serde(default = "all_hosts")]
+    pub dst: Hosts,
+    /// `each` (a loop per client and server) or `random` (a loop per client) ["each"].
+    #[serde(default)]
+    pub servers: LoopServers,
+    /// Probability that a delivered flow is followed by a dormant period [0.5].
+    #[serde(default = "half")]
+    pub dormant: f64,
+    /// Dormant periods are uniform on [0, dormancy] ["1s"].
+    #[serde(default = "one_second")]
+    pub dormancy: TimeSpan,
+    /// When every loop asks first ["0s"].
+    #[serde(default = "zero")]
+    pub start: TimeSpan,
+    /// No request begins at or after this time.
+    pub stop: TimeSpan,
+}
+
+/// Which servers a closed loop asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopServers {
+    /// A loop per (client, server) pair.
+    #[default]
+    Each,
+    /// A loop per client, each request to a server drawn at random.
+    Random,
+}
+
+fn half() -> f64 {
+    0.5
+}
+
+fn one_second() -> TimeSpan {
+    TimeSpan(crate::engine::PS_PER_SEC)
+}
+
 /// A workload's kind-specific keys.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -479,10 +537,12 @@ pub enum WorkloadKind {
     RequestResponse(RequestResponse),
     /// A ping-pong latency probe.
     PingPong(PingPong),
+    /// Closed-loop requests with active and dormant periods.
+    ClosedLoop(ClosedLoop),
 }
 
 /// The workload kinds, as written in `kind`.
-pub const WORKLOAD_KINDS: [&str; 9] = [
+pub const WORKLOAD_KINDS: [&str; 10] = [
     "long_lived",
     "fixed",
     "permutation",
@@ -492,6 +552,7 @@ pub const WORKLOAD_KINDS: [&str; 9] = [
     "on_off",
     "request_response",
     "pingpong",
+    "closed_loop",
 ];
 
 /// One `[[workloads]]` table.
@@ -544,6 +605,7 @@ impl JsonSchema for WorkloadSpec {
             variant_schema::<OnOff>(g, "on_off"),
             variant_schema::<RequestResponse>(g, "request_response"),
             variant_schema::<PingPong>(g, "pingpong"),
+            variant_schema::<ClosedLoop>(g, "closed_loop"),
         ];
         json_schema!({
             "description": "One [[workloads]] table; `kind` selects the keys it may have.",

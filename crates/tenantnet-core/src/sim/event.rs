@@ -84,6 +84,8 @@ events! {
     13 => C2tbTick,
     /// The NIC handler's monitor reads every host's NIC rate (C2QoS §VII).
     14 => NicMonitor,
+    /// A flow whose gate opened with a delay begins.
+    15 => Begin(FlowId),
 }
 
 impl Event {
@@ -93,7 +95,11 @@ impl Event {
         match self {
             Event::Arrive(p) | Event::Sent(p) => p.0,
             Event::TxDone(p) => p.0,
-            Event::Rto(f) | Event::DelAck(f) | Event::UdpTick(f) | Event::Stop(f) => f.0,
+            Event::Rto(f)
+            | Event::DelAck(f)
+            | Event::UdpTick(f)
+            | Event::Stop(f)
+            | Event::Begin(f) => f.0,
             Event::ShaperTx(s) => s.0,
             Event::Control(c) => c,
             Event::PmdDone(c) => c.0,

@@ -407,6 +407,7 @@ impl Sim {
             Event::DelAck(f) => self.on_delack(f),
             Event::UdpTick(f) => self.on_udp_tick(f),
             Event::Stop(f) => self.on_stop(f),
+            Event::Begin(f) => self.start_flow(f),
             Event::ShaperTx(s) => self.on_shaper_tx(s),
             Event::HostTick => self.on_host_tick(),
             Event::Control(c) => self.on_control(c),

@@ -4,7 +4,7 @@
 //! completion time, recorded in the `queries` table.
 
 use super::results::{Column, Table};
-use super::Sim;
+use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
 use crate::net::FlowId;
 use crate::workload::Exchanges;
@@ -54,9 +54,17 @@ impl Sim {
             x.began[q as usize] = Some(now);
         }
         // a gate opens once
+        let at = now.saturating_add(gate.delay);
+        if gate.until.is_some_and(|u| at >= u) {
+            return;
+        }
+        let delayed = gate.delay > 0;
         for f in std::mem::take(&mut gate.opens) {
-            self.flows[f as usize].spec.start = now;
-            self.start_flow(FlowId(f));
+            self.flows[f as usize].spec.start = at;
+            match delayed {
+                true => self.schedule(at, Event::Begin(FlowId(f))),
+                false => self.start_flow(FlowId(f)),
+            }
         }
     }
 

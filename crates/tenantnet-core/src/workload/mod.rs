@@ -114,6 +114,10 @@ pub struct GateSpec {
     pub ends: Option<u32>,
     /// The query that begins when it opens, if any.
     pub begins: Option<u32>,
+    /// How long after it opens its flows start (a closed loop's dormant period).
+    pub delay: Time,
+    /// Its flows never start at or after this time.
+    pub until: Option<Time>,
 }
 
 /// The gates and queries of request–response workloads, indexed by the ids that

@@ -24,6 +24,7 @@ use crate::vswitch::Vm;
 use crate::workload::generate::{all_pairs, permutation, Poisson, Window};
 use crate::workload::{Cdf, Exchanges, FlowKind, FlowSpec, OnHost, TrafficEnd};
 
+mod closed_loop;
 mod requests;
 
 /// What a workload's flows share, resolved by the builder.
@@ -62,8 +63,13 @@ pub struct WorkloadCtx<'a> {
     pub vm_queue: u64,
 }
 
-fn load_cdf(ctx: &Ctx, p: &PoissonSpec, key: &str) -> Result<Cdf, ScenarioError> {
-    match (&p.cdf, &p.cdf_file) {
+/// A workload's size distribution from its `cdf` (built-in) or `cdf_file` key.
+fn load_cdf(
+    ctx: &Ctx,
+    (cdf, cdf_file): (&Option<String>, &Option<String>),
+    key: &str,
+) -> Result<Cdf, ScenarioError> {
+    match (cdf, cdf_file) {
         (Some(_), Some(_)) => Err(ctx.err(
             &join(key, "cdf_file"),
             "give either cdf or cdf_file, not both",
@@ -395,7 +401,7 @@ impl Gen<'_, '_> {
                 "expected a positive fraction of source capacity, such as 0.5",
             ));
         }
-        let cdf = load_cdf(self.c.ctx, p, &self.key)?;
+        let cdf = load_cdf(self.c.ctx, (&p.cdf, &p.cdf_file), &self.key)?;
         let srcs = self.ends(&p.src, "src")?;
         let dsts = self.ends(&p.dst, "dst")?;
         if dsts.iter().all(|d| d.host == dsts[0].host)
@@ -491,6 +497,7 @@ pub fn generate(
         WorkloadKind::OnOff(_) => "on_off",
         WorkloadKind::RequestResponse(_) => "request_response",
         WorkloadKind::PingPong(_) => "pingpong",
+        WorkloadKind::ClosedLoop(_) => "closed_loop",
     };
     let mut g = Gen {
         c,
@@ -516,6 +523,7 @@ pub fn generate(
         WorkloadKind::OnOff(o) => g.on_off(o)?,
         WorkloadKind::RequestResponse(r) => g.request_response(r)?,
         WorkloadKind::PingPong(p) => g.pingpong(p)?,
+        WorkloadKind::ClosedLoop(w) => g.closed_loop(w)?,
     }
     g.info.flows = g.made.len() as u64;
     Ok(Made {

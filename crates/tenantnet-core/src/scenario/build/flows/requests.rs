@@ -13,12 +13,12 @@ use crate::workload::{GateSpec, QuerySpec, TrafficEnd};
 
 impl Gen<'_, '_> {
     /// The global id of the next gate this workload makes.
-    fn next_gate(&self) -> u32 {
+    pub(super) fn next_gate(&self) -> u32 {
         (self.c.exchanges_so_far.0 + self.exchanges.gates.len()) as u32
     }
 
     /// The global id of the next flow this workload makes.
-    fn next_flow(&self) -> u32 {
+    pub(super) fn next_flow(&self) -> u32 {
         (self.c.flows_so_far + self.made.len()) as u32
     }
 
@@ -185,7 +185,7 @@ impl Gen<'_, '_> {
     }
 
     /// The flow just made starts when gate `after` opens and signals `signals`.
-    fn gate_last(&mut self, after: Option<u32>, signals: Option<u32>) {
+    pub(super) fn gate_last(&mut self, after: Option<u32>, signals: Option<u32>) {
         let f = self.made.last_mut().expect("a flow was just made");
         f.after = after;
         f.signals = signals;
