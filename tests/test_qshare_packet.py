@@ -220,3 +220,58 @@ def test_fig7bc_unpredictable_demand_scaled_down() -> None:
     s = series[series["interval_s"] == 2.0]
     first, rest = s[s["time_s"] <= 2.0], s[s["time_s"] > 2.5]
     assert first["mean"].mean() < 70 and rest["mean"].mean() > 95
+
+
+SIZES = [10, 20, 5, 15, 8, 12]
+
+
+def sized(ha: float | None = 0.5) -> dict[str, Any]:
+    """Six tenants given by their sizes on the testbed (10 slots per server), placed
+    by Algorithm 1 before traffic starts; closed loops for 1 s."""
+    d = qp.the_testbed(5)
+    d["simulation"] = {"duration": "1s", "seed": 1}
+    d["tenants"] = [{"name": f"T{i}", "guarantee": "20Mbps", "size": n}
+                    for i, n in enumerate(SIZES, 1)]
+    d["workloads"] = [{"kind": "closed_loop", "tenant": f"T{i}", "cdf": "enterprise",
+                       "stop": "1s"} for i in range(1, len(SIZES) + 1)]
+    d["qshare"] = {"interval": "500ms", **({"ha": ha} if ha is not None else {})}
+    d["output"] = {"sample_interval": "100ms", "throughput": ["tenant"], "queues": False}
+    return d
+
+
+def test_tenants_given_by_size_are_placed_by_algorithm_1() -> None:
+    from tenantnet.qshare import Controller
+    d = sized()
+    r, _ = simulate(d)
+    # the same requests, in the same order, on the placement API
+    c = Controller(d["topology"], slots=10)
+    ids = [c.place_homogeneous(n, 20_000_000, ha=0.5) for n in SIZES]
+    want = {f"T{i}": sorted(c.tenants()[t]["servers"]) for i, t in enumerate(ids, 1)}
+    vms = r.vms
+    for t, servers in want.items():
+        mine = vms[vms["tenant"] == t]
+        got = sorted(mine.groupby("host", observed=True).size().items())
+        assert [(str(h), int(k)) for h, k in got] == servers, t
+        assert sorted(mine["vm"]) == sorted(f"{t}/vm{i}" for i in range(len(mine)))
+    # the high-availability limit: at most floor((1 - 0.5) N) VMs of a tenant per server
+    per = vms.groupby(["tenant", "host"], observed=True).size()
+    for (t, _), k in per.items():
+        assert k <= SIZES[int(str(t)[1:]) - 1] // 2
+    assert set(r.qshare_tenants["tenant"]) == set(want)
+    assert (r.throughput.groupby("tenant", observed=True)["gbps"].sum() > 0).all()
+
+
+@pytest.mark.parametrize(("change", "key", "words"), [
+    (lambda d: d["tenants"][0].update(hosts="all"), r"tenants\[0\]\.size", "either size"),
+    (lambda d: d["tenants"][1].pop("guarantee"), r"tenants\[1\]\.guarantee", "guarantee B"),
+    (lambda d: d["tenants"][2].update(size=0), r"tenants\[2\]\.size", "at least 1"),
+    (lambda d: d["tenants"][3].update(size=200), r"tenants\[3\]",
+     'no Tenant-Routing tree with room for tenant "T4"'),
+    (lambda d: d["qshare"].update(ha=1.0), r"qshare\.ha", "below 1"),
+    (lambda d: d.pop("qshare"), r"tenants\[0\]\.size", r"expected a \[qshare\] table"),
+])
+def test_bad_sized_tenants_name_the_key(change: Any, key: str, words: str) -> None:
+    d = sized()
+    change(d)
+    with pytest.raises(ScenarioError, match=key + ".*" + words):
+        tenantnet.Scenario.from_dict(d).simulation()

@@ -42,7 +42,11 @@ pub struct QShareSpec {
     /// [0.5].
     #[serde(default = "half")]
     pub cq_weight: f64,
-    /// VM slots per server [the most VMs any host runs].
+    /// The worst-case survival ratio f of tenants placed by their `size`: at most
+    /// ⌊(1 − f)·N⌋ of a tenant's VMs on one server (§4, high availability) [none].
+    #[serde(default)]
+    pub ha: Option<f64>,
+    /// VM slots per server [10, the paper's testbed, or the most VMs any host runs].
     #[serde(default)]
     pub slots: Option<u32>,
 }

@@ -28,10 +28,32 @@ pub struct TenantSpec {
     /// VMs listed one by one.
     #[serde(default)]
     pub vms: Vec<VmSpec>,
+    /// N, the number of VMs, each guaranteed `guarantee`, for QShare's Algorithm 1 to
+    /// place before traffic starts (needs `[qshare]`; instead of `hosts` and `vms`).
+    /// Its VMs are named `<tenant>/vm0`, `<tenant>/vm1`, … in server order.
+    #[serde(default)]
+    pub size: Option<u32>,
     /// Pipe-model guarantees between pairs of the tenant's VMs (Trinity §III-B:
     /// "for pipe models, R_G is simply the input"): a list of `[[tenants.pipes]]`.
     #[serde(default)]
     pub pipes: Vec<PipeSpec>,
+}
+
+impl VmSpec {
+    /// VM `name` on `host`, everything else as the tenant says.
+    pub fn on(name: String, host: &str) -> Self {
+        VmSpec {
+            name: Some(name),
+            host: host.to_string(),
+            guarantee: None,
+            weight: None,
+            changes: Vec::new(),
+            cycles: None,
+            priority: None,
+            numa: Default::default(),
+            preference: None,
+        }
+    }
 }
 
 /// A guarantee from one of a tenant's VMs to another (the pipe model).

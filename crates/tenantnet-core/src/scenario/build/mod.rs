@@ -309,14 +309,25 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
     fabric::marks_in_flight(ctx, &network, &net)?;
 
     let mut declared = tenants::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
+    let mut controllers = Vec::new();
+    if let (Some(q), Some(dc)) = (&sc.qshare, qdc) {
+        // tenants given by their size are placed by Algorithm 1, then built
+        let embedded = qshare::embed(ctx, q, dc, &net, &sc.tenants, &declared)?;
+        if sc.tenants.iter().any(|t| t.size.is_some()) {
+            declared = tenants::build(ctx, &net, &embedded.tenants, &sc.vswitch, pkt)?;
+        }
+        controllers.push(qshare::controller(ctx, q, embedded, &net, &declared, seed)?);
+    } else if let Some(t) = sc.tenants.iter().position(|t| t.size.is_some()) {
+        return Err(ctx.err(
+            &format!("tenants[{t}].size"),
+            "QShare's Algorithm 1 places a tenant given by its size: expected a [qshare] \
+             table, or the tenant's hosts or vms",
+        ));
+    }
     if let Some(cpu) = declared.params.cpu.as_mut() {
         cpu.multiple = (sc.workloads.iter())
             .map(|w| w.common.classify == crate::vswitch::c2qos::Flows::Multiple)
             .collect();
-    }
-    let mut controllers = Vec::new();
-    if let (Some(q), Some(dc)) = (&sc.qshare, qdc) {
-        controllers.push(qshare::controller(ctx, q, dc, &net, &declared, seed)?);
     }
     let shared = Shared {
         net: &net,

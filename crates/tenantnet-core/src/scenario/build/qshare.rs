@@ -8,11 +8,12 @@ use super::Ctx;
 use crate::control::qshare::{Member, QShare, QShareParams};
 use crate::control::Controllers;
 use crate::net::host_nic::HostNic;
-use crate::net::{Network, NetworkBuilder, VmId};
+use crate::net::{HostId, Network, NetworkBuilder, VmId};
 use crate::qshare::{Datacenter, Hose, Placer, Request, Strategy};
 use crate::scenario::parse::ScenarioError;
 use crate::scenario::qshare::{QShareSpec, SharedRate};
 use crate::scenario::spec::{NetworkSpec, SchedulerSpec};
+use crate::scenario::tenants::{TenantSpec, VmSpec};
 
 /// The datacenter of the topology in `b` with `nw.queues` queues per port, after
 /// checking that the ports can hold a binding.
@@ -56,30 +57,50 @@ pub fn datacenter(
     if !(spec.k.is_finite() && spec.k > 0.0) {
         return Err(ctx.err("qshare.k", "expected a positive number"));
     }
+    if spec.ha.is_some_and(|f| !(0.0..1.0).contains(&f)) {
+        return Err(ctx.err("qshare.ha", "expected a survival ratio from 0 to below 1"));
+    }
     if !(0.0..=1.0).contains(&spec.cq_weight) {
         return Err(ctx.err("qshare.cq_weight", "expected a weight from 0 to 1"));
     }
     Datacenter::from_builder(b, 0, nw.queues).map_err(|e| ctx.err("topology", e))
 }
 
-/// The controller: each declared tenant with VMs pinned on its VMs' hosts (an
-/// error names the tenant and the server or link that cannot hold it), the
-/// initial D-tenants checked against Algorithm 2's invariants.
-pub fn controller(
+/// VM slots per server when `qshare.slots` is absent and no host runs more: the
+/// paper's testbed (§7: "10 servers with 10 VM slots each").
+pub const DEFAULT_SLOTS: u32 = 10;
+
+/// Where QShare embedded the tenants: the placer, each tenant's id in it (`None`:
+/// a tenant without VMs), and the tenants with every one given by its `size` turned
+/// into the VMs Algorithm 1 placed (`<tenant>/vm<i>`, in server order).
+pub struct Embedded {
+    /// The placer after every tenant was embedded.
+    pub placer: Placer,
+    /// Each tenant's placer id.
+    pub ids: Vec<Option<u32>>,
+    /// The tenants as the run builds them.
+    pub tenants: Vec<TenantSpec>,
+}
+
+/// Embeds the tenants: first every tenant with VMs (`declared`, built without the
+/// sized ones) where its VMs run (an error names the tenant and the server or link
+/// that cannot hold it), then every tenant given by its `size`, in order, by
+/// Algorithm 1 (an error names the tenant Algorithm 1 finds no room for).
+pub fn embed(
     ctx: &Ctx,
     spec: &QShareSpec,
     mut dc: Datacenter,
     net: &Network,
+    tenants: &[TenantSpec],
     declared: &BuiltTenants,
-    seed: u64,
-) -> Result<Controllers, ScenarioError> {
+) -> Result<Embedded, ScenarioError> {
     let vms = &declared.params.vms;
     let mut per_host = vec![0u32; dc.servers.len()];
     for v in vms {
         per_host[v.host.idx()] += 1;
     }
     let most = per_host.iter().copied().max().unwrap_or(0);
-    let slots = spec.slots.unwrap_or(most);
+    let slots = spec.slots.unwrap_or(most.max(DEFAULT_SLOTS));
     if slots < most {
         return Err(ctx.err(
             "qshare.slots",
@@ -88,26 +109,16 @@ pub fn controller(
     }
     dc.slots = vec![slots; dc.servers.len()];
     dc.free = dc.slots.clone();
-    let mut placer = Placer::new(
-        dc,
-        Strategy::Balanced {
-            cq_weight: spec.cq_weight,
-        },
-    );
-    let mut members = Vec::new();
+    let strategy = Strategy::Balanced {
+        cq_weight: spec.cq_weight,
+    };
+    let mut placer = Placer::new(dc, strategy);
+    let mut ids = vec![None; tenants.len()];
     for (t, mine) in declared.vms_of.iter().enumerate() {
         if mine.is_empty() {
             continue;
         }
-        let mut servers: Vec<(u32, Vec<VmId>)> = Vec::new();
-        for &v in mine {
-            let h = vms[v.idx()].host.0;
-            match servers.iter_mut().find(|s| s.0 == h) {
-                Some(s) => s.1.push(v),
-                None => servers.push((h, vec![v])),
-            }
-        }
-        servers.sort_by_key(|s| s.0);
+        let servers = by_server(vms, mine);
         let hose = Hose::new(
             (servers.iter().flat_map(|s| s.1.iter()))
                 .map(|v| vms[v.idx()].guarantee_bps)
@@ -126,11 +137,104 @@ pub fn controller(
                     ),
                 )
             })?;
+        ids[t] = Some(id);
+    }
+    let mut out = tenants.to_vec();
+    for (t, ts) in tenants.iter().enumerate() {
+        if let Some(n) = ts.size {
+            let (id, vms) = place(ctx, spec, &mut placer, net, (t, ts), n)?;
+            ids[t] = Some(id);
+            out[t].size = None;
+            out[t].vms = vms;
+        }
+    }
+    Ok(Embedded {
+        placer,
+        ids,
+        tenants: out,
+    })
+}
+
+/// Tenant `t`, given by its size `n`, placed by Algorithm 1: its id and VMs.
+fn place(
+    ctx: &Ctx,
+    spec: &QShareSpec,
+    placer: &mut Placer,
+    net: &Network,
+    (t, ts): (usize, &TenantSpec),
+    n: u32,
+) -> Result<(u32, Vec<VmSpec>), ScenarioError> {
+    let key = format!("tenants[{t}]");
+    let Some(b) = ts.guarantee else {
+        return Err(ctx.err(
+            &format!("{key}.guarantee"),
+            "a tenant given by its size needs the guarantee B of each of its VMs",
+        ));
+    };
+    if n == 0 {
+        return Err(ctx.err(&format!("{key}.size"), "expected at least 1 VM"));
+    }
+    let req = Request {
+        hose: Hose::homogeneous(n, b.0),
+        ha: spec.ha,
+    };
+    let id = placer.place(req).ok_or_else(|| {
+        ctx.err(
+            &key,
+            format!(
+                "Algorithm 1 finds no Tenant-Routing tree with room for tenant {:?}'s {n} VMs \
+                 of {} each ({} free slots left)",
+                ts.name,
+                super::tenants::show(b.0),
+                placer.dc.free_slots()
+            ),
+        )
+    })?;
+    let mut servers = placer.tenants[&id].servers.clone();
+    servers.sort();
+    let vms = (servers.iter())
+        .flat_map(|&(s, k)| std::iter::repeat_n(s, k as usize))
+        .enumerate()
+        .map(|(i, s)| VmSpec::on(format!("{}/vm{i}", ts.name), net.host_name(HostId(s))))
+        .collect();
+    Ok((id, vms))
+}
+
+/// Tenant VMs `mine` grouped by host, hosts in order.
+fn by_server(vms: &[crate::vswitch::Vm], mine: &[VmId]) -> Vec<(u32, Vec<VmId>)> {
+    let mut servers: Vec<(u32, Vec<VmId>)> = Vec::new();
+    for &v in mine {
+        let h = vms[v.idx()].host.0;
+        match servers.iter_mut().find(|s| s.0 == h) {
+            Some(s) => s.1.push(v),
+            None => servers.push((h, vec![v])),
+        }
+    }
+    servers.sort_by_key(|s| s.0);
+    servers
+}
+
+/// The controller over the embedded tenants (`declared`: the run's tenants, built
+/// from `Embedded::tenants`), the initial D-tenants checked against Algorithm 2's
+/// invariants.
+pub fn controller(
+    ctx: &Ctx,
+    spec: &QShareSpec,
+    embedded: Embedded,
+    net: &Network,
+    declared: &BuiltTenants,
+    seed: u64,
+) -> Result<Controllers, ScenarioError> {
+    let Embedded { placer, ids, .. } = embedded;
+    let vms = &declared.params.vms;
+    let mut members = Vec::new();
+    for (t, mine) in declared.vms_of.iter().enumerate() {
+        let Some(id) = ids[t] else { continue };
         members.push(Member {
             name: declared.names[t].clone(),
             tenant: t as u32,
             id,
-            servers,
+            servers: by_server(vms, mine),
         });
     }
     if members.is_empty() {

@@ -139,8 +139,11 @@ impl Declared {
         for (j, v) in t.vms.iter().enumerate() {
             mine.push(self.vm(ctx, net, ti, t, j, v)?);
         }
-        if mine.is_empty() {
-            return Err(ctx.err(&tk, "a tenant needs VMs; expected hosts or vms"));
+        if t.size.is_some() && !mine.is_empty() {
+            return Err(ctx.err(&join(&tk, "size"), "give either size or hosts and vms"));
+        }
+        if mine.is_empty() && t.size.is_none() {
+            return Err(ctx.err(&tk, "a tenant needs VMs; expected hosts, vms or size"));
         }
         self.vms_of.push(mine);
         Ok(())
