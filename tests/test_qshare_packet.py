@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 from typing import Any
 
 import pandas as pd
@@ -78,9 +79,14 @@ def test_uncapped_shared_tenants_split_the_shared_queue() -> None:
 
 def test_configuration_delay_postpones_each_decision() -> None:
     r, _ = simulate(short(delay="200ms"))
-    q = r.qshare_queues
-    # decided at 0 s and 0.5 s, applied 200 ms later
-    assert sorted(set(q["time_s"])) == pytest.approx([0.2, 0.7])
+    q, t = r.qshare_queues, r.qshare_tenants
+    # every decision that changed the binding (the first, A's at 0.5 s, and C taking
+    # A's queue and giving it back at 2 s and 2.5 s) shows 200 ms later in the queues
+    sets = {at: frozenset(d[d["dedicated"] == 1]["tenant"]) for at, d in t.groupby("time_s")}
+    times = sorted(sets)
+    changed = [times[0]] + [b for a, b in itertools.pairwise(times) if sets[a] != sets[b]]
+    assert changed == pytest.approx([0.0, 0.5, 2.0, 2.5])
+    assert sorted(set(q["time_s"])) == pytest.approx([c + 0.2 for c in changed])
     s = qp.tenant_series(r)
     capped = s[(s["time_s"] > 0.3) & (s["time_s"] <= 0.7 + 1e-9)]
     assert capped["A"].max() < 320

@@ -186,3 +186,26 @@ def test_trinity_runs_chart_what_their_channels_enforce_and_no_empty_vm_chart(
     page = out.read_text()
     assert "VM transmit rates were not recorded" in page
     assert "Rate enforced for each VM" in page
+
+
+def test_a_qshare_run_charts_its_binding_and_weights(tmp_path: Path) -> None:
+    """Fig. 7(a) with the controller every 4 s: T10 takes the idle T7's queue at 4 s
+    with no weight changing, and the queue table, the weights chart and the report
+    say so."""
+    from tenantnet import report_qshare
+    from tenantnet.reproduce import qshare_packet as qp
+
+    r = tenantnet.run(qp.fig7a_scenario(interval_s=4.0, duration_s=5.0))
+    assert r.qshare_queues is not None
+    w = report_qshare.tenant_weights(r.qshare_queues, report_qshare.busiest_port(
+        r.qshare_queues))
+    at = {(row.time_s, row.tenant): row.queue for row in w.itertuples()}
+    assert at[(0.0, "T7")] == at[(4.0, "T10")] != 0
+    assert at[(0.0, "T10")] == at[(4.0, "T7")] == 0
+    summary = report_qshare.tenant_summary(r).set_index("tenant")
+    assert summary.loc["T10", "at the end"] == "dedicated"
+    assert summary.loc["T7", "dedicated (% of decisions)"] == 50
+    out = report.write_report({"fig7a": r}, tmp_path / "report.html", "fig7a")
+    h = out.read_text()
+    assert "QShare: binding and weights over time" in h
+    assert 'alt="QShare binding over time"' in h and 'alt="QShare weights over time"' in h

@@ -26,7 +26,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from . import progress
+from . import progress, report_qshare
 from .plotting import from_zero, legend_outside, mark_times, plain_log_ticks, style
 from .results import Results
 from .tables import (
@@ -301,6 +301,17 @@ def _sections(runs: Mapping[str, Results]) -> list[tuple[str, Callable[[], str]]
                 "their utilisation over the run.</p>"
                 + _per_run(runs, links_table, "no port dropped, evicted or marked a packet"))
 
+    def qshare() -> str:
+        parts = ["<p>Each control interval QShare's controller binds the tenants with the "
+                 "highest scores to dedicated queues (Algorithm 2) and pushes the ports' "
+                 "weights; the rest share queue 0, capped at their guarantees.</p>"]
+        for fig, alt in ((report_qshare.binding_figure(runs, t.scale, t.unit), "binding"),
+                         (report_qshare.weights_figure(runs, t.scale, t.unit), "weights")):
+            if fig is not None:
+                parts.append(_img(fig, f"QShare {alt} over time"))
+        parts.append(_per_run(runs, report_qshare.tenant_summary, "no controller"))
+        return "".join(parts)
+
     def summary() -> str:
         cells = "".join(f"<div><h3>{html.escape(label)}</h3>{_summary_rows(r)}</div>"
                         for label, r in runs.items())
@@ -310,8 +321,10 @@ def _sections(runs: Mapping[str, Results]) -> list[tuple[str, Callable[[], str]]
     if any(len(r.vms) for r in runs.values()):
         out.append(("VMs: transmit rate past the vswitch", vms))
     out += [("Goodput per tenant", goodput), ("Flow completion", fct),
-            ("Queue occupancy", queues), ("Drops, evictions and ECN marks per port", links),
-            ("Runs", summary)]
+            ("Queue occupancy", queues), ("Drops, evictions and ECN marks per port", links)]
+    if any(r.qshare_tenants is not None and len(r.qshare_tenants) for r in runs.values()):
+        out.append(("QShare: binding and weights over time", qshare))
+    out.append(("Runs", summary))
     return out
 
 

@@ -52,6 +52,9 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                       _lazy("qshare", "reproduce_table1")),
     "qshare-load": ("QShare §7.3.1: Poisson tenant arrivals and departures; queue contention "
                     "against datacenter load", _lazy("qshare", "reproduce_load")),
+    "qshare-fig2": ("QShare Fig. 2 and 11: WFQ against conservative and aggressive "
+                    "ElasticSwitch on the testbed's core, 250/250 and 700/200 Mb/s",
+                    _lazy("qshare_fig2", "reproduce_fig2")),
     "qshare-fig3c": ("QShare Fig. 3(c): two queues, A dedicated, B and C shared and capped; "
                      "the controller in the packet simulator",
                      _lazy("qshare_packet", "reproduce_fig3c")),
@@ -63,6 +66,9 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      _lazy("qshare_fig7bc", "reproduce_fig7b")),
     "qshare-fig7c": ("QShare Fig. 7(c): mean core utilisation under unpredictable demand "
                      "for T_c from 0.5 to 16 s", _lazy("qshare_fig7bc", "reproduce_fig7c")),
+    "qshare-fig8": ("QShare Fig. 8: a shuffle's FCTs against fabric load; QShare, C-ES, "
+                    "A-ES, static reservation and no protection",
+                    _lazy("qshare_fig8", "reproduce_fig8")),
     "qshare-fig10": ("QShare Fig. 10: throughput gain vs inactive ratio, link utilisation CDF",
                      _lazy("qshare", "reproduce_fig10")),
     "trinity-fig6": ("Trinity Fig. 6: one connection against N, guarantees 100/100 and "

@@ -214,9 +214,8 @@ impl QShare {
                         port,
                         weights: weights.clone(),
                     });
-                    let at = view.now + self.p.delay;
-                    self.rec.port(at, pq, port);
                 }
+                self.rec.port(view.now + self.p.delay, pq, port);
                 if self.maps.get(&port) != Some(&map) {
                     self.maps.insert(port, map.clone());
                     out.push(Action::DscpMap {

@@ -29,6 +29,8 @@ pub(super) struct Records {
     q_queue: Vec<u64>,
     q_weight: Vec<u64>,
     q_tenants: Vec<String>,
+    /// Each port's queues as last recorded.
+    shown: std::collections::BTreeMap<PortId, Vec<(u32, Vec<u32>, u32)>>,
 }
 
 impl Records {
@@ -51,6 +53,7 @@ impl Records {
             q_queue: Vec::new(),
             q_weight: Vec::new(),
             q_tenants: Vec::new(),
+            shown: std::collections::BTreeMap::new(),
         }
     }
 
@@ -72,8 +75,14 @@ impl Records {
         }
     }
 
-    /// Port `port` of link `pq.link` configured as `pq` at `at`.
+    /// Port `port` of link `pq.link` configured as `pq` at `at`: rows only if its
+    /// queues' weights or tenants differ from those last recorded (a tenant can take
+    /// another's queue with no weight or map changing).
     pub(super) fn port(&mut self, at: Time, pq: &PortQueues, port: PortId) {
+        if self.shown.get(&port) == Some(&pq.queues) {
+            return;
+        }
+        self.shown.insert(port, pq.queues.clone());
         for (q, ts, w) in &pq.queues {
             self.q_time.push(to_secs(at));
             self.q_link.push(pq.link);

@@ -1,0 +1,194 @@
+"""QShare Fig. 8 (§7.2, Q:L1635-1700; spec qshare-packet-level §4.6): the flow
+completion times of a shuffle against the fabric's load, under QShare, ElasticSwitch
+(conservative and aggressive), static reservation and no protection.
+
+The set-up: tenant T with ten VMs, one on every server of the testbed (five per
+rack), guaranteed 94 Mb/s of goodput on the core (B = 20 Mb/s of wire per VM, as in
+Fig. 7). "The shuffle phase of MapReduce jobs where a client requests flow transfers
+from all servers", closed loop ("each client requests a new flow once the previous
+one is finished"): one request outstanding per (client, cross-rack server) pair
+(spec #25), enterprise sizes (Benson et al., IMC'10). The fabric load is the
+background tenants' core guarantees over the core's capacity: round(10 x load)
+tenants like T (100 Mb/s each on the core), each running Fig. 7(b)'s traffic, a
+closed loop per VM pair, dormant U[0, 1] s with p = 1/2 (spec #24: "competing with
+T"). Loads 0.1, 0.3, 0.5, 0.7, 0.9 (the paper's values are not in the text).
+
+Schemes. QShare: T dedicated from the start (its U-factor is 1 throughout, §7.2),
+the background bound by the controller every 4 s. C-ES and A-ES: every tenant's VM
+pairs under ElasticSwitch with its dynamic guarantee partitioning (spec #15).
+Static: every pair capped at its share of the hoses (Trinity's Eq. 1). None: one
+FIFO. Every scheme runs on the testbed's switches as Fig. 7 has them, 1 MB per port:
+QShare's eight queues partition it by weight; ES, static and none use it as one
+tail-drop FIFO, ES adding its ECN marking at 30 KB. (Spec #17's 4 MB shared pool
+under dynamic thresholds lets the core's queue grow to 3.4 MB, 27 ms at 1 Gb/s,
+and gives every scheme longer FCTs.)
+
+FCTs are T's cross-rack flows that start after a 0.5 s warm-up and finish within the
+run ("FCT statics": mean, median and p99, overall and for flows under and over
+100 KB).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import progress
+from ..api import run
+from ..plotting import legend_outside, plain_log_ticks, save_csv, save_png, style
+from .qshare_packet import FIG7A_GUARANTEE_MBPS, SAMPLE_S, the_testbed
+from .trinity import check
+
+DURATION_S = 20.0
+WARMUP_S = 0.5
+LOADS = (0.1, 0.3, 0.5, 0.7, 0.9)
+SHORT_BYTES = 100_000
+"""The spec's split of the FCT statistics (§4.6)."""
+QSHARE_INTERVAL_S = 4.0
+FIFO_SWITCHES = {"buffer": "1MB", "buffer_policy": "tail_drop"}
+"""The testbed's 1 MB per port as one FIFO (every scheme but QShare)."""
+
+SCHEMES: dict[str, tuple[str, dict[str, Any] | None]] = {
+    "qshare": ("QShare", None),
+    "c-es": ("ES, conservative (C-ES)", {"policy": "elasticswitch",
+                                         "pair_guarantees": "dynamic"}),
+    "a-es": ("ES, aggressive (A-ES)", {"policy": "elasticswitch", "pair_guarantees": "dynamic",
+                                       "elasticswitch": {"profile": "aggressive"}}),
+    "static": ("static reservation", {"policy": "static", "pair_guarantees": "hose"}),
+    "none": ("no protection", {"policy": "none"}),
+}
+"""Each scheme: its label and `[vswitch]` table (None: QShare's controller)."""
+ES = ("c-es", "a-es")
+
+
+def background(load: float) -> list[str]:
+    """The background tenants of `load`: one per 100 Mb/s of core guarantee."""
+    return [f"bg{i + 1}" for i in range(round(load * 10))]
+
+
+def scenario(scheme: str, load: float, duration_s: float = DURATION_S) -> dict[str, Any]:
+    """The shuffle at fabric `load` under `scheme` (a key of `SCHEMES`)."""
+    stop = f"{round(duration_s * 1e3)}ms"
+    names = ["T", *background(load)]
+    shuffle = [{"kind": "closed_loop", "tenant": "T", "cdf": "enterprise", "src": f"T/{a}*",
+                "dst": f"T/{b}*", "dormant": 0.0, "stop": stop}
+               for a, b in (("left", "right"), ("right", "left"))]
+    competing = [{"kind": "closed_loop", "tenant": t, "cdf": "enterprise", "dormant": 0.5,
+                  "dormancy": "1s", "stop": stop} for t in names[1:]]
+    d: dict[str, Any] = {
+        "name": f"qshare-fig8-{scheme}-{load:g}",
+        "simulation": {"duration": stop, "seed": 1},
+        **the_testbed(5),
+        "tenants": [{"name": t, "guarantee": f"{FIG7A_GUARANTEE_MBPS:g}Mbps", "hosts": "all"}
+                    for t in names],
+        "workloads": shuffle + competing,
+        "output": {"sample_interval": f"{round(SAMPLE_S * 1e3)}ms", "throughput": ["link"],
+                   "queues": False},
+    }
+    vswitch = SCHEMES[scheme][1]
+    if vswitch is None:
+        d["qshare"] = {"interval": f"{round(QSHARE_INTERVAL_S * 1e3)}ms", "dedicated": ["T"]}
+    else:
+        d["network"] = dict(FIFO_SWITCHES)
+        d["vswitch"] = dict(vswitch)
+    return d
+
+
+def fct_stats(flows: pd.DataFrame) -> dict[str, float]:
+    """Mean, median and p99 FCT (ms) of `flows`, overall and split at 100 KB."""
+    out: dict[str, float] = {}
+    for part, f in (("all", flows), ("short", flows[flows["size_bytes"] < SHORT_BYTES]),
+                    ("long", flows[flows["size_bytes"] >= SHORT_BYTES])):
+        out[f"{part}_n"] = len(f)
+        out[f"{part}_mean_ms"] = float(f["fct_s"].mean() * 1e3)
+        out[f"{part}_p50_ms"] = float(f["fct_s"].median() * 1e3)
+        out[f"{part}_p99_ms"] = float(f["fct_s"].quantile(0.99) * 1e3)
+    return out
+
+
+def point(scheme: str, load: float, duration_s: float = DURATION_S) -> dict[str, Any]:
+    """One run: T's FCT statistics, its timeouts and the core's utilisation."""
+    r = run(scenario(scheme, load, duration_s))
+    f = r.flows
+    f = f[(f["tenant"] == "T") & (f["start_s"] > WARMUP_S) & f["fct_s"].notna()]
+    tp = r.throughput
+    core = tp[(tp["scope"] == "link") & tp["id"].str.startswith("switch-")
+              & tp["id"].str.contains("->switch-")]
+    return {"scheme": scheme, "load": load, **fct_stats(f),
+            "timeouts_per_flow": float(f["timeouts"].mean()),
+            "core_utilisation_pct": float(core["gbps"].mean() * 100)}
+
+
+def sweep(loads: tuple[float, ...] = LOADS, schemes: tuple[str, ...] = tuple(SCHEMES),
+          duration_s: float = DURATION_S) -> pd.DataFrame:
+    """Every (load, scheme), with progress."""
+    todo = [(ld, s) for ld in loads for s in schemes]
+    return pd.DataFrame([point(s, ld, duration_s) for ld, s in progress.steps(
+        todo, lambda p: f"Fig. 8: load {p[0]:g}, {SCHEMES[p[1]][0]}")])
+
+
+def compare(points: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 8's claims beside ours."""
+    p = points.set_index(["load", "scheme"])
+    loads = sorted(points["load"].unique())
+    rows = []
+    for stat in ("mean", "p99"):
+        col = f"all_{stat}_ms"
+        worse = [ld for ld in loads if any(p.loc[(ld, "qshare"), col] > p.loc[(ld, e), col]
+                                           for e in ES)]
+        rows.append(check(f"loads where QShare's {stat} FCT is at or below every ES "
+                          "variant's", len(loads) - len(worse), f"all {len(loads)}",
+                          not worse, "; ".join(
+                              f"{ld:g}: QShare {p.loc[(ld, 'qshare'), col]:.0f}, C-ES "
+                              f"{p.loc[(ld, 'c-es'), col]:.0f}, A-ES "
+                              f"{p.loc[(ld, 'a-es'), col]:.0f} ms" for ld in loads)))
+    ratio = {ld: max(p.loc[(ld, e), "all_mean_ms"] for e in ES) / p.loc[(ld, "qshare"),
+                                                                        "all_mean_ms"]
+             for ld in loads}
+    top = max(ratio.values())
+    rows.append(check("largest ES / QShare mean FCT over the loads", top, "up to 2",
+                      1.5 <= top <= 3, "; ".join(f"{ld:g}: {v:.2f}" for ld, v in ratio.items())))
+    static = {ld: p.loc[(ld, "static"), "all_mean_ms"] / p.loc[(ld, "qshare"), "all_mean_ms"]
+              for ld in loads}
+    rows.append(check("static / QShare mean FCT, lightest load over heaviest",
+                      static[loads[0]] / static[loads[-1]],
+                      "QShare's gain over static shrinks with the load",
+                      static[loads[0]] > static[loads[-1]],
+                      "; ".join(f"{ld:g}: {v:.2f}" for ld, v in static.items())))
+    return pd.DataFrame(rows)
+
+
+def plot(points: pd.DataFrame, path: Path) -> Path:
+    """Mean, p99 and short flows' p99 FCT against the load, a line per scheme."""
+    import matplotlib.pyplot as plt
+
+    panels = (("all_mean_ms", "mean FCT, all flows"), ("all_p99_ms", "p99 FCT, all flows"),
+              ("short_p99_ms", f"p99 FCT, flows < {SHORT_BYTES // 1000} KB"))
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
+    fig.subplots_adjust(wspace=0.3)
+    for ax, (col, title) in zip(axes, panels, strict=True):
+        for i, s in enumerate(SCHEMES):
+            d = points[points["scheme"] == s].sort_values("load")
+            ax.plot(d["load"], d[col], label=SCHEMES[s][0], **{**style(i), "markevery": 1})
+        ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
+        ax.set_xlabel("fabric load (background guarantees / core capacity)")
+        ax.set_ylabel("FCT (ms)")
+        ax.set_title(title, fontsize=9)
+        ax.grid(alpha=0.3, which="both")
+    legend_outside(axes[-1])
+    fig.suptitle("QShare Fig. 8: the shuffle's cross-rack flows (enterprise sizes, closed "
+                 "loop) against the load of competing tenants", fontsize=10)
+    return save_png(fig, path)
+
+
+def reproduce_fig8(out: Path) -> list[Path]:
+    """Writes qshare_fig8.png, every point's statistics (CSV) and the comparison
+    with the paper."""
+    out.mkdir(parents=True, exist_ok=True)
+    points = sweep()
+    return [save_csv(points, out / "qshare_fig8.csv"),
+            save_csv(compare(points), out / "qshare_fig8_vs_paper.csv"),
+            plot(points, out / "qshare_fig8.png")]
