@@ -305,8 +305,8 @@ def _sections(runs: Mapping[str, Results]) -> list[tuple[str, Callable[[], str]]
         parts = ["<p>Each control interval QShare's controller binds the tenants with the "
                  "highest scores to dedicated queues (Algorithm 2) and pushes the ports' "
                  "weights; the rest share queue 0, capped at their guarantees.</p>"]
-        for fig, alt in ((report_qshare.binding_figure(runs, t.scale, t.unit), "binding"),
-                         (report_qshare.weights_figure(runs, t.scale, t.unit), "weights")):
+        for fig, alt in ((report_qshare.binding_figure(runs, t), "binding"),
+                         (report_qshare.weights_figure(runs, t), "weights")):
             if fig is not None:
                 parts.append(_img(fig, f"QShare {alt} over time"))
         parts.append(_per_run(runs, report_qshare.tenant_summary, "no controller"))

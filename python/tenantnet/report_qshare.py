@@ -5,6 +5,7 @@ tenant (the `qshare_tenants` and `qshare_queues` results)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -12,13 +13,16 @@ from matplotlib.figure import Figure
 from .plotting import legend_outside, style
 from .results import Results
 
+if TYPE_CHECKING:
+    from .report import TimeAxis
+
 
 def _runs(runs: Mapping[str, Results]) -> dict[str, Results]:
     return {k: r for k, r in runs.items() if r.qshare_tenants is not None
             and len(r.qshare_tenants)}
 
 
-def binding_figure(runs: Mapping[str, Results], scale: float, unit: str) -> Figure | None:
+def binding_figure(runs: Mapping[str, Results], t: TimeAxis) -> Figure | None:
     """A row per tenant, filled while it held a dedicated queue, one panel per run;
     ``None`` if no run had a controller."""
     import matplotlib.pyplot as plt
@@ -37,14 +41,14 @@ def binding_figure(runs: Mapping[str, Results], scale: float, unit: str) -> Figu
         tenants = list(dict.fromkeys(b["tenant"]))
         times = sorted(b["time_s"].unique())
         nxt = dict(zip(times, [*times[1:], end], strict=True))
-        for y, t in enumerate(tenants):
-            d = b[(b["tenant"] == t) & (b["dedicated"] == 1)]
-            spans = [(s * scale, (nxt[s] - s) * scale) for s in d["time_s"]]
+        for y, name in enumerate(tenants):
+            d = b[(b["tenant"] == name) & (b["dedicated"] == 1)]
+            spans = [(t(s), t(nxt[s] - s)) for s in d["time_s"]]
             ax.broken_barh(spans, (y - 0.35, 0.7), color="C0")
         ax.set_yticks(range(len(tenants)), tenants, fontsize=7)
         ax.set_ylim(len(tenants) - 0.5, -0.5)
-        ax.set_xlim(0, end * scale)
-        ax.set_xlabel(f"time ({unit})")
+        ax.set_xlim(0, t(end))
+        ax.set_xlabel(t.label())
         ax.set_title(f"{label}: filled while dedicated, else in the shared queue "
                      f"({len(times)} decisions)", fontsize=9)
         ax.grid(alpha=0.3, axis="x")
@@ -72,7 +76,7 @@ def tenant_weights(pushes: pd.DataFrame, port: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["time_s", "tenant", "queue", "weight"])
 
 
-def weights_figure(runs: Mapping[str, Results], scale: float, unit: str) -> Figure | None:
+def weights_figure(runs: Mapping[str, Results], t: TimeAxis) -> Figure | None:
     """The weight of each tenant's queue on each run's busiest port over time."""
     import matplotlib.pyplot as plt
 
@@ -86,12 +90,12 @@ def weights_figure(runs: Mapping[str, Results], scale: float, unit: str) -> Figu
         port = busiest_port(r.qshare_queues)
         w = tenant_weights(r.qshare_queues, port)
         end = float(r.summary.get("simulated_s", w["time_s"].max()))
-        for i, (t, d) in enumerate(w.groupby("tenant", sort=False)):
-            xs = [*(d["time_s"] * scale), end * scale]
+        for i, (name, d) in enumerate(w.groupby("tenant", sort=False)):
+            xs = [*t(d["time_s"]), t(end)]
             ys = [*d["weight"], d["weight"].iloc[-1]]
-            ax.plot(xs, ys, drawstyle="steps-post", label=str(t), **{**style(i), "ms": 3})
+            ax.plot(xs, ys, drawstyle="steps-post", label=str(name), **{**style(i), "ms": 3})
         ax.set_title(f"{label}: {port}", fontsize=9)
-        ax.set_xlabel(f"time ({unit})")
+        ax.set_xlabel(t.label())
         ax.set_ylabel("weight of the tenant's queue")
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)

@@ -66,8 +66,8 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      _lazy("qshare_fig7bc", "reproduce_fig7b")),
     "qshare-fig7c": ("QShare Fig. 7(c): mean core utilisation under unpredictable demand "
                      "for T_c from 0.5 to 16 s", _lazy("qshare_fig7bc", "reproduce_fig7c")),
-    "qshare-fig8": ("QShare Fig. 8: a shuffle's FCTs against fabric load; QShare, C-ES, "
-                    "A-ES, static reservation and no protection",
+    "qshare-fig8": ("QShare Fig. 8: a shuffle's FCTs against fabric load; QShare, three "
+                    "ElasticSwitch variants, static reservation and no protection",
                     _lazy("qshare_fig8", "reproduce_fig8")),
     "qshare-fig10": ("QShare Fig. 10: throughput gain vs inactive ratio, link utilisation CDF",
                      _lazy("qshare", "reproduce_fig10")),

@@ -40,7 +40,8 @@ import pandas as pd
 from .. import progress
 from ..api import run
 from ..plotting import legend_outside, save_csv, save_png
-from .qshare_packet import CORE, LINK_MBPS, SAMPLE_S, link_series, the_testbed
+from .qshare_fig7bc import DIRECTIONS
+from .qshare_packet import LINK_MBPS, SAMPLE_S, link_series, the_testbed
 from .trinity import check
 
 DURATION_S = 10.0
@@ -104,7 +105,7 @@ def appendix_pattern(duration_s: float) -> list[dict[str, Any]]:
 def loaded_port(traffic: str) -> str:
     """The core port the traffic loads: data flows left to right in Fig. 2's
     pattern, right to left (responses) in the appendix's."""
-    return CORE if traffic == "random" else "switch-right->switch-left"
+    return DIRECTIONS[0] if traffic == "random" else DIRECTIONS[1]
 
 
 def scenario(scheme: str, ga_mbps: float, gb_mbps: float, traffic: str = "random",

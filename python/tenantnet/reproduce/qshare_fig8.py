@@ -14,8 +14,11 @@ closed loop per VM pair, dormant U[0, 1] s with p = 1/2 (spec #24: "competing wi
 T"). Loads 0.1, 0.3, 0.5, 0.7, 0.9 (the paper's values are not in the text).
 
 Schemes. QShare: T dedicated from the start (its U-factor is 1 throughout, §7.2),
-the background bound by the controller every 4 s. C-ES and A-ES: every tenant's VM
-pairs under ElasticSwitch with its dynamic guarantee partitioning (spec #15).
+the background bound by the controller every 4 s. ElasticSwitch, every tenant's VM
+pairs under its dynamic guarantee partitioning (spec #15), in three variants: "ES
+with default parameters (conservative)" as Fig. 2's `paper` RA with headroom,
+hold-increase and rate-caution (QShare §10) and as C-ES (Trinity's module, spec
+#14), and "ES with aggressive RA" as A-ES (Trinity's RC).
 Static: every pair capped at its share of the hoses (Trinity's Eq. 1). None: one
 FIFO. Every scheme runs on the testbed's switches as Fig. 7 has them, 1 MB per port:
 QShare's eight queues partition it by weight; ES, static and none use it as one
@@ -38,6 +41,7 @@ import pandas as pd
 from .. import progress
 from ..api import run
 from ..plotting import legend_outside, plain_log_ticks, save_csv, save_png, style
+from .qshare_fig7bc import utilisation
 from .qshare_packet import FIG7A_GUARANTEE_MBPS, SAMPLE_S, the_testbed
 from .trinity import check
 
@@ -52,7 +56,10 @@ FIFO_SWITCHES = {"buffer": "1MB", "buffer_policy": "tail_drop"}
 
 SCHEMES: dict[str, tuple[str, dict[str, Any] | None]] = {
     "qshare": ("QShare", None),
-    "c-es": ("ES, conservative (C-ES)", {"policy": "elasticswitch",
+    "es": ("ES, conservative (paper RA)", {"policy": "elasticswitch",
+                                           "pair_guarantees": "dynamic",
+                                           "elasticswitch": {"profile": "paper"}}),
+    "c-es": ("C-ES (Trinity's module)", {"policy": "elasticswitch",
                                          "pair_guarantees": "dynamic"}),
     "a-es": ("ES, aggressive (A-ES)", {"policy": "elasticswitch", "pair_guarantees": "dynamic",
                                        "elasticswitch": {"profile": "aggressive"}}),
@@ -60,7 +67,7 @@ SCHEMES: dict[str, tuple[str, dict[str, Any] | None]] = {
     "none": ("no protection", {"policy": "none"}),
 }
 """Each scheme: its label and `[vswitch]` table (None: QShare's controller)."""
-ES = ("c-es", "a-es")
+ES = ("es", "c-es", "a-es")
 
 
 def background(load: float) -> list[str]:
@@ -113,12 +120,9 @@ def point(scheme: str, load: float, duration_s: float = DURATION_S) -> dict[str,
     r = run(scenario(scheme, load, duration_s))
     f = r.flows
     f = f[(f["tenant"] == "T") & (f["start_s"] > WARMUP_S) & f["fct_s"].notna()]
-    tp = r.throughput
-    core = tp[(tp["scope"] == "link") & tp["id"].str.startswith("switch-")
-              & tp["id"].str.contains("->switch-")]
     return {"scheme": scheme, "load": load, **fct_stats(f),
             "timeouts_per_flow": float(f["timeouts"].mean()),
-            "core_utilisation_pct": float(core["gbps"].mean() * 100)}
+            "core_utilisation_pct": float(utilisation(r)["mean"].mean())}
 
 
 def sweep(loads: tuple[float, ...] = LOADS, schemes: tuple[str, ...] = tuple(SCHEMES),
@@ -141,9 +145,9 @@ def compare(points: pd.DataFrame) -> pd.DataFrame:
         rows.append(check(f"loads where QShare's {stat} FCT is at or below every ES "
                           "variant's", len(loads) - len(worse), f"all {len(loads)}",
                           not worse, "; ".join(
-                              f"{ld:g}: QShare {p.loc[(ld, 'qshare'), col]:.0f}, C-ES "
-                              f"{p.loc[(ld, 'c-es'), col]:.0f}, A-ES "
-                              f"{p.loc[(ld, 'a-es'), col]:.0f} ms" for ld in loads)))
+                              f"{ld:g}: QShare {p.loc[(ld, 'qshare'), col]:.0f}, ES "
+                              + " / ".join(f"{p.loc[(ld, e), col]:.0f}" for e in ES) + " ms"
+                              for ld in loads)))
     ratio = {ld: max(p.loc[(ld, e), "all_mean_ms"] for e in ES) / p.loc[(ld, "qshare"),
                                                                         "all_mean_ms"]
              for ld in loads}
