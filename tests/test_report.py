@@ -204,7 +204,7 @@ def test_a_qshare_run_charts_its_binding_and_weights(tmp_path: Path) -> None:
     assert at[(0.0, "T10")] == at[(4.0, "T7")] == 0
     summary = report_qshare.tenant_summary(r).set_index("tenant")
     assert summary.loc["T10", "at the end"] == "dedicated"
-    assert summary.loc["T7", "dedicated (% of decisions)"] == 50
+    assert summary.loc["T7", "dedicated (% of updates)"] == 50
     out = report.write_report({"fig7a": r}, tmp_path / "report.html", "fig7a")
     h = out.read_text()
     assert "QShare: binding and weights over time" in h

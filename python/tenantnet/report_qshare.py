@@ -42,15 +42,16 @@ def binding_figure(runs: Mapping[str, Results], t: TimeAxis) -> Figure | None:
         times = sorted(b["time_s"].unique())
         nxt = dict(zip(times, [*times[1:], end], strict=True))
         for y, name in enumerate(tenants):
-            d = b[(b["tenant"] == name) & (b["dedicated"] == 1)]
-            spans = [(t(s), t(nxt[s] - s)) for s in d["time_s"]]
-            ax.broken_barh(spans, (y - 0.35, 0.7), color="C0")
+            mine = b[b["tenant"] == name]
+            for color, d in (("0.85", mine), ("C0", mine[mine["dedicated"] == 1])):
+                spans = [(t(s), t(nxt[s] - s)) for s in d["time_s"]]
+                ax.broken_barh(spans, (y - 0.35, 0.7), color=color)
         ax.set_yticks(range(len(tenants)), tenants, fontsize=7)
         ax.set_ylim(len(tenants) - 0.5, -0.5)
         ax.set_xlim(0, t(end))
         ax.set_xlabel(t.label())
-        ax.set_title(f"{label}: filled while dedicated, else in the shared queue "
-                     f"({len(times)} decisions)", fontsize=9)
+        ax.set_title(f"{label}: blue while dedicated, grey while in the shared queue, "
+                     f"blank while absent ({len(times)} updates)", fontsize=9)
         ax.grid(alpha=0.3, axis="x")
     fig.tight_layout()
     return fig
@@ -90,10 +91,14 @@ def weights_figure(runs: Mapping[str, Results], t: TimeAxis) -> Figure | None:
         port = busiest_port(r.qshare_queues)
         w = tenant_weights(r.qshare_queues, port)
         end = float(r.summary.get("simulated_s", w["time_s"].max()))
-        for i, (name, d) in enumerate(w.groupby("tenant", sort=False)):
-            xs = [*t(d["time_s"]), t(end)]
-            ys = [*d["weight"], d["weight"].iloc[-1]]
-            ax.plot(xs, ys, drawstyle="steps-post", label=str(name), **{**style(i), "ms": 3})
+        # every push on the port, a gap where a tenant is not on it (it departed)
+        grid = w.pivot_table(index="time_s", columns="tenant", values="weight", sort=False)
+        grid = grid.reindex(sorted(w["time_s"].unique()))
+        for i, name in enumerate(dict.fromkeys(w["tenant"])):
+            ys = grid[name].to_list()
+            xs = [*t(grid.index), t(end)]
+            ax.plot(xs, [*ys, ys[-1]], drawstyle="steps-post", label=str(name),
+                    **{**style(i), "ms": 3})
         ax.set_title(f"{label}: {port}", fontsize=9)
         ax.set_xlabel(t.label())
         ax.set_ylabel("weight of the tenant's queue")
@@ -104,17 +109,26 @@ def weights_figure(runs: Mapping[str, Results], t: TimeAxis) -> Figure | None:
 
 
 def tenant_summary(r: Results) -> pd.DataFrame:
-    """Per tenant: the share of decisions it was dedicated at, its mean U-factor and
-    its state at the last decision."""
+    """Per tenant: when it was first and last bound, the share of the updates it was
+    dedicated at, its mean U-factor and its state at its last update (``departed``
+    if it left before the run's last one)."""
     b = r.qshare_tenants
     if b is None or not len(b):
         return pd.DataFrame()
-    last = b[b["time_s"] == b["time_s"].max()].set_index("tenant")
-    g = b.groupby("tenant", sort=False)
+    end = b["time_s"].max()
+    g = b.groupby("tenant", sort=False, observed=True)
+    last = g.last()
+
+    def state(t: str) -> str:
+        if last.loc[t, "time_s"] < end:
+            return "departed"
+        return "dedicated" if last.loc[t, "dedicated"] else "shared"
+
     return pd.DataFrame({
         "tenant": list(g.groups),
-        "dedicated (% of decisions)": (g["dedicated"].mean() * 100).to_numpy(),
+        "bound from (s)": g["time_s"].min().to_numpy(),
+        "dedicated (% of updates)": (g["dedicated"].mean() * 100).to_numpy(),
         "mean U-factor": g["u_factor"].mean().to_numpy(),
-        "at the end": ["dedicated" if last.loc[t, "dedicated"] else "shared" for t in g.groups],
+        "at the end": [state(t) for t in g.groups],
         "DSCP at the end": [int(last.loc[t, "dscp"]) for t in g.groups],
     })

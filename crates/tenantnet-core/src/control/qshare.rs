@@ -19,7 +19,16 @@
 //! * a configuration delay (`qshare.delay`, default 0; < 50 ms measured for 48
 //!   ports, §7.4) applies each interval's changes that much later;
 //! * ties in score are broken by a shuffle seeded by the run's seed and the
-//!   interval's number.
+//!   interval's number;
+//! * tenants arrive and depart as the scenario's timeline says (§5.3: "tenant
+//!   departures will trigger network allocation state update as well. Newly
+//!   arrived tenants are served in shared queues, and will be evaluated at the end
+//!   of current interval"): the controller embeds or releases them at that time and
+//!   pushes what changed at once (after the configuration delay). A departed
+//!   D-tenant's queue waits for the next decision; a tenant's first U-factor is
+//!   measured over the part of the interval it was present; a departing tenant's
+//!   packets still in flight are tagged for the shared queue. At a decision's time,
+//!   departures come before the decision and arrivals after it.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -31,7 +40,7 @@ use crate::net::{Network, PortId, VmId};
 use crate::qshare::binding::{
     allocate_queues, check_invariants, configure, score, u_factor, Binding, HypervisorUsage,
 };
-use crate::qshare::Placer;
+use crate::qshare::{LogOp, Placer};
 use crate::sim::results::Table;
 use crate::switch::DscpMap;
 
@@ -91,6 +100,12 @@ pub struct QShare {
     caps: BTreeMap<VmId, Option<u64>>,
     pending: VecDeque<Pending>,
     rec: Records,
+    /// Arrivals and departures still to come, in order.
+    timeline: VecDeque<(Time, LogOp)>,
+    /// When each member last arrived (0 for those present from the start).
+    since: Vec<Time>,
+    /// Each member's U-factor and score at the last decision.
+    us: Vec<(f64, f64)>,
 }
 
 impl QShare {
@@ -130,21 +145,60 @@ impl QShare {
             decisions: 0,
             last_at: 0,
             last_bytes: vec![(0, 0); vms.sum::<usize>()],
-            members,
             weights: BTreeMap::new(),
             maps: BTreeMap::new(),
             tags: BTreeMap::new(),
             caps: BTreeMap::new(),
             pending: VecDeque::new(),
+            timeline: VecDeque::new(),
+            since: vec![0; members.len()],
+            us: vec![(0.0, 0.0); members.len()],
+            members,
         })
+    }
+
+    /// The same controller with the arrivals and departures after time 0 (a
+    /// placer log with times, starting from the placer's state).
+    pub fn with_timeline(mut self, timeline: Vec<(Time, LogOp)>) -> Self {
+        self.timeline = timeline.into();
+        self
+    }
+
+    /// Applies the timeline's changes due by now: departures only (`arrivals`
+    /// false) or everything. Whether any applied.
+    fn lifecycle(&mut self, now: Time, arrivals: bool) -> Result<bool, String> {
+        let mut any = false;
+        while let Some((at, op)) = self.timeline.front() {
+            let departs = matches!(op, LogOp::Depart { .. });
+            if *at > now || (!arrivals && !departs) {
+                break;
+            }
+            let (_, op) = self.timeline.pop_front().unwrap();
+            self.placer
+                .apply(&op)
+                .map_err(|e| format!("QShare's timeline at {} s: {e}", to_secs(now)))?;
+            let id = match op {
+                LogOp::Depart { id } => {
+                    self.held.remove(&id);
+                    id
+                }
+                LogOp::Place { id, .. } | LogOp::Pin { id, .. } => id,
+            };
+            if let Some(i) = self.members.iter().position(|m| m.id == id) {
+                self.since[i] = now;
+                self.us[i] = (0.0, 0.0);
+            }
+            any = true;
+        }
+        Ok(any)
     }
 
     /// Each member's U-factor and score over the interval that ends now.
     fn measure(&mut self, view: &FabricView) -> Vec<(f64, f64)> {
-        let dt = to_secs(view.now - self.last_at);
         let mut k = 0;
         let mut out = Vec::with_capacity(self.members.len());
-        for m in &self.members {
+        for (m, since) in self.members.iter().zip(&self.since) {
+            let dt = to_secs(view.now - self.last_at.max(*since));
             let mut usage = Vec::with_capacity(m.servers.len());
             for (server, vms) in &m.servers {
                 let (mut tx, mut rx) = (0u64, 0u64);
@@ -163,9 +217,13 @@ impl QShare {
                     outbound: bps(tx),
                 });
             }
-            let placed = &self.placer.tenants[&m.id];
-            let u = u_factor(placed, &usage);
-            out.push((u, score(placed, u, self.p.k)));
+            out.push(match self.placer.tenants.get(&m.id) {
+                Some(placed) => {
+                    let u = u_factor(placed, &usage);
+                    (u, score(placed, u, self.p.k))
+                }
+                None => (0.0, 0.0),
+            });
         }
         self.last_at = view.now;
         out
@@ -173,21 +231,28 @@ impl QShare {
 
     /// One control interval: usage, scores, Algorithm 2 (at time 0, the initial
     /// binding), its invariants, and the changes it means.
-    fn decide(&mut self, view: &FabricView) -> Result<Vec<Action>, String> {
-        let us = self.measure(view);
+    fn decide(&mut self, view: &FabricView) -> Result<(), String> {
+        self.us = self.measure(view);
         if view.now > 0 {
-            let scores = (self.members.iter().zip(&us))
+            let scores = (self.members.iter().zip(&self.us))
+                .filter(|(m, _)| self.placer.tenants.contains_key(&m.id))
                 .map(|(m, &(_, s))| (m.id, s))
                 .collect();
             let seed = self.p.seed.wrapping_add(self.decisions);
             self.held = allocate_queues(&self.placer, &self.held, &scores, seed);
         }
         self.decisions += 1;
+        Ok(())
+    }
+
+    /// The binding of the current D-tenants over the tenants present, its
+    /// invariants, and the changes it means.
+    fn bind(&mut self, view: &FabricView) -> Result<Vec<Action>, String> {
         let b = configure(&self.placer, &self.held, self.p.max_weight);
         check_invariants(&self.placer, &b)
             .map_err(|e| format!("QShare's binding at {} s: {e}", to_secs(view.now)))?;
         self.held = b.dedicated.clone();
-        self.rec.tenants(view.now, &self.members, &us, &b);
+        self.rec.tenants(view.now, &self.members, &self.us, &b);
         let mut actions = self.port_actions(&b, view);
         self.tenant_actions(&b, view, &mut actions);
         Ok(actions)
@@ -231,7 +296,17 @@ impl QShare {
     /// Tags and caps of the tenants whose binding changed.
     fn tenant_actions(&mut self, b: &Binding, view: &FabricView, out: &mut Vec<Action>) {
         for m in &self.members {
-            let d = b.dscp[&m.id];
+            let Some(&d) = b.dscp.get(&m.id) else {
+                // absent: a departed tenant's packets in flight go to the shared queue
+                if self.tags.get(&m.tenant).is_some_and(|&d| d != 0) {
+                    self.tags.insert(m.tenant, 0);
+                    out.push(Action::TagDscp {
+                        scope: TagScope::Tenant(m.tenant),
+                        dscp: Some(0),
+                    });
+                }
+                continue;
+            };
             if self.tags.insert(m.tenant, d) != Some(d) {
                 out.push(Action::TagDscp {
                     scope: TagScope::Tenant(m.tenant),
@@ -255,16 +330,23 @@ impl QShare {
 impl Controller for QShare {
     fn next_wake(&self, _now: Time) -> Option<Time> {
         let due = self.pending.front().map_or(Time::MAX, |p| p.at);
-        Some(self.next.min(due))
+        let change = self.timeline.front().map_or(Time::MAX, |c| c.0);
+        Some(self.next.min(due).min(change))
     }
 
     fn wake(&mut self, view: &FabricView, actions: &mut Vec<Action>) -> Result<(), String> {
-        if view.now >= self.next {
-            let decided = self.decide(view)?;
+        let mut changed = self.lifecycle(view.now, false)?;
+        let decides = view.now >= self.next;
+        if decides {
+            self.decide(view)?;
             self.next = view.now + self.p.interval;
+        }
+        changed |= self.lifecycle(view.now, true)?;
+        if decides || changed {
+            let bound = self.bind(view)?;
             self.pending.push_back(Pending {
                 at: view.now + self.p.delay,
-                actions: decided,
+                actions: bound,
             });
         }
         while self.pending.front().is_some_and(|p| p.at <= view.now) {

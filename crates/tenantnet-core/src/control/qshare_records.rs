@@ -57,7 +57,8 @@ impl Records {
         }
     }
 
-    /// One decision at `now`: each member's (U-factor, score) in `us` and binding.
+    /// The binding `b` at `now` (a decision, an arrival or a departure): a row per
+    /// member present, with its (U-factor, score) at the last decision in `us`.
     pub(super) fn tenants(
         &mut self,
         now: Time,
@@ -66,12 +67,15 @@ impl Records {
         b: &Binding,
     ) {
         for (i, (m, &(u, s))) in members.iter().zip(us).enumerate() {
+            let Some(&dscp) = b.dscp.get(&m.id) else {
+                continue; // not present
+            };
             self.t_time.push(to_secs(now));
             self.t_tenant.push(i as u32);
             self.t_u.push(u);
             self.t_score.push(s);
             self.t_dedicated.push(b.dedicated.contains(&m.id) as u64);
-            self.t_dscp.push(b.dscp[&m.id] as u64);
+            self.t_dscp.push(dscp as u64);
         }
     }
 

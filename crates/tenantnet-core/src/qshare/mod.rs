@@ -23,4 +23,4 @@ pub mod switch_ports;
 
 pub use dc::Datacenter;
 pub use hose::Hose;
-pub use place::{Placer, Request, Strategy};
+pub use place::{LogOp, Placer, Request, Strategy};

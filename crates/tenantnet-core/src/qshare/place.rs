@@ -444,6 +444,25 @@ impl Placer {
         }
         Some(p)
     }
+
+    /// Replays `op` from another placer's log: on a placer in the state that one
+    /// was in when it logged `op`, the same tenant gets the same id and embedding.
+    /// An error says how this placer's state differs.
+    pub fn apply(&mut self, op: &LogOp) -> Result<(), String> {
+        let (got, want) = match op {
+            LogOp::Place { request, id } => (self.place(request.clone()), *id),
+            LogOp::Pin {
+                request,
+                servers,
+                id,
+            } => (self.pin(request.clone(), servers).ok(), *id),
+            LogOp::Depart { id } => (self.depart(*id).map(|_| *id), *id),
+        };
+        match got {
+            Some(g) if g == want => Ok(()),
+            _ => Err(format!("replaying {op:?} gave tenant {got:?}, not {want}")),
+        }
+    }
 }
 
 mod pin;

@@ -33,6 +33,16 @@ pub struct TenantSpec {
     /// Its VMs are named `<tenant>/vm0`, `<tenant>/vm1`, … in server order.
     #[serde(default)]
     pub size: Option<u32>,
+    /// When the tenant arrives: its VMs are embedded then and its workloads may start
+    /// no earlier (needs `[qshare]`; §5.3: "newly arrived tenants are served in shared
+    /// queues") ["0s"].
+    #[serde(default = "time_zero")]
+    pub arrive: TimeSpan,
+    /// When the tenant departs: its slots and reservations are released, and its
+    /// workloads stop offering data and start no flow from then on (needs `[qshare]`)
+    /// [never].
+    #[serde(default)]
+    pub depart: Option<TimeSpan>,
     /// Pipe-model guarantees between pairs of the tenant's VMs (Trinity §III-B:
     /// "for pipe models, R_G is simply the input"): a list of `[[tenants.pipes]]`.
     #[serde(default)]
@@ -249,4 +259,8 @@ fn default_queue() -> Size {
 
 fn default_burst() -> Size {
     Size(crate::units::ByteSize::Packets(10))
+}
+
+fn time_zero() -> TimeSpan {
+    TimeSpan(0)
 }

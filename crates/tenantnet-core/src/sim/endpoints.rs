@@ -33,14 +33,17 @@ impl Sim {
         }
     }
 
+    /// Starts flow `f`, unless it would start at or after its `stop` (a departed
+    /// tenant's flow): then it never sends.
     pub(super) fn start_flow(&mut self, f: FlowId) {
         let now = self.now;
-        self.rec.flow_started(f);
-        let flow = &mut self.flows[f.idx()];
-        if let Some(stop) = flow.spec.stop {
-            let at = stop.max(now);
-            self.schedule(at, Event::Stop(f));
+        if let Some(stop) = self.flows[f.idx()].spec.stop {
+            if stop <= now {
+                return;
+            }
+            self.schedule(stop, Event::Stop(f));
         }
+        self.rec.flow_started(f);
         match &mut self.flows[f.idx()].ep {
             Endpoint::Tcp { .. } => {
                 self.drive_sender(f, false, |snd, now, cfg, out| snd.start(now, cfg, out));

@@ -497,3 +497,46 @@ fn a_pinned_tenant_that_does_not_fit_is_refused_and_changes_nothing() {
     assert_ne!(full, before);
     assert_eq!(p.tenants.len(), 1);
 }
+
+#[test]
+fn a_churned_log_replays_op_by_op_and_a_wrong_state_is_named() {
+    for (dc, seed) in [(fat_tree(4, 4, 20), 7), (jellyfish(20), 8)] {
+        let strategy = Strategy::Balanced { cq_weight: 0.5 };
+        let mut p = Placer::new(dc.clone(), strategy);
+        churn_in(&mut p, seed);
+        let mut q = Placer::new(dc.clone(), strategy);
+        for op in &p.log {
+            q.apply(op).unwrap();
+        }
+        assert_eq!(q.tenants, p.tenants);
+        assert_eq!(q.dc.links, p.dc.links);
+        assert_eq!(q.dc.free, p.dc.free);
+        // out of order: a departure of a tenant not there, an id already taken
+        let depart = p.log.iter().find(|o| matches!(o, LogOp::Depart { .. }));
+        let mut fresh = Placer::new(dc.clone(), strategy);
+        let e = fresh.apply(depart.unwrap()).unwrap_err();
+        assert!(
+            e.contains("Depart") && e.contains("gave tenant None"),
+            "{e}"
+        );
+        let second = p
+            .log
+            .iter()
+            .find(|o| matches!(o, LogOp::Place { id, .. } if *id > 0));
+        let e = fresh.apply(second.unwrap()).unwrap_err();
+        assert!(e.contains("gave tenant Some(0)"), "{e}");
+    }
+}
+
+/// 300 random arrivals and departures on `p`.
+fn churn_in(p: &mut Placer, seed: u64) {
+    let mut rng = Rng::stream(seed, "qshare-replay");
+    for _ in 0..300 {
+        if !p.tenants.is_empty() && rng.below(3) == 0 {
+            let ids: Vec<u32> = p.tenants.keys().copied().collect();
+            p.depart(ids[rng.below(ids.len() as u64) as usize]).unwrap();
+        } else {
+            p.place(random_request(&mut rng, 30));
+        }
+    }
+}

@@ -11,6 +11,7 @@ use toml::Value;
 pub mod cpu;
 pub mod fabric;
 pub mod flows;
+pub mod lifetimes;
 pub mod pipes;
 pub mod presets;
 pub mod qshare;
@@ -308,11 +309,12 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
     fabric::marks_in_flight(ctx, &network, &net)?;
 
+    let lives = lifetimes::check(ctx, &sc.tenants, duration, sc.qshare.is_some())?;
     let mut declared = tenants::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
     let mut controllers = Vec::new();
     if let (Some(q), Some(dc)) = (&sc.qshare, qdc) {
         // tenants given by their size are placed by Algorithm 1, then built
-        let embedded = qshare::embed(ctx, q, dc, &net, &sc.tenants, &declared)?;
+        let embedded = qshare::embed(ctx, q, dc, &net, (&sc.tenants, &lives), &declared)?;
         if sc.tenants.iter().any(|t| t.size.is_some()) {
             declared = tenants::build(ctx, &net, &embedded.tenants, &sc.vswitch, pkt)?;
         }
@@ -335,7 +337,8 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
         fabric: &fabric,
         declared: &declared,
     };
-    let t = traffic(sc, ctx, &shared, &mut est)?;
+    let mut t = traffic(sc, ctx, &shared, &mut est)?;
+    lifetimes::clip(ctx, &lives, &t.tenants, &mut t.flows, &mut t.exchanges)?;
     est.run(
         ctx,
         &RunShape {

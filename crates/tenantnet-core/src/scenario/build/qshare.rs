@@ -3,13 +3,15 @@
 
 use std::collections::BTreeSet;
 
+use super::lifetimes::Lifetime;
 use super::tenants::BuiltTenants;
 use super::Ctx;
 use crate::control::qshare::{Member, QShare, QShareParams};
 use crate::control::Controllers;
+use crate::engine::Time;
 use crate::net::host_nic::HostNic;
 use crate::net::{HostId, Network, NetworkBuilder, VmId};
-use crate::qshare::{Datacenter, Hose, Placer, Request, Strategy};
+use crate::qshare::{Datacenter, Hose, LogOp, Placer, Request, Strategy};
 use crate::scenario::parse::ScenarioError;
 use crate::scenario::qshare::{QShareSpec, SharedRate};
 use crate::scenario::spec::{NetworkSpec, SchedulerSpec};
@@ -74,85 +76,164 @@ pub const DEFAULT_SLOTS: u32 = 10;
 /// a tenant without VMs), and the tenants with every one given by its `size` turned
 /// into the VMs Algorithm 1 placed (`<tenant>/vm<i>`, in server order).
 pub struct Embedded {
-    /// The placer after every tenant was embedded.
+    /// The placer after every arrival and departure.
     pub placer: Placer,
     /// Each tenant's placer id.
     pub ids: Vec<Option<u32>>,
     /// The tenants as the run builds them.
     pub tenants: Vec<TenantSpec>,
+    /// Every change of the placer, in order, with its time: replayed on a placer
+    /// over `empty`, it rebuilds the datacenter at any time of the run.
+    pub timeline: Vec<(Time, LogOp)>,
+    /// The datacenter before any tenant arrived.
+    pub empty: Datacenter,
 }
 
-/// Embeds the tenants: first every tenant with VMs (`declared`, built without the
-/// sized ones) where its VMs run (an error names the tenant and the server or link
-/// that cannot hold it), then every tenant given by its `size`, in order, by
-/// Algorithm 1 (an error names the tenant Algorithm 1 finds no room for).
+/// What happens to a tenant at a time: it departs, it is pinned where its VMs
+/// run, or it is placed by Algorithm 1 (in this order at the same time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Change {
+    Depart,
+    Pin,
+    Place,
+}
+
+/// The changes of the tenants with VMs (`pinned[t]`: whether tenant `t`'s VMs are
+/// given) or a size, in the order they happen: by time, then departures first,
+/// then pinned tenants before placed ones (the order without lifetimes), then
+/// by tenant.
+fn changes(
+    tenants: &[TenantSpec],
+    lives: &[Lifetime],
+    pinned: &[bool],
+) -> Vec<(Time, Change, usize)> {
+    let mut out = Vec::new();
+    for (t, ts) in tenants.iter().enumerate() {
+        let arrive = match (pinned[t], ts.size) {
+            (true, _) => Change::Pin,
+            (false, Some(_)) => Change::Place,
+            _ => continue,
+        };
+        out.push((lives[t].arrive, arrive, t));
+        if let Some(d) = lives[t].depart {
+            out.push((d, Change::Depart, t));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The most VMs of pinned tenants that one host runs at any time.
+fn most_at_once(
+    vms: &[crate::vswitch::Vm],
+    vms_of: &[Vec<VmId>],
+    order: &[(Time, Change, usize)],
+    hosts: usize,
+) -> u32 {
+    let mut now = vec![0u32; hosts];
+    let mut most = 0;
+    for &(_, c, t) in order {
+        for v in vms_of.get(t).map_or(&[][..], |v| v.as_slice()) {
+            let h = &mut now[vms[v.idx()].host.idx()];
+            match c {
+                Change::Depart => *h -= 1,
+                _ => *h += 1,
+            }
+            most = most.max(*h);
+        }
+    }
+    most
+}
+
+/// Embeds the tenants in time order (all at 0 without lifetimes): a tenant with VMs
+/// (`declared`, built without the sized ones) where its VMs run (an error names the
+/// tenant and the server or link that cannot hold it), a tenant given by its `size`
+/// by Algorithm 1 (an error names the tenant Algorithm 1 finds no room for), and a
+/// departing tenant's slots and reservations released.
 pub fn embed(
     ctx: &Ctx,
     spec: &QShareSpec,
     mut dc: Datacenter,
     net: &Network,
-    tenants: &[TenantSpec],
+    (tenants, lives): (&[TenantSpec], &[Lifetime]),
     declared: &BuiltTenants,
 ) -> Result<Embedded, ScenarioError> {
     let vms = &declared.params.vms;
-    let mut per_host = vec![0u32; dc.servers.len()];
-    for v in vms {
-        per_host[v.host.idx()] += 1;
-    }
-    let most = per_host.iter().copied().max().unwrap_or(0);
+    let pinned: Vec<bool> = (0..tenants.len())
+        .map(|t| declared.vms_of.get(t).is_some_and(|v| !v.is_empty()))
+        .collect();
+    let order = changes(tenants, lives, &pinned);
+    let most = most_at_once(vms, &declared.vms_of, &order, dc.servers.len());
     let slots = spec.slots.unwrap_or(most.max(DEFAULT_SLOTS));
     if slots < most {
         return Err(ctx.err(
             "qshare.slots",
-            format!("a host runs {most} VMs; expected at least that many slots"),
+            format!("a host runs {most} VMs at once; expected at least that many slots"),
         ));
     }
     dc.slots = vec![slots; dc.servers.len()];
     dc.free = dc.slots.clone();
+    let empty = dc.clone();
     let strategy = Strategy::Balanced {
         cq_weight: spec.cq_weight,
     };
     let mut placer = Placer::new(dc, strategy);
     let mut ids = vec![None; tenants.len()];
-    for (t, mine) in declared.vms_of.iter().enumerate() {
-        if mine.is_empty() {
-            continue;
-        }
-        let servers = by_server(vms, mine);
-        let hose = Hose::new(
-            (servers.iter().flat_map(|s| s.1.iter()))
-                .map(|v| vms[v.idx()].guarantee_bps)
-                .collect(),
-        );
-        let counts: Vec<(u32, u32)> = servers.iter().map(|s| (s.0, s.1.len() as u32)).collect();
-        let id = placer
-            .pin(Request { hose, ha: None }, &counts)
-            .map_err(|e| {
-                ctx.err(
-                    &format!("tenants[{t}]"),
-                    format!(
-                        "QShare cannot embed tenant {:?} where its VMs run: {}",
-                        declared.names[t],
-                        e.describe(&placer.dc)
-                    ),
-                )
-            })?;
-        ids[t] = Some(id);
-    }
     let mut out = tenants.to_vec();
-    for (t, ts) in tenants.iter().enumerate() {
-        if let Some(n) = ts.size {
-            let (id, vms) = place(ctx, spec, &mut placer, net, (t, ts), n)?;
-            ids[t] = Some(id);
-            out[t].size = None;
-            out[t].vms = vms;
+    let mut timeline = Vec::new();
+    for (at, change, t) in order {
+        let logged = placer.log.len();
+        match change {
+            Change::Depart => {
+                placer.depart(ids[t].expect("a tenant departs after it arrived"));
+            }
+            Change::Pin => ids[t] = Some(pin(ctx, &mut placer, declared, t)?),
+            Change::Place => {
+                let n = tenants[t].size.expect("a sized tenant");
+                let (id, vms) = place(ctx, spec, &mut placer, net, (t, &tenants[t]), n)?;
+                ids[t] = Some(id);
+                out[t].size = None;
+                out[t].vms = vms;
+            }
         }
+        timeline.extend(placer.log[logged..].iter().map(|op| (at, op.clone())));
     }
     Ok(Embedded {
         placer,
         ids,
         tenants: out,
+        timeline,
+        empty,
     })
+}
+
+/// Declared tenant `t` pinned where its VMs run: its id.
+fn pin(
+    ctx: &Ctx,
+    placer: &mut Placer,
+    declared: &BuiltTenants,
+    t: usize,
+) -> Result<u32, ScenarioError> {
+    let vms = &declared.params.vms;
+    let servers = by_server(vms, &declared.vms_of[t]);
+    let hose = Hose::new(
+        (servers.iter().flat_map(|s| s.1.iter()))
+            .map(|v| vms[v.idx()].guarantee_bps)
+            .collect(),
+    );
+    let counts: Vec<(u32, u32)> = servers.iter().map(|s| (s.0, s.1.len() as u32)).collect();
+    placer
+        .pin(Request { hose, ha: None }, &counts)
+        .map_err(|e| {
+            ctx.err(
+                &format!("tenants[{t}]"),
+                format!(
+                    "QShare cannot embed tenant {:?} where its VMs run: {}",
+                    declared.names[t],
+                    e.describe(&placer.dc)
+                ),
+            )
+        })
 }
 
 /// Tenant `t`, given by its size `n`, placed by Algorithm 1: its id and VMs.
@@ -225,7 +306,13 @@ pub fn controller(
     declared: &BuiltTenants,
     seed: u64,
 ) -> Result<Controllers, ScenarioError> {
-    let Embedded { placer, ids, .. } = embedded;
+    let Embedded {
+        placer,
+        ids,
+        timeline,
+        empty,
+        ..
+    } = embedded;
     let vms = &declared.params.vms;
     let mut members = Vec::new();
     for (t, mine) in declared.vms_of.iter().enumerate() {
@@ -243,14 +330,31 @@ pub fn controller(
             "QShare binds tenants' VMs: expected [[tenants]] with VMs",
         ));
     }
+    // the controller starts from the datacenter at time 0 and replays the rest
+    let later = timeline.iter().position(|(at, _)| *at > 0);
+    let (placer, timeline) = match later {
+        None => (placer, Vec::new()),
+        Some(k) => {
+            let mut first = Placer::new(empty, placer.strategy);
+            for (_, op) in &timeline[..k] {
+                first.apply(op).map_err(|e| ctx.err("qshare", e))?;
+            }
+            (first, timeline[k..].to_vec())
+        }
+    };
     let mut dedicated = BTreeSet::new();
     for (i, name) in spec.dedicated.iter().enumerate() {
+        let key = format!("qshare.dedicated[{i}]");
         let Some(m) = members.iter().find(|m| m.name == *name) else {
-            return Err(ctx.err(
-                &format!("qshare.dedicated[{i}]"),
-                "expected the name of a [[tenants]] tenant with VMs",
-            ));
+            return Err(ctx.err(&key, "expected the name of a [[tenants]] tenant with VMs"));
         };
+        if !placer.tenants.contains_key(&m.id) {
+            return Err(ctx.err(
+                &key,
+                "this tenant arrives after 0 s: expected a tenant present from the start \
+                 (a newly arrived tenant is served in the shared queue, §5.3)",
+            ));
+        }
         dedicated.insert(m.id);
     }
     let params = QShareParams {
@@ -262,6 +366,7 @@ pub fn controller(
         seed,
     };
     let c = QShare::new(params, placer, members, dedicated, net)
-        .map_err(|e| ctx.err("qshare.dedicated", format!("not a valid binding: {e}")))?;
+        .map_err(|e| ctx.err("qshare.dedicated", format!("not a valid binding: {e}")))?
+        .with_timeline(timeline);
     Ok(Controllers::QShare(Box::new(c)))
 }
