@@ -129,6 +129,22 @@ def test_bench_trinity_runs_both_policies_on_the_same_fabric() -> None:
     assert lines[0]["ecn_marks"] == 0 < lines[1]["ecn_marks"]
 
 
+def test_bench_qshare_rebind_times_the_controller_against_a_fixed_binding() -> None:
+    p = cli("bench", "qshare-rebind", "--repeat", "1")
+    assert p.returncode == 0, p.stderr
+    rebind, fixed = (json.loads(x) for x in p.stdout.splitlines())
+    assert rebind["binding"] == "rebinding every 100 ms" and fixed["binding"] == "fixed binding"
+    assert rebind["hosts"] == fixed["hosts"] == 128 and rebind["tenants"] == 64
+    # every 100 ms over 5 s, the end included; the binding changes while it runs
+    assert (rebind["decisions"], fixed["decisions"]) == (51, 1)
+    assert rebind["rebinds"] > 0 == fixed["rebinds"]
+    # queue contention: not every tenant fits a dedicated queue at the first decision
+    assert 0 < fixed["dedicated_at_start"] < 64
+    for x in (rebind, fixed):
+        assert 0 < x["control_wall_s"] < x["wall_s"]
+    assert rebind["control_wall_s"] > fixed["control_wall_s"]
+
+
 def test_reproduce_barberq_fig2_writes_plot_and_data(tmp_path: Path) -> None:
     p = cli("reproduce", "barberq-fig2", "--out", str(tmp_path / "fig2"))
     assert p.returncode == 0, p.stderr

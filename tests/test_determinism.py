@@ -25,6 +25,7 @@ def _run_to(out: Path, chunks: int) -> dict[str, object]:
     res.write(out)
     s = json.loads((out / "summary.json").read_text())
     s.pop("wall_s")
+    s.pop("control_wall_s", None)
     return s
 
 

@@ -73,6 +73,7 @@ def digest(r: tenantnet.Results) -> str:
         h.update(table_csv(getattr(r, name)))
     s = dict(r.summary)
     s.pop("wall_s")
+    s.pop("control_wall_s", None)
     h.update(repr(sorted(s.items())).encode())
     return h.hexdigest()[:16]
 
@@ -122,6 +123,7 @@ def folder_digest(out: Path) -> str:
         elif f.suffix == ".json":
             s = json.loads(f.read_text())
             s.pop("wall_s", None)
+            s.pop("control_wall_s", None)
             h.update(json.dumps(s, sort_keys=True).encode())
         else:
             h.update(f.read_bytes())

@@ -170,3 +170,10 @@ def test_the_report_shows_arrivals_and_departures(run: Any, tmp_path: Any) -> No
     assert s.loc["C", "bound from (s)"] == pytest.approx(2.5)
     h = report.write_report({"lifetimes": run}, tmp_path / "r.html", "lifetimes").read_text()
     assert 'alt="QShare binding over time"' in h and "departed" in h
+
+
+def test_the_controllers_wall_time_is_in_the_summary(run: Any) -> None:
+    from helpers import dumbbell
+    assert 0 < run.summary["control_wall_s"] < run.summary["wall_s"]
+    plain, _ = simulate(dumbbell(1, "tcp", "5ms", "100KB"))
+    assert "control_wall_s" not in plain.summary  # no controller, no figure

@@ -45,6 +45,8 @@ BENCHMARKS = {
                "against no enforcement on the same switches, runs interleaved",
     "c2qos": "one host with 16 VMs (TCP, 1024 and 64 B) under C2TB MIN-MAX + HBS on one "
              "PMD core, against the same scenario without the CPU model, runs interleaved",
+    "qshare-rebind": "k=8 fat-tree, 64 tenants placed by Algorithm 1, QShare rebinding every "
+                     "100 ms against the binding held fixed, runs interleaved",
     "crosscheck": "the permutation's per-flow rates against htsim's runs, setting by setting "
                   "(k=8; --repeat seeds per setting)",
 }
@@ -228,6 +230,34 @@ def bench_pair(name: str, scenarios: dict[str, Scenario], repeat: int) -> None:
             }), flush=True)
 
 
+def bench_rebind(repeat: int) -> None:
+    """Issue 16's benchmark: the controller's share of the wall time, and the wall
+    time against the same run with the first decision's binding held fixed."""
+    from .reproduce import qshare_bench as qb
+    progress.step("the binding of the first decision (0.1 s)")
+    first = qb.first_binding()
+    runs = {"rebinding every 100 ms": qb.scenario(),
+            "fixed binding": qb.scenario(interval_s=1e6, dedicated=first)}
+    for _ in range(repeat):
+        for label, d in runs.items():
+            sim, s, _, wall = timed_run(Scenario.from_dict(d, f"<qshare-rebind: {label}>"))
+            r = sim.results()
+            t = r.qshare_tenants
+            control = s.get("control_wall_s") or 0.0
+            print(json.dumps({
+                "benchmark": "qshare-rebind", "binding": label, "hosts": s["hosts"],
+                "tenants": qb.TENANTS, "vms": len(r.vms),
+                "dedicated_at_start": len(first) if label == "fixed binding" else 0,
+                "decisions": int(t["time_s"].nunique()), "rebinds": qb.rebinds(t),
+                "wall_s": round(wall, 3), "control_wall_s": round(control, 4),
+                "control_share_pct": round(control / max(s["wall_s"], 1e-9) * 100, 2),
+                "events": s["events"], "events_per_s": round(s["events"] / wall),
+                "data_packets": s["data_packets_sent"],
+                "flows_completed": s["flows_completed"],
+                "version": s["tenantnet_version"],
+            }), flush=True)
+
+
 def cmd_bench(a: argparse.Namespace) -> None:
     if a.k is not None and not a.name.startswith("permutation") and a.name != "crosscheck":
         fail(f"--k {a.k}: sets the fat-tree of the permutation benchmarks, not of {a.name}")
@@ -241,6 +271,9 @@ def cmd_bench(a: argparse.Namespace) -> None:
         return
     if a.name == "fct":
         bench_fct(a.repeat)
+        return
+    if a.name == "qshare-rebind":
+        bench_rebind(a.repeat)
         return
     if a.name == "trinity":
         from .reproduce.trinity import leaf_spine_scenario

@@ -19,8 +19,15 @@ impl Sim {
     }
 
     /// Controller `i` is woken: its actions are applied in order, then its next
-    /// wake is scheduled. An invalid action stops the run with its reason.
+    /// wake is scheduled. An invalid action stops the run with its reason. The wall
+    /// time it takes is counted in `control_wall_s`.
     pub(super) fn on_control(&mut self, i: u32) {
+        let started = std::time::Instant::now();
+        self.control(i);
+        self.control_wall += started.elapsed().as_secs_f64();
+    }
+
+    fn control(&mut self, i: u32) {
         let mut actions = Vec::new();
         self.sum_vm_rx();
         let view = FabricView {

@@ -131,6 +131,8 @@ pub struct Sim {
     seed: u64,
     meta: RunMeta,
     wall: f64,
+    /// Of `wall`, the time spent in controllers' wakes.
+    control_wall: f64,
     /// The VMs, indexed by `VmId`.
     pub vms: Vec<Vm>,
     vhosts: Vec<HostVswitch>,
@@ -232,6 +234,7 @@ impl Sim {
             seed: p.seed,
             meta: p.meta,
             wall: 0.0,
+            control_wall: 0.0,
             vms: p.vswitch.vms,
             vhosts: p.vswitch.hosts,
             controllers: (ScheduledChanges::controllers(p.vswitch.changes).into_iter())

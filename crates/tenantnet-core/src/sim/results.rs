@@ -112,6 +112,10 @@ pub struct Summary {
     pub simulated_s: f64,
     /// Wall-clock time spent simulating, seconds.
     pub wall_s: f64,
+    /// Of that, the time spent in fabric controllers (deciding and applying what
+    /// they decided), seconds; absent without a controller.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control_wall_s: Option<f64>,
     /// Events processed.
     pub events: u64,
     /// Packets hosts sent (data and ACKs).
@@ -208,6 +212,7 @@ impl Sim {
             links: self.net.ports.len() / 2,
             simulated_s: to_secs(now),
             wall_s: self.wall,
+            control_wall_s: (!self.controllers.is_empty()).then_some(self.control_wall),
             events: self.events.processed(),
             packets_sent: c.sent,
             data_packets_sent: c.data_sent,
