@@ -88,6 +88,29 @@ def cmd_schema(a: argparse.Namespace) -> None:
     print(json.dumps(schema(), indent=2))
 
 
+def cmd_schemes(a: argparse.Namespace) -> None:
+    from . import schemes
+    data = Scenario.from_file(a.scenario).data() if a.scenario else None
+    rows = schemes.table()
+    for row in rows:
+        s = schemes.SCHEMES[row["scheme"]]
+        if data is not None:
+            row["applies"] = schemes.why_not(s, data) or "yes"
+    if a.json:
+        print(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        s = schemes.SCHEMES[row["scheme"]]
+        print(f"{s.name:<15} {s.line}")
+        print(f"{'':<15} source: {s.source}")
+        for piece in s.pieces:
+            print(f"{'':<15} {piece.place + ':':<12} {piece.describe()}")
+        if "applies" in row:
+            print(f"{'':<15} {'applies:':<12} {row['applies']}")
+    print("\nplaces: " + "; ".join(f"{k}: {v}" for k, v in schemes.PLACES.items()))
+    print("combine schemes that act at different places with '+', e.g. qshare+barberq")
+
+
 def cmd_demo(a: argparse.Namespace) -> None:
     from .demo import run_demo
     check_out(a.out)
@@ -360,6 +383,11 @@ def build_parser() -> argparse.ArgumentParser:
             "memory its run would need.")
     add_run_args(p)
     cmd("schema", cmd_schema, "Print the JSON Schema of the scenario format.")
+    p = cmd("schemes", cmd_schemes, "List the isolation schemes and baselines: what each "
+            "sets at each place of the network, and whether it applies to SCENARIO.")
+    p.add_argument("scenario", nargs="?", type=Path, default=None, metavar="SCENARIO",
+                   help="a scenario file: say whether each scheme applies to it")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p = cmd("demo", cmd_demo, "Run the built-in two-tenant demo (three vswitch policies) and "
             "write a report comparing them.")
     p.add_argument("-o", "--out", type=Path, default=Path("tenantnet-out"), metavar="DIR",

@@ -1,0 +1,116 @@
+"""Schemes as presets (issue 17, first piece): each scheme sets its keys at its
+places, combinations join schemes at different places, conflicts and schemes that
+do not apply are errors naming why."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import tenantnet
+from helpers import cli
+from tenantnet import schemes
+from tenantnet.errors import ScenarioError
+from tenantnet.reproduce import c2qos
+
+DEMO = tenantnet.Scenario.builtin("demo").data()
+
+
+def at(d: dict[str, Any], dotted: str) -> Any:
+    for k in dotted.split("."):
+        d = d[k]
+    return d
+
+
+@pytest.mark.parametrize("name", [n for n in schemes.SCHEMES if n != "c2qos"])
+def test_every_scheme_sets_its_keys_and_the_scenario_stays_valid(name: str) -> None:
+    d = schemes.apply(DEMO, name)
+    for piece in schemes.SCHEMES[name].pieces:
+        for k, v in piece.sets.items():
+            assert at(d, k) == v, (name, k)
+    # the scenario's own enforcement (vswitch.policy = "mbfq") is replaced
+    want = next((p.sets["vswitch.policy"] for p in schemes.SCHEMES[name].pieces
+                 if "vswitch.policy" in p.sets), None)
+    assert d.get("vswitch", {}).get("policy") == want
+    # the rest of the scenario is the user's
+    assert d["topology"] == DEMO["topology"] and d["tenants"] == DEMO["tenants"]
+    assert d["network"]["buffer"] == DEMO["network"]["buffer"]
+    tenantnet.Scenario.from_dict(d, f"<demo [{name}]>").validate()
+
+
+def test_a_service_queue_per_tenant() -> None:
+    d = schemes.apply(DEMO, "barberq")
+    assert d["network"]["buffer_policy"] == "barberq"
+    assert (d["network"]["queues"], d["network"]["scheduler"]) == (2, "dwrr")
+    assert d["network"]["dscp_map"] == {"1": 0, "2": 1}
+    assert [w["dscp"] for w in d["workloads"]] == [1, 1, 2, 2]  # analytics, then web
+    # nine tenants on eight queues: the ninth shares the first
+    many = {**DEMO, "workloads": [{**DEMO["workloads"][0], "tenant": f"t{i}"}
+                                  for i in range(9)]}
+    d = schemes.apply(many, "per-queue-ecn")
+    assert d["network"]["queues"] == 8 and d["network"]["dscp_map"]["9"] == 0
+    assert d["workloads"][8]["dscp"] == 9
+
+
+def test_qshare_binds_the_queues_and_barberq_keeps_the_buffer() -> None:
+    d = schemes.apply(DEMO, "qshare+barberq")
+    assert d["network"]["buffer_policy"] == "barberq"
+    assert (d["network"]["queues"], d["network"]["scheduler"]) == (8, "wfq")
+    assert "dscp_map" not in d["network"] and all("dscp" not in w for w in d["workloads"])
+    assert d["qshare"] == {} and d["name"] == "demo [qshare+barberq]"
+    tenantnet.Scenario.from_dict(d).validate()
+    d = schemes.apply(DEMO, "mbfq+qshare")
+    assert d["vswitch"]["policy"] == "mbfq" and d["qshare"] == {}
+
+
+def test_c2qos_applies_where_the_cpu_is_modelled_and_combines_with_trinity() -> None:
+    with pytest.raises(ScenarioError, match=r"c2qos does not apply.*\[vswitch\.cpu\]"):
+        schemes.apply(DEMO, "c2qos")
+    cpu = c2qos.bench_scenario(True, vms=4, duration_s=0.01)
+    cpu["vswitch"]["interval"] = "5ms"  # Trinity's 5 ms interval, a whole number of ticks
+    d = schemes.apply(cpu, "c2qos+trinity")
+    assert (d["vswitch"]["cpu"]["limiter"], d["vswitch"]["cpu"]["scheduler"]) == ("c2tb", "hbs")
+    assert d["vswitch"]["policy"] == "trinity" and d["network"]["scheduler"] == "strict"
+    tenantnet.Scenario.from_dict(d).validate()
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    ("mbfq+static", r"mbfq and static both set the host \(the hosts' virtual switches"),
+    ("trinity+qshare", "trinity and qshare both set the queues"),
+    ("pmsb+per-queue-ecn", "pmsb and per-queue-ecn both set the ecn"),
+    ("elasticswitch+trinity", "elasticswitch and trinity both set the host"),
+    ("mbfq+mbfq", "'mbfq' appears twice"),
+    ("mbfq+wfq", "scheme 'wfq' in 'mbfq\\+wfq': expected one of none, static, mbfq"),
+])
+def test_conflicts_and_unknown_names_are_errors(spec: str, words: str) -> None:
+    with pytest.raises(ScenarioError, match=words):
+        schemes.apply(DEMO, spec)
+
+
+def test_why_a_scheme_does_not_apply() -> None:
+    no_k = {**DEMO, "network": {"buffer": "500KB"}}
+    assert "ecn_threshold" in str(schemes.why_not(schemes.SCHEMES["pmsb"], no_k))
+    assert schemes.why_not(schemes.SCHEMES["trinity"], no_k) is None  # it brings its K
+    one = {**DEMO, "workloads": DEMO["workloads"][:2]}
+    assert "two tenants" in str(schemes.why_not(schemes.SCHEMES["barberq"], one))
+    bare = {k: v for k, v in DEMO.items() if k != "tenants"}
+    assert "no VMs" in str(schemes.why_not(schemes.SCHEMES["mbfq"], bare))
+    assert schemes.why_not(schemes.SCHEMES["none"], bare) is None
+
+
+def test_the_schemes_command_lists_every_scheme_and_where_it_applies(tmp_path: Any) -> None:
+    p = cli("schemes")
+    assert p.returncode == 0, p.stderr
+    for name, s in schemes.SCHEMES.items():
+        assert f"\n{name} " in "\n" + p.stdout
+        for piece in s.pieces:
+            assert piece.describe() in p.stdout
+    f = tmp_path / "demo.toml"
+    f.write_text((tenantnet.Scenario.builtin("demo").text), encoding="utf-8")
+    rows = json.loads(cli("schemes", str(f), "--json").stdout)
+    applies = {r["scheme"]: r["applies"] for r in rows}
+    assert applies["mbfq"] == "yes" and "vswitch CPU" in applies["c2qos"]
+    bad = cli("schemes", str(tmp_path / "missing.toml"))
+    assert bad.returncode == 2 and "missing.toml" in bad.stderr and "Traceback" not in bad.stderr
