@@ -16,6 +16,8 @@ from tenantnet.errors import ScenarioError
 from tenantnet.reproduce import c2qos
 
 DEMO = tenantnet.Scenario.builtin("demo").data()
+PAIRS = {**DEMO, "tenants": [{**t, "hosts": ["h0", "h1", "h2", "h3"]} for t in DEMO["tenants"]]}
+"""The demo with every tenant's VMs on the receivers too: its flows run VM to VM."""
 
 
 def at(d: dict[str, Any], dotted: str) -> Any:
@@ -26,7 +28,7 @@ def at(d: dict[str, Any], dotted: str) -> Any:
 
 @pytest.mark.parametrize("name", [n for n in schemes.SCHEMES if n != "c2qos"])
 def test_every_scheme_sets_its_keys_and_the_scenario_stays_valid(name: str) -> None:
-    d = schemes.apply(DEMO, name)
+    d = schemes.apply(PAIRS, name)
     for piece in schemes.SCHEMES[name].pieces:
         for k, v in piece.sets.items():
             assert at(d, k) == v, (name, k)
@@ -35,7 +37,7 @@ def test_every_scheme_sets_its_keys_and_the_scenario_stays_valid(name: str) -> N
                  if "vswitch.policy" in p.sets), None)
     assert d.get("vswitch", {}).get("policy") == want
     # the rest of the scenario is the user's
-    assert d["topology"] == DEMO["topology"] and d["tenants"] == DEMO["tenants"]
+    assert d["topology"] == DEMO["topology"] and d["tenants"] == PAIRS["tenants"]
     assert d["network"]["buffer"] == DEMO["network"]["buffer"]
     tenantnet.Scenario.from_dict(d, f"<demo [{name}]>").validate()
 
@@ -70,6 +72,10 @@ def test_c2qos_applies_where_the_cpu_is_modelled_and_combines_with_trinity() -> 
         schemes.apply(DEMO, "c2qos")
     cpu = c2qos.bench_scenario(True, vms=4, duration_s=0.01)
     cpu["vswitch"]["interval"] = "5ms"  # Trinity's 5 ms interval, a whole number of ticks
+    assert "two VMs" in str(schemes.why_not(schemes.SCHEMES["trinity"], cpu))
+    cpu["tenants"][0]["vms"].append({"name": "R", "host": "r"})  # a VM receives
+    for w in cpu["workloads"]:
+        w["dst"] = "R"
     d = schemes.apply(cpu, "c2qos+trinity")
     assert (d["vswitch"]["cpu"]["limiter"], d["vswitch"]["cpu"]["scheduler"]) == ("c2tb", "hbs")
     assert d["vswitch"]["policy"] == "trinity" and d["network"]["scheduler"] == "strict"
@@ -81,6 +87,7 @@ def test_c2qos_applies_where_the_cpu_is_modelled_and_combines_with_trinity() -> 
     ("trinity+qshare", "trinity and qshare both set the queues"),
     ("pmsb+per-queue-ecn", "pmsb and per-queue-ecn both set the ecn"),
     ("elasticswitch+trinity", "elasticswitch and trinity both set the host"),
+    ("static+a-es", "static and a-es both set the host"),
     ("mbfq+mbfq", "'mbfq' appears twice"),
     ("mbfq+wfq", "scheme 'wfq' in 'mbfq\\+wfq': expected one of none, static, mbfq"),
 ])
@@ -90,11 +97,16 @@ def test_conflicts_and_unknown_names_are_errors(spec: str, words: str) -> None:
 
 
 def test_why_a_scheme_does_not_apply() -> None:
-    no_k = {**DEMO, "network": {"buffer": "500KB"}}
+    no_k = {**PAIRS, "network": {"buffer": "500KB"}}
     assert "ecn_threshold" in str(schemes.why_not(schemes.SCHEMES["pmsb"], no_k))
     assert schemes.why_not(schemes.SCHEMES["trinity"], no_k) is None  # it brings its K
     one = {**DEMO, "workloads": DEMO["workloads"][:2]}
     assert "two tenants" in str(schemes.why_not(schemes.SCHEMES["barberq"], one))
+    # pair schemes limit VM pairs: the demo sends to hosts without the tenants' VMs
+    for name in ("trinity", "elasticswitch", "c-es", "a-es"):
+        assert "no flow runs between two VMs" in str(
+            schemes.why_not(schemes.SCHEMES[name], DEMO))
+        assert schemes.why_not(schemes.SCHEMES[name], PAIRS) is None
     bare = {k: v for k, v in DEMO.items() if k != "tenants"}
     assert "no VMs" in str(schemes.why_not(schemes.SCHEMES["mbfq"], bare))
     assert schemes.why_not(schemes.SCHEMES["none"], bare) is None
@@ -112,5 +124,6 @@ def test_the_schemes_command_lists_every_scheme_and_where_it_applies(tmp_path: A
     rows = json.loads(cli("schemes", str(f), "--json").stdout)
     applies = {r["scheme"]: r["applies"] for r in rows}
     assert applies["mbfq"] == "yes" and "vswitch CPU" in applies["c2qos"]
+    assert "two VMs of its tenant" in applies["trinity"]
     bad = cli("schemes", str(tmp_path / "missing.toml"))
     assert bad.returncode == 2 and "missing.toml" in bad.stderr and "Traceback" not in bad.stderr

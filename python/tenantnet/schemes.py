@@ -66,6 +66,9 @@ class Scheme:
     """Applies only where the scenario models the vswitch's CPU (``[vswitch.cpu]``)."""
     needs_vms: bool = True
     """Applies only where the scenario's tenants have VMs with guarantees."""
+    needs_pairs: bool = False
+    """Applies only where some flow runs between two VMs of its tenant (guarantees
+    per VM pair)."""
 
     @property
     def places(self) -> tuple[str, ...]:
@@ -103,21 +106,23 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
            "queues, ECN-driven rate control", "trinity.txt §III",
            (_host("trinity", **{"vswitch.pair_guarantees": "hose"}),
             Piece("queues", {"network.queues": 2, "network.scheduler": "strict",
-                              "network.dscp_map": {"0": 1}}), _MARKING)),
+                              "network.dscp_map": {"0": 1}}), _MARKING), needs_pairs=True),
     Scheme("elasticswitch", "ElasticSwitch: guarantee partitioning and ECN-driven rate "
            "allocation per VM pair (the ES paper's RA as far as its sources describe it)",
            "trinity.txt §IV, qshare.txt §3.1",
            (_host("elasticswitch", **{"vswitch.pair_guarantees": "dynamic",
                                       "vswitch.elasticswitch.profile": "paper"}),
-            _MARKING)),
+            _MARKING), needs_pairs=True),
     Scheme("c-es", "conservative ElasticSwitch as Trinity's public module runs it (C-ES)",
            "trinity.txt §IV-A", (_host("elasticswitch", **{
                "vswitch.pair_guarantees": "dynamic",
-               "vswitch.elasticswitch.profile": "trinity-code"}), _MARKING)),
+               "vswitch.elasticswitch.profile": "trinity-code"}), _MARKING),
+           needs_pairs=True),
     Scheme("a-es", "aggressive ElasticSwitch (A-ES): R = G + W under Trinity's rate "
            "controller", "trinity.txt §IV-A", (_host("elasticswitch", **{
                "vswitch.pair_guarantees": "dynamic",
-               "vswitch.elasticswitch.profile": "aggressive"}), _MARKING)),
+               "vswitch.elasticswitch.profile": "aggressive"}), _MARKING),
+           needs_pairs=True),
     Scheme("c2qos", "C2QoS: token buckets of CPU cycles (C2TB) and hierarchical batch "
            "scheduling (HBS) on the vswitch's PMD cores", "c2qos.md",
            (Piece("cpu", {"vswitch.cpu.limiter": "c2tb", "vswitch.cpu.scheduler": "hbs"}),),
@@ -181,12 +186,28 @@ def why_not(scheme: Scheme, data: Mapping[str, Any]) -> str | None:
         return "the scenario's tenants have no VMs with guarantees ([[tenants]])"
     if any(p.service_queues for p in scheme.pieces) and len(_tenants(data)) < 2:
         return "a service queue per tenant needs workloads of two tenants or more"
+    if scheme.needs_pairs and not _vm_pairs(data):
+        return ("no flow runs between two VMs of its tenant: it limits VM pairs, so "
+                "traffic to hosts without the tenant's VMs passes unlimited")
     keys = {k for p in scheme.pieces for k in p.sets}
     own_k = "network.ecn_threshold" in keys
     if "network.ecn_scope" in keys and not own_k and "ecn_threshold" not in data.get(
             "network", {}):
         return "it marks at the scenario's ECN threshold K: expected network.ecn_threshold"
     return None
+
+
+def _vm_pairs(data: Mapping[str, Any]) -> bool:
+    """Whether some flow of the scenario has a VM of its tenant at both ends (built,
+    not run)."""
+    from .scenario import Scenario
+    r = Scenario.from_dict(dict(data), "<scheme check>").simulation().results()
+    hosts: dict[str, set[str]] = {}
+    for t, h in zip(r.vms["tenant"], r.vms["host"], strict=True):
+        hosts.setdefault(str(t), set()).add(str(h))
+    f = r.flows
+    return any({str(a), str(b)} <= hosts.get(str(t), set())
+               for t, a, b in zip(f["tenant"], f["src"], f["dst"], strict=True))
 
 
 def _tenants(data: Mapping[str, Any]) -> list[str]:
