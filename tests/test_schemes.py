@@ -32,6 +32,9 @@ def test_every_scheme_sets_its_keys_and_the_scenario_stays_valid(name: str) -> N
     for piece in schemes.SCHEMES[name].pieces:
         for k, v in piece.sets.items():
             assert at(d, k) == v, (name, k)
+        for k in piece.preset:  # left to the core's preset for the host policy
+            with pytest.raises(KeyError):
+                at(d, k)
     # the scenario's own enforcement (vswitch.policy = "mbfq") is replaced
     want = next((p.sets["vswitch.policy"] for p in schemes.SCHEMES[name].pieces
                  if "vswitch.policy" in p.sets), None)
@@ -78,7 +81,7 @@ def test_c2qos_applies_where_the_cpu_is_modelled_and_combines_with_trinity() -> 
         w["dst"] = "R"
     d = schemes.apply(cpu, "c2qos+trinity")
     assert (d["vswitch"]["cpu"]["limiter"], d["vswitch"]["cpu"]["scheduler"]) == ("c2tb", "hbs")
-    assert d["vswitch"]["policy"] == "trinity" and d["network"]["scheduler"] == "strict"
+    assert d["vswitch"]["policy"] == "trinity" and "scheduler" not in d.get("network", {})
     tenantnet.Scenario.from_dict(d).validate()
 
 
@@ -127,3 +130,25 @@ def test_the_schemes_command_lists_every_scheme_and_where_it_applies(tmp_path: A
     assert "two VMs of its tenant" in applies["trinity"]
     bad = cli("schemes", str(tmp_path / "missing.toml"))
     assert bad.returncode == 2 and "missing.toml" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_trinitys_switches_come_from_the_cores_preset() -> None:
+    # the scheme leaves the queues and marking to the trinity preset: the same run
+    # as one that writes the preset's values (Trinity's testbed, T:L867-872) itself
+    d = schemes.apply(PAIRS, "trinity")
+    d["simulation"]["duration"] = "50ms"
+    for w in d["workloads"]:
+        w["dst"] = "h2"  # both senders into one switch port: it marks
+    written = {**d, "network": {**d["network"], "queues": 2, "scheduler": "strict",
+                                "dscp_map": {"0": 1}, "ecn_threshold": "30KB",
+                                "ecn_scope": "queue", "host_ecn": False}}
+    a, b = tenantnet.run(d), tenantnet.run(written)
+    drop = ("wall_s", "scenario")
+    assert {k: v for k, v in a.summary.items() if k not in drop} == \
+        {k: v for k, v in b.summary.items() if k not in drop}
+    assert a.summary["ecn_marks"] > 0
+    assert a.flows.equals(b.flows)
+    # and not the run with the demo's own K (65 packets, port scope)
+    own = {**written, "network": {**written["network"], "ecn_threshold": "65pkt",
+                                  "ecn_scope": "port"}}
+    assert tenantnet.run(own).summary["ecn_marks"] != a.summary["ecn_marks"]

@@ -46,9 +46,17 @@ class Piece:
     optional: bool = False
     """Yields to another scheme's piece at the same place."""
     service_queues: bool = False
+    preset: tuple[str, ...] = ()
+    """Keys removed from the scenario so that the core's preset for the scheme's
+    host policy sets them (`scenario/build/presets.rs`: Trinity's queues, its and
+    ElasticSwitch's marking)."""
+    note: str = ""
+    """What the preset sets, in words."""
 
     def describe(self) -> str:
         parts = [f"{k} = {_show(v)}" for k, v in self.sets.items()]
+        if self.preset:
+            parts.append(f"{self.note} (the core's preset: {', '.join(self.preset)})")
         if self.service_queues:
             parts.append(SERVICE_QUEUES)
         text = ", ".join(parts) or "nothing (the scenario's own)"
@@ -90,8 +98,10 @@ def _host(policy: str, **more: Any) -> Piece:
     return Piece("host", {"vswitch.policy": policy, **more})
 
 
-_MARKING = Piece("ecn", {"network.ecn_threshold": "30KB", "network.ecn_scope": "queue",
-                        "network.host_ecn": False})
+_MARKING = Piece("ecn", preset=("network.ecn_threshold", "network.ecn_scope",
+                                "network.host_ecn"),
+                 note="ECN at K = 30 KB per queue, servers that do not mark; a 4 MB "
+                      "shared pool where the scenario sets no buffer policy or pool")
 """ECN at K = 30 KB in each queue, servers that do not mark: Trinity's testbed
 switches (T:L867-872), on which Trinity §IV also ran ElasticSwitch."""
 
@@ -105,8 +115,10 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
     Scheme("trinity", "Trinity: green/red token buckets per VM pair, two strict-priority "
            "queues, ECN-driven rate control", "trinity.txt §III",
            (_host("trinity", **{"vswitch.pair_guarantees": "hose"}),
-            Piece("queues", {"network.queues": 2, "network.scheduler": "strict",
-                              "network.dscp_map": {"0": 1}}), _MARKING), needs_pairs=True),
+            Piece("queues", preset=("network.queues", "network.scheduler",
+                                    "network.dscp_map"),
+                  note="2 strict-priority queues: green and feedback (DSCP 1, 2) high, "
+                       "red (DSCP 0) low"), _MARKING), needs_pairs=True),
     Scheme("elasticswitch", "ElasticSwitch: guarantee partitioning and ECN-driven rate "
            "allocation per VM pair (the ES paper's RA as far as its sources describe it)",
            "trinity.txt §IV, qshare.txt §3.1",
@@ -189,7 +201,7 @@ def why_not(scheme: Scheme, data: Mapping[str, Any]) -> str | None:
     if scheme.needs_pairs and not _vm_pairs(data):
         return ("no flow runs between two VMs of its tenant: it limits VM pairs, so "
                 "traffic to hosts without the tenant's VMs passes unlimited")
-    keys = {k for p in scheme.pieces for k in p.sets}
+    keys = {k for p in scheme.pieces for k in [*p.sets, *p.preset]}
     own_k = "network.ecn_threshold" in keys
     if "network.ecn_scope" in keys and not own_k and "ecn_threshold" not in data.get(
             "network", {}):
@@ -225,6 +237,13 @@ def _set(d: dict[str, Any], dotted: str, value: Any) -> None:
     d[last] = copy.deepcopy(value)
 
 
+def _unset(d: dict[str, Any], dotted: str) -> None:
+    *path, last = dotted.split(".")
+    for k in path:
+        d = d.get(k, {})
+    d.pop(last, None)
+
+
 def _service_queues(d: dict[str, Any]) -> None:
     names = _tenants(d)
     queues = min(8, len(names))
@@ -255,6 +274,8 @@ def apply(data: Mapping[str, Any], spec: str) -> dict[str, Any]:
         for p in s.pieces:
             if p.optional and p.place in taken:
                 continue
+            for k in p.preset:
+                _unset(d, k)
             for k, v in p.sets.items():
                 _set(d, k, v)
             if p.service_queues:

@@ -104,7 +104,8 @@ pub struct QShare {
     timeline: VecDeque<(Time, LogOp)>,
     /// When each member last arrived (0 for those present from the start).
     since: Vec<Time>,
-    /// Each member's U-factor and score at the last decision.
+    /// Each member's U-factor and score at the last decision (0 until its first
+    /// after it arrived).
     us: Vec<(f64, f64)>,
 }
 
@@ -177,16 +178,16 @@ impl QShare {
             self.placer
                 .apply(&op)
                 .map_err(|e| format!("QShare's timeline at {} s: {e}", to_secs(now)))?;
-            let id = match op {
+            match op {
                 LogOp::Depart { id } => {
                     self.held.remove(&id);
-                    id
                 }
-                LogOp::Place { id, .. } | LogOp::Pin { id, .. } => id,
-            };
-            if let Some(i) = self.members.iter().position(|m| m.id == id) {
-                self.since[i] = now;
-                self.us[i] = (0.0, 0.0);
+                LogOp::Place { id, .. } | LogOp::Pin { id, .. } => {
+                    if let Some(i) = self.members.iter().position(|m| m.id == id) {
+                        self.since[i] = now;
+                        self.us[i] = (0.0, 0.0);
+                    }
+                }
             }
             any = true;
         }
@@ -229,8 +230,9 @@ impl QShare {
         out
     }
 
-    /// One control interval: usage, scores, Algorithm 2 (at time 0, the initial
-    /// binding), its invariants, and the changes it means.
+    /// The decision ending an interval: usage and scores of the tenants present,
+    /// then Algorithm 2 (at time 0, the initial D-tenants stay); [`Self::bind`]
+    /// configures what it decided.
     fn decide(&mut self, view: &FabricView) -> Result<(), String> {
         self.us = self.measure(view);
         if view.now > 0 {
