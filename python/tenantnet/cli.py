@@ -90,12 +90,13 @@ def cmd_schema(a: argparse.Namespace) -> None:
 
 def cmd_schemes(a: argparse.Namespace) -> None:
     from . import schemes
-    data = Scenario.from_file(a.scenario).data() if a.scenario else None
+    sc = Scenario.from_file(a.scenario) if a.scenario else None
+    data = sc.data() if sc else None
     rows = schemes.table()
     for row in rows:
         s = schemes.SCHEMES[row["scheme"]]
         if data is not None:
-            row["applies"] = schemes.why_not(s, data) or "yes"
+            row["applies"] = schemes.why_not(s, data, str(sc.base_dir) if sc else ".") or "yes"
     if a.json:
         print(json.dumps(rows, indent=2))
         return
@@ -417,6 +418,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reference", type=Path, default=None, metavar="FILE",
                    help="htsim's runs for crosscheck (default: the k = 8 runs shipped "
                         "with tenantnet; BENCHMARKS.md says how they were made)")
+    from .compare_cli import add_commands as add_compare
+    add_compare(cmd)
     from .qshare_cli import add_commands
     add_commands(sub.add_parser(
         "qshare", help="QShare's controller: placement, queue binding, SONiC configuration.",

@@ -189,8 +189,9 @@ def parse(spec: str) -> list[Scheme]:
     return out
 
 
-def why_not(scheme: Scheme, data: Mapping[str, Any]) -> str | None:
-    """Why `scheme` does not apply to the scenario `data`, or None if it does."""
+def why_not(scheme: Scheme, data: Mapping[str, Any], base_dir: str = ".") -> str | None:
+    """Why `scheme` does not apply to the scenario `data` (whose files are relative to
+    `base_dir`), or None if it does."""
     if scheme.needs_cpu and "cpu" not in data.get("vswitch", {}):
         return "the scenario models no vswitch CPU ([vswitch.cpu])"
     if scheme.needs_vms and not any(t.get("guarantee") or t.get("vms") or t.get("size")
@@ -198,7 +199,7 @@ def why_not(scheme: Scheme, data: Mapping[str, Any]) -> str | None:
         return "the scenario's tenants have no VMs with guarantees ([[tenants]])"
     if any(p.service_queues for p in scheme.pieces) and len(_tenants(data)) < 2:
         return "a service queue per tenant needs workloads of two tenants or more"
-    if scheme.needs_pairs and not _vm_pairs(data):
+    if scheme.needs_pairs and not _vm_pairs(data, base_dir):
         return ("no flow runs between two VMs of its tenant: it limits VM pairs, so "
                 "traffic to hosts without the tenant's VMs passes unlimited")
     keys = {k for p in scheme.pieces for k in [*p.sets, *p.preset]}
@@ -209,11 +210,11 @@ def why_not(scheme: Scheme, data: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _vm_pairs(data: Mapping[str, Any]) -> bool:
+def _vm_pairs(data: Mapping[str, Any], base_dir: str = ".") -> bool:
     """Whether some flow of the scenario has a VM of its tenant at both ends (built,
     not run)."""
     from .scenario import Scenario
-    r = Scenario.from_dict(dict(data), "<scheme check>").simulation().results()
+    r = Scenario.from_dict(dict(data), "<scheme check>", base_dir).simulation().results()
     hosts: dict[str, set[str]] = {}
     for t, h in zip(r.vms["tenant"], r.vms["host"], strict=True):
         hosts.setdefault(str(t), set()).add(str(h))
@@ -255,13 +256,13 @@ def _service_queues(d: dict[str, Any]) -> None:
         w["dscp"] = names.index(str(w.get("tenant", "default"))) + 1
 
 
-def apply(data: Mapping[str, Any], spec: str) -> dict[str, Any]:
+def apply(data: Mapping[str, Any], spec: str, base_dir: str = ".") -> dict[str, Any]:
     """The scenario `data` under the scheme or combination `spec`: its own
     enforcement removed, then every piece's keys set. An error says why a scheme
     does not apply."""
     schemes = parse(spec)
     for s in schemes:
-        reason = why_not(s, data)
+        reason = why_not(s, data, base_dir)
         if reason:
             raise ScenarioError(f"scheme {s.name} does not apply: {reason}")
     d = copy.deepcopy(dict(data))

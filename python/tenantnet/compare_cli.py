@@ -1,0 +1,92 @@
+"""``tenantnet compare`` and ``tenantnet sweep``: the command-line side."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import metrics, progress
+from .clitools import check_out, count_arg, fail, number_arg, publish, seed_arg, size_arg
+from .scenario import Scenario
+
+
+def scheme_list(text: str) -> list[str]:
+    """``--schemes a,b,c+d``: the comma-separated list, each name or combination
+    checked."""
+    from . import schemes
+    specs = [s.strip() for s in text.split(",") if s.strip()]
+    if not specs:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected schemes such as "
+                                         "none,static,qshare+barberq")
+    for s in specs:
+        try:
+            schemes.parse(s)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    if len(set(specs)) != len(specs):
+        raise argparse.ArgumentTypeError(f"{text!r}: a scheme is named twice")
+    return specs
+
+
+def print_verdicts(v: Any) -> None:
+    """The verdict table as text, a row per scheme."""
+    props = list(metrics.VERDICTS)
+    width = max(len(str(s)) for s in v["scheme"])
+    cols = [max(len(p), *(len(str(x)) for x in v[p])) for p in props]
+    print(f"{'scheme':<{width}}  " + "  ".join(f"{p:<{w}}" for p, w in zip(props, cols,
+                                                                           strict=True)))
+    for _, r in v.iterrows():
+        if r["note"]:
+            print(f"{r['scheme']:<{width}}  {r['note']}")
+        else:
+            print(f"{r['scheme']:<{width}}  " + "  ".join(
+                f"{r[p]!s:<{w}}" for p, w in zip(props, cols, strict=True)))
+
+
+def cmd_compare(a: argparse.Namespace) -> None:
+    from .compare import compare, verdict_table, write
+    check_out(a.out)
+    sc = Scenario.from_file(a.scenario)
+    sc.validate(memory_budget=a.memory_budget, seed=a.seed)
+    kept: dict[str, Any] = {}
+    with progress.showing(not a.quiet):
+        def go(d: Path) -> None:
+            outcomes = compare(sc, a.schemes, d, a.jobs, a.seed, a.settle, a.memory_budget)
+            if all(o.measures is None for o in outcomes):
+                fail(f"{a.scenario}: no scheme ran: " + "; ".join(
+                    f"{o.scheme}: {o.error}" for o in outcomes))
+            write(outcomes, d, sc, a.settle)
+            kept["verdicts"] = verdict_table(outcomes)
+        publish(a.out, go)
+    print_verdicts(kept["verdicts"])
+    print(f"report: {a.out / 'report.html'}")
+
+
+def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
+    """Adds ``compare`` (and ``sweep``) to the top-level parser through `cmd`."""
+    p = cmd("compare", cmd_compare,
+            "Run SCENARIO once per isolation scheme (in parallel) and compare them: "
+            "per-tenant guarantees and spare share, work conservation, short-flow "
+            "latency, fairness; a verdict-first report plus Parquet and CSV tables.",
+            "Run `tenantnet schemes SCENARIO` to see which schemes apply and what each "
+            "sets.")
+    p.add_argument("scenario", type=Path, metavar="SCENARIO",
+                   help="scenario file (.toml, or .json)")
+    p.add_argument("--schemes", type=scheme_list, default=None, metavar="A,B,C+D",
+                   help="schemes or combinations to run (default: every scheme that "
+                        "applies)")
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
+                   help="folder for the report, the tables and each scheme's results")
+    p.add_argument("-j", "--jobs", type=count_arg, default=None, metavar="N",
+                   help="runs at once (default: one per core)")
+    p.add_argument("--seed", type=seed_arg, metavar="N",
+                   help="replace simulation.seed (0 to 2^64-1)")
+    p.add_argument("--settle", type=number_arg(0, 1e6), default=metrics.SETTLE_S,
+                   metavar="SECONDS",
+                   help="judge guarantees and fairness once a tenant's VM has had demand "
+                        f"this long (default {metrics.SETTLE_S:g})")
+    p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
+                   help="most memory each run may use (default 8GiB)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
