@@ -14,4 +14,14 @@ from .simulation import Simulation
 
 __version__ = _core.version()
 
-__all__ = ["Results", "Scenario", "ScenarioError", "Simulation", "__version__", "run", "schema"]
+
+def __getattr__(name: str) -> object:
+    """``tenantnet.sweep`` (:func:`tenantnet.sweeps.sweep`), imported when first used."""
+    if name == "sweep":
+        from .sweeps import sweep
+        return sweep
+    raise AttributeError(f"module 'tenantnet' has no attribute {name!r}")
+
+
+__all__ = ["Results", "Scenario", "ScenarioError", "Simulation", "__version__", "run", "schema",
+           "sweep"]

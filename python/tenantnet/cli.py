@@ -47,6 +47,8 @@ BENCHMARKS = {
              "PMD core, against the same scenario without the CPU model, runs interleaved",
     "qshare-rebind": "k=8 fat-tree, 64 tenants placed by Algorithm 1, QShare rebinding every "
                      "100 ms against the binding held fixed, runs interleaved",
+    "sweep": "tenantnet sweep: 24 points of the demo (4 guarantees x 2 seeds x 3 schemes), "
+             "sequential against 2 workers, interleaved",
     "crosscheck": "the permutation's per-flow rates against htsim's runs, setting by setting "
                   "(k=8; --repeat seeds per setting)",
 }
@@ -298,6 +300,10 @@ def cmd_bench(a: argparse.Namespace) -> None:
         return
     if a.name == "qshare-rebind":
         bench_rebind(a.repeat)
+        return
+    if a.name == "sweep":
+        from .sweeps import bench
+        bench(a.repeat)
         return
     if a.name == "trinity":
         from .reproduce.trinity import leaf_spine_scenario

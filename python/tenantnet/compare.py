@@ -93,26 +93,32 @@ def workers(n: int | None, jobs: int) -> int:
 
 
 def pool_map(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], n: int,
-             label: Callable[[int, int, list[str]], str],
-             names: Sequence[str]) -> list[Any]:
+             label: Callable[[int, int, list[str]], str], names: Sequence[str],
+             on_done: Callable[[int, Any], None] | None = None) -> list[Any]:
     """``fn(*job)`` for every job, on `n` fresh processes (one at a time in this
-    one when `n` is 1), in the jobs' order; reports progress as jobs finish."""
+    one when `n` is 1), in the jobs' order; reports progress, and calls
+    ``on_done(i, result)`` as each job finishes."""
+    results: dict[int, Any] = {}
+
+    def done(i: int, result: Any) -> None:
+        results[i] = result
+        if on_done is not None:
+            on_done(i, result)
+
     if n == 1:
-        out = []
         for i, job in enumerate(jobs):
             progress.step(label(i, len(jobs), [names[i]]))
-            out.append(fn(*job))
-        return out
-    results: dict[int, Any] = {}
+            done(i, fn(*job))
+        return [results[i] for i in range(len(jobs))]
     with ProcessPoolExecutor(n, mp_context=get_context("spawn")) as pool:
         running: dict[Future[Any], int] = {pool.submit(fn, *job): i
                                            for i, job in enumerate(jobs)}
         while running:
             progress.step(label(len(results), len(jobs),
                                 sorted(names[i] for i in running.values())[:n]))
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in done:
-                results[running.pop(fut)] = fut.result()
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                done(running.pop(fut), fut.result())
     return [results[i] for i in range(len(jobs))]
 
 

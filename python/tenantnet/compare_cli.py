@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,23 @@ def cmd_compare(a: argparse.Namespace) -> None:
     print(f"report: {a.out / 'report.html'}")
 
 
+def cmd_sweep(a: argparse.Namespace) -> None:
+    from .sweeps import read_grid, sweep
+    sc = Scenario.from_file(a.scenario)
+    grid = read_grid(a.grid)
+    check_out(a.out)
+    with progress.showing(not a.quiet):
+        df = sweep(sc, grid, a.out, a.schemes, a.jobs, a.backend, a.address, a.settle,
+                   a.memory_budget)
+    failed = df[df["status"] != "ok"]
+    for _, r in failed.iterrows():
+        print(f"warning: point {r['point']} ({r['scheme']}) failed: {r['error']}",
+              file=sys.stderr)
+    print(f"{len(df)} points ({len(failed)} failed; run the same command again to retry "
+          f"them) in {a.out / 'sweep.parquet'}" if len(failed) else
+          f"{len(df)} points in {a.out / 'sweep.parquet'}")
+
+
 def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
     """Adds ``compare`` (and ``sweep``) to the top-level parser through `cmd`."""
     p = cmd("compare", cmd_compare,
@@ -87,6 +105,36 @@ def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
                    metavar="SECONDS",
                    help="judge guarantees and fairness once a tenant's VM has had demand "
                         f"this long (default {metrics.SETTLE_S:g})")
+    p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
+                   help="most memory each run may use (default 8GiB)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    p = cmd("sweep", cmd_sweep,
+            "Run SCENARIO over the cartesian product of a grid's parameter values, seeds "
+            "and schemes, locally or on Ray; one Parquet dataset out, a row per point. "
+            "Resumable: finished points are skipped when the same command runs again.",
+            "GRID is TOML: `seeds = [1, 2]`, `schemes = [\"none\", \"mbfq\"]` and a "
+            "[parameters] table of dotted scenario keys, each a list of values, e.g. "
+            "\"workloads[2].load\" = [0.04, 0.08].")
+    p.add_argument("scenario", type=Path, metavar="SCENARIO",
+                   help="scenario file (.toml, or .json)")
+    p.add_argument("--grid", type=Path, required=True, metavar="GRID",
+                   help="the grid (TOML)")
+    p.add_argument("--schemes", type=scheme_list, default=None, metavar="A,B,C+D",
+                   help="schemes (default: the grid's, else every scheme that applies)")
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
+                   help="folder of the dataset (points/, sweep.parquet, sweep.csv, "
+                        "sweep.png); points already in it are not run again")
+    p.add_argument("-j", "--jobs", type=count_arg, default=None, metavar="N",
+                   help="runs at once (default: one per core; with Ray on a local "
+                        "instance, its CPUs)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local process pool (default) or a Ray cluster "
+                        "(pip install 'tenantnet[ray]')")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="Ray cluster to join, e.g. ray://head:10001 (default: start a "
+                        "local instance)")
+    p.add_argument("--settle", type=number_arg(0, 1e6), default=metrics.SETTLE_S,
+                   metavar="SECONDS", help=f"as for compare (default {metrics.SETTLE_S:g})")
     p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                    help="most memory each run may use (default 8GiB)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")

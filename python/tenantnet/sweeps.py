@@ -1,0 +1,359 @@
+"""``tenantnet sweep``: a scenario over the cartesian product of parameter values,
+seeds and schemes (issue 17), on a local process pool or a Ray cluster, measured
+as ``tenantnet compare`` measures (:mod:`tenantnet.metrics`).
+
+A grid is a TOML file::
+
+    seeds = [1, 2, 3]                    # optional: the scenario's own seed
+    schemes = ["none", "mbfq"]           # optional: every scheme that applies
+    [parameters]                         # any scenario key by its dotted path
+    "network.buffer" = ["200KB", "400KB"]
+    "workloads[2].load" = [0.04, 0.08]
+
+Each finished point is written at once to ``OUT/points/<key>.parquet`` (key: a
+digest of the scenario, the point's values, seed and scheme), so a sweep that is
+interrupted and run again computes only the missing points; a point that fails is
+a row with ``status = "failed"`` and its error, and is tried again on a rerun. At
+the end ``OUT/sweep.parquet`` (and ``.csv``) holds every point in grid order: a
+column per parameter, then seed, scheme, status, error and the measures.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import tomllib
+
+from . import metrics, progress, schemes
+from .compare import applicable, instrumented, pool_map, workers
+from .errors import ScenarioError
+from .scenario import MemoryBudget, Scenario
+
+GRID_KEYS = ("parameters", "seeds", "schemes")
+_SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)((?:\[\d+\])*)$")
+
+
+@dataclass(frozen=True)
+class Grid:
+    """What a sweep runs: values per dotted key, seeds (None: the scenario's own)
+    and schemes (None: every one that applies)."""
+    parameters: dict[str, list[Any]]
+    seeds: list[int | None]
+    schemes: list[str] | None
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a sweep."""
+    index: int
+    values: dict[str, Any]
+    seed: int | None
+    scheme: str
+
+
+def _path(dotted: str, where: str) -> list[str | int]:
+    """``workloads[2].load`` as ["workloads", 2, "load"]."""
+    out: list[str | int] = []
+    for part in dotted.split("."):
+        m = _SEGMENT.match(part)
+        if not m:
+            raise ScenarioError(f"{where}: {dotted!r}: expected a dotted scenario key such "
+                                "as \"network.buffer\" or \"workloads[2].load\"")
+        out.append(m.group(1))
+        out += [int(i) for i in re.findall(r"\[(\d+)\]", m.group(2))]
+    return out
+
+
+def set_key(data: dict[str, Any], dotted: str, value: Any, where: str = "grid") -> None:
+    """Sets the scenario key `dotted` (tables are created; list entries must exist)."""
+    path = _path(dotted, where)
+    d: Any = data
+    for i, k in enumerate(path[:-1]):
+        nxt = path[i + 1]
+        if isinstance(k, int):
+            if not isinstance(d, list) or k >= len(d):
+                have = len(d) if isinstance(d, list) else 0
+                raise ScenarioError(f"{where}: {dotted!r}: the scenario has {have} entries "
+                                    f"there; expected an index below {have}")
+            d = d[k]
+        else:
+            if not isinstance(d, dict):
+                raise ScenarioError(f"{where}: {dotted!r}: {k!r} is not in a table")
+            d = d.setdefault(k, [] if isinstance(nxt, int) else {})
+    last = path[-1]
+    if isinstance(last, int):
+        if not isinstance(d, list) or last >= len(d):
+            raise ScenarioError(f"{where}: {dotted!r}: no entry {last} in the scenario")
+        d[last] = copy.deepcopy(value)
+    elif isinstance(d, dict):
+        d[last] = copy.deepcopy(value)
+    else:
+        raise ScenarioError(f"{where}: {dotted!r}: {last!r} is not in a table")
+
+
+def read_grid(path: Path) -> Grid:
+    """A grid file, or an error naming the file, key and value."""
+    where = str(path)
+    try:
+        g = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ScenarioError(f"{where}: cannot read the grid: {e.strerror}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ScenarioError(f"{where}: not valid TOML: {e}") from None
+    return grid_from(g, where)
+
+
+def grid_from(g: Mapping[str, Any], where: str = "grid") -> Grid:
+    """A :class:`Grid` from a dictionary shaped like the grid file."""
+    for k in g:
+        if k not in GRID_KEYS:
+            raise ScenarioError(f"{where}: {k}: unknown key; expected {', '.join(GRID_KEYS)}")
+    params = g.get("parameters", {})
+    if not isinstance(params, Mapping):
+        raise ScenarioError(f"{where}: parameters: expected a table of dotted keys")
+    for k, v in params.items():
+        _path(k, where)
+        if not isinstance(v, list) or not v:
+            raise ScenarioError(f"{where}: parameters.{json.dumps(k)} = {v!r}: expected a "
+                                "non-empty list of values")
+    seeds = g.get("seeds")
+    if seeds is not None and (not isinstance(seeds, list) or not seeds or not all(
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**64 for s in seeds)):
+        raise ScenarioError(f"{where}: seeds = {seeds!r}: expected a list of whole numbers "
+                            "from 0 to 2^64 - 1")
+    names = g.get("schemes")
+    if names is not None:
+        if not isinstance(names, list) or not names or not all(isinstance(s, str)
+                                                               for s in names):
+            raise ScenarioError(f"{where}: schemes = {names!r}: expected a list of scheme "
+                                "names such as [\"none\", \"qshare+barberq\"]")
+        for s in names:
+            schemes.parse(s)
+    return Grid({str(k): list(v) for k, v in params.items()},
+                list(seeds) if seeds is not None else [None], names)
+
+
+def points(grid: Grid, specs: Sequence[str]) -> list[Point]:
+    """Every point, parameters varying slowest, then seeds, then schemes."""
+    keys = list(grid.parameters)
+    combos = itertools.product(*(grid.parameters[k] for k in keys))
+    return [Point(i, dict(zip(keys, values, strict=True)), seed, spec)
+            for i, (values, seed, spec) in enumerate(
+                (v, s, c) for v in combos for s in grid.seeds for c in specs)]
+
+
+def _key(scenario_text: str, p: Point) -> str:
+    blob = json.dumps([scenario_text, sorted(p.values.items()), p.seed, p.scheme],
+                      sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def _cell(v: Any) -> Any:
+    return json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else v
+
+
+def run_point(data: Mapping[str, Any], p: Point, settle: float,
+              memory_budget: MemoryBudget, source: str, base_dir: str) -> dict[str, Any]:
+    """One point's row: its values, seed and scheme, then its measures, or
+    ``status = "failed"`` and why."""
+    from .api import run
+    row: dict[str, Any] = {"point": p.index, **{k: _cell(v) for k, v in p.values.items()},
+                           "seed": p.seed, "scheme": p.scheme}
+    try:
+        d = copy.deepcopy(dict(data))
+        for k, v in p.values.items():
+            set_key(d, k, v, source)
+        applied = schemes.apply(instrumented(d), p.scheme, base_dir)
+        res = run(Scenario.from_dict(applied, source, base_dir), seed=p.seed,
+                  memory_budget=memory_budget)
+        m = metrics.measure(res, applied.get("workloads", []), settle)
+    except Exception as e:  # one point's failure is its row, not the sweep's end
+        return {**row, "status": "failed", "error": f"{type(e).__name__}: {e}"
+                if not isinstance(e, ScenarioError) else str(e)}
+    row.update({"seed": int(res.summary["seed"]), "status": "ok", "error": ""})
+    row.update(m.row)
+    for t in m.tenants.itertuples():
+        row[f"satisfied_pct[{t.tenant}]"] = t.settled_satisfied_pct
+        row[f"throughput_gbps[{t.tenant}]"] = t.throughput_gbps
+    return row
+
+
+def _write_part(folder: Path, key: str, row: Mapping[str, Any]) -> None:
+    """One point's row, atomically: a killed sweep leaves no half-written point."""
+    tmp = folder / f".{key}.tmp"
+    pd.DataFrame([row]).to_parquet(tmp, index=False)
+    os.replace(tmp, folder / f"{key}.parquet")
+
+
+def _done(folder: Path, key: str) -> bool:
+    f = folder / f"{key}.parquet"
+    return f.is_file() and pd.read_parquet(f, columns=["status"])["status"].iloc[0] == "ok"
+
+
+def _check(scenario: Scenario, grid: Grid, memory_budget: MemoryBudget) -> None:
+    """Every combination of values must make a valid scenario: refused up front."""
+    data = scenario.data()
+    keys = list(grid.parameters)
+    for values in itertools.product(*(grid.parameters[k] for k in keys)):
+        d = copy.deepcopy(data)
+        for k, v in zip(keys, values, strict=True):
+            set_key(d, k, v, scenario.source)
+        shown = ", ".join(f"{k} = {json.dumps(v, default=str)}"
+                          for k, v in zip(keys, values, strict=True))
+        try:
+            Scenario.from_dict(d, scenario.source, scenario.base_dir).validate(
+                memory_budget=memory_budget)
+        except ScenarioError as e:
+            raise ScenarioError(f"grid point {shown}: {e}") from None
+
+
+def _run_ray(tasks: list[tuple[Any, ...]], address: str | None, n: int,
+             on_done: Any) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise ScenarioError("--backend ray needs Ray: pip install 'tenantnet[ray]'") from None
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, num_cpus=None if address else n,
+                 include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        remote = ray.remote(num_cpus=1)(run_point)
+        refs = {remote.remote(*t): i for i, t in enumerate(tasks)}
+        while refs:
+            progress.step(f"sweep (ray): {len(tasks) - len(refs)}/{len(tasks)} points done")
+            ready, _ = ray.wait(list(refs), num_returns=1)
+            for ref in ready:
+                on_done(refs.pop(ref), ray.get(ref))
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str, Any],
+          out: str | Path, specs: Sequence[str] | None = None, jobs: int | None = None,
+          backend: str = "local", address: str | None = None,
+          settle: float = metrics.SETTLE_S, memory_budget: MemoryBudget = None
+          ) -> pd.DataFrame:
+    """Runs every point of `grid` not already in `out` (``local`` process pool of
+    `jobs` workers, default one per core, or ``ray`` at `address`) and returns the
+    whole dataset as a DataFrame, a row per point (module doc)."""
+    from .api import as_scenario
+    sc = as_scenario(scenario)
+    g = (grid if isinstance(grid, Grid) else read_grid(Path(grid))
+         if isinstance(grid, str | Path) else grid_from(grid))
+    if backend not in ("local", "ray"):
+        raise ScenarioError(f"backend {backend!r}: expected local or ray")
+    data = sc.data()
+    base = str(sc.base_dir)
+    names = list(specs or g.schemes or applicable(data, base)[0])
+    for s in names:
+        schemes.parse(s)
+    _check(sc, g, memory_budget)
+    folder = Path(out) / "points"
+    folder.mkdir(parents=True, exist_ok=True)
+    pts = points(g, names)
+    keys = [_key(sc.text, p) for p in pts]
+    todo = [p for p, k in zip(pts, keys, strict=True) if not _done(folder, k)]
+    progress.step(f"sweep: {len(pts) - len(todo)} of {len(pts)} points already done")
+    tasks = [(data, p, settle, memory_budget, sc.source, base) for p in todo]
+
+    def on_done(i: int, row: dict[str, Any]) -> None:
+        _write_part(folder, keys[todo[i].index], row)
+
+    if backend == "ray" and tasks:
+        _run_ray(tasks, address, workers(jobs, len(tasks)), on_done)
+    elif backend == "local" and tasks:
+        def label(done: int, total: int, _: list[str]) -> str:
+            return f"sweep: {done}/{total} points done ({len(pts) - total} done before)"
+        pool_map(run_point, tasks, workers(jobs, len(tasks)), label,
+                 [p.scheme for p in todo], on_done)
+    rows = [pd.read_parquet(folder / f"{k}.parquet") for k in keys]
+    df = pd.concat(rows, ignore_index=True).sort_values("point", kind="stable")
+    df = df.reset_index(drop=True)
+    df.to_parquet(Path(out) / "sweep.parquet", index=False)
+    df.to_csv(Path(out) / "sweep.csv", index=False, float_format="%.6g")
+    fig = figure(df, g)
+    if fig is not None:
+        from .plotting import save_png
+        save_png(fig, Path(out) / "sweep.png")
+    return df
+
+
+def figure(df: pd.DataFrame, grid: Grid) -> Any:
+    """The four verdicts' figures against the grid's first parameter (or seed), a
+    line per scheme, each point the mean over seeds and other parameters; None when
+    no point ran."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import legend_outside, style
+    ok = df[df["status"] == "ok"]
+    if not len(ok):
+        return None
+    x = next(iter(grid.parameters), "seed")
+    panels = [("guarantees_pct", "guarantees met (% of settled intervals)"),
+              ("work_conservation_pct", "bottleneck links busy (%)"),
+              ("short_p99_slowdown", "short flows' p99 slowdown"),
+              ("jain", "Jain's index by weight")]
+    fig, axes = plt.subplots(1, 4, figsize=(18, 3.6))
+    fig.subplots_adjust(wspace=0.32)
+    numeric = pd.api.types.is_numeric_dtype(ok[x])
+    order = list(dict.fromkeys(df[x]))
+    for ax, (col, label) in zip(axes, panels, strict=True):
+        if col not in ok or ok[col].isna().all():
+            ax.text(0.5, 0.5, "nothing to judge in these runs", ha="center",
+                    transform=ax.transAxes, color="grey")
+        for i, (scheme, g) in enumerate(ok.groupby("scheme", sort=False)):
+            if col not in g:
+                continue
+            m: pd.Series = g.groupby(x, sort=False)[col].mean().dropna()
+            if not len(m):
+                continue
+            xs = list(m.index) if numeric else [order.index(v) for v in m.index]
+            ax.plot(list(xs), m.to_numpy(dtype=float), label=scheme, **style(i))
+        if not numeric:
+            ax.set_xticks(range(len(order)), [str(v) for v in order])
+        ax.set_xlabel(x)
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+    legend_outside(axes[-1], title="scheme")
+    return fig
+
+
+BENCH_GRID = {"seeds": [1, 2], "schemes": ["none", "static", "mbfq"],
+              "parameters": {"tenants[1].guarantee": ["3Gbps", "4Gbps", "5Gbps", "6Gbps"]}}
+"""``tenantnet bench sweep``: 24 points of the demo (4 guarantees of web, 2 seeds,
+3 schemes)."""
+
+
+def bench(repeat: int, jobs: int = 2) -> None:
+    """Runs the benchmark grid sequentially and on `jobs` workers, interleaved, and
+    prints one JSON line per pair of runs: both wall times, their ratio, and
+    whether the datasets are identical."""
+    import tempfile
+    import time
+    sc = Scenario.builtin("demo")
+    for _ in range(repeat):
+        walls = {}
+        frames = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for n in (1, jobs):
+                start = time.monotonic()
+                frames[n] = sweep(sc, BENCH_GRID, Path(tmp) / str(n), jobs=n)
+                walls[n] = time.monotonic() - start
+        print(json.dumps({"benchmark": "sweep", "points": len(frames[1]),
+                          "sequential_s": round(walls[1], 3),
+                          f"workers_{jobs}_s": round(walls[jobs], 3),
+                          "ratio": round(walls[jobs] / walls[1], 3),
+                          "identical": bool(frames[1].equals(frames[jobs])),
+                          "cores": os.cpu_count()}), flush=True)
