@@ -47,6 +47,8 @@ BENCHMARKS = {
              "PMD core, against the same scenario without the CPU model, runs interleaved",
     "qshare-rebind": "k=8 fat-tree, 64 tenants placed by Algorithm 1, QShare rebinding every "
                      "100 ms against the binding held fixed, runs interleaved",
+    "barberq-macro": "BarberQ Figs. 3 and 4's set-up: 144-host leaf-spine at 100 Gb/s, web "
+                     "search at 70 % load, 10 000 flows, BarberQ, hosts that do not drop",
     "sweep": "tenantnet sweep: 24 points of the demo (4 guarantees x 2 seeds x 3 schemes), "
              "sequential against 2 workers, interleaved",
     "crosscheck": "the permutation's per-flow rates against htsim's runs, setting by setting "
@@ -300,6 +302,10 @@ def cmd_bench(a: argparse.Namespace) -> None:
         return
     if a.name == "qshare-rebind":
         bench_rebind(a.repeat)
+        return
+    if a.name == "barberq-macro":
+        from .reproduce.barberq_macro import bench as bench_macro
+        bench_macro(a.repeat)
         return
     if a.name == "sweep":
         from .sweeps import bench

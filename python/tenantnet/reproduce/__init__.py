@@ -25,6 +25,11 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      _lazy("barberq", "reproduce_fig1")),
     "barberq-fig2": ("BarberQ Fig. 2: 8 services, fairness and throughput over time",
                      _lazy("barberq", "reproduce_fig2")),
+    "barberq-fig3": ("BarberQ Fig. 3: 144-host leaf-spine, four workloads at 50-90 % load; "
+                     "mean FCT of all and small flows, BarberQ, best effort, strawman "
+                     "(a few minutes)", _lazy("barberq_macro", "reproduce_fig3")),
+    "barberq-fig4": ("BarberQ Fig. 4: the same against per-queue ECN and PMSB with ECN* "
+                     "(a few minutes)", _lazy("barberq_macro", "reproduce_fig4")),
     "c2qos-fig1": ("C2QoS Fig. 1: ingress policing in bytes or packets per second fails to "
                    "isolate two VMs on one PMD core; C2TB does",
                    _lazy("c2qos_fig1", "reproduce_fig1")),
