@@ -286,30 +286,29 @@ def bench_rebind(repeat: int) -> None:
             }), flush=True)
 
 
+def _bench_macro(repeat: int) -> None:
+    from .reproduce.barberq_macro import bench
+    bench(repeat)
+
+
+def _bench_sweep(repeat: int) -> None:
+    from .sweeps import bench
+    bench(repeat)
+
+
 def cmd_bench(a: argparse.Namespace) -> None:
     if a.k is not None and not a.name.startswith("permutation") and a.name != "crosscheck":
         fail(f"--k {a.k}: sets the fat-tree of the permutation benchmarks, not of {a.name}")
-    if a.name == "qshare-place":
-        bench_qshare(a.repeat)
-        return
     if a.reference is not None and a.name != "crosscheck":
         fail(f"--reference {a.reference}: only the crosscheck benchmark reads htsim's runs")
     if a.name == "crosscheck":
         bench_crosscheck(a)
         return
-    if a.name == "fct":
-        bench_fct(a.repeat)
-        return
-    if a.name == "qshare-rebind":
-        bench_rebind(a.repeat)
-        return
-    if a.name == "barberq-macro":
-        from .reproduce.barberq_macro import bench as bench_macro
-        bench_macro(a.repeat)
-        return
-    if a.name == "sweep":
-        from .sweeps import bench
-        bench(a.repeat)
+    repeat_only: dict[str, Callable[[int], None]] = {
+        "qshare-place": bench_qshare, "fct": bench_fct, "qshare-rebind": bench_rebind,
+        "barberq-macro": _bench_macro, "sweep": _bench_sweep}
+    if a.name in repeat_only:
+        repeat_only[a.name](a.repeat)
         return
     if a.name == "trinity":
         from .reproduce.trinity import leaf_spine_scenario
