@@ -164,6 +164,20 @@ def _counters(v: pd.DataFrame) -> pd.DataFrame:
     return ran[[c for c in cols if c in ran]].rename(columns=names)
 
 
+TENANT_COLUMNS = {
+    "guarantee_gbps": "guarantee, all its VMs (Gb/s)",
+    "rate_with_demand_gbps": "rate with demand (Gb/s)",
+    "entitled_gbps": "entitled (Gb/s)", "throughput_gbps": "goodput, whole run (Gb/s)",
+    "intervals_with_demand": "intervals with demand",
+    "satisfied_pct": "guarantee met (% of them)", "settled_intervals": "settled intervals",
+    "settled_satisfied_pct": "met when settled (%)",
+    "worst_shortfall_gbps": "worst shortfall (Gb/s)",
+    "worst_shortfall_pct": "worst shortfall (% of entitled)",
+    "spare_gbps": "spare used, mean over the run (Gb/s)",
+    "spare_share_pct": "share of all spare used (%)"}
+"""The tenant table's columns as the report names them (with units)."""
+
+
 def write_report(tables: Mapping[str, pd.DataFrame], outcomes: Sequence[Outcome],
                  out: Path, scenario: Scenario, settle: float) -> Path:
     """Writes ``out/report.html``."""
@@ -190,7 +204,9 @@ def write_report(tables: Mapping[str, pd.DataFrame], outcomes: Sequence[Outcome]
              _figure(slowdown_figure(outcomes, short=False), "slowdown", ""),
              "<h3>Slowdown by flow size</h3>",
              _df_html(tables["latency"], "no sized flow"),
-             "<h2>Per tenant</h2>", _df_html(tables["tenants"], "no tenants"),
+             "<h2>Per tenant</h2><p>Rates are of each tenant's VMs together, averaged "
+             "over the intervals in which one of them had demand.</p>",
+             _df_html(tables["tenants"].rename(columns=TENANT_COLUMNS), "no tenants"),
              "<h2>Counters</h2>", _df_html(_counters(v), "no scheme ran")]
     path = out / "report.html"
     path.write_text("\n".join(p for p in parts if p), encoding="utf-8")
