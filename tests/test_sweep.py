@@ -152,3 +152,12 @@ def test_the_readmes_grid_is_the_example() -> None:
     assert f"```text\n{body.strip()}\n```" in (root / "README.md").read_text()
     g = sweeps.read_grid(root / "examples" / "grids" / "leaf-spine-load.toml")
     assert len(sweeps.points(g, g.schemes or [])) == 18
+
+
+def test_a_point_is_known_by_everything_its_row_depends_on() -> None:
+    p = sweeps.Point(0, {"network.buffer": "300KB"}, 1, "none")
+    base = sweeps._key("scenario", p, 0.5)
+    assert base == sweeps._key("scenario", p, 0.5)
+    assert base != sweeps._key("scenario", p, 0.2)  # --settle changes the measures
+    assert base != sweeps._key("scenario 2", p, 0.5)
+    assert base != sweeps._key("scenario", sweeps.Point(0, p.values, 2, "none"), 0.5)

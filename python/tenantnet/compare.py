@@ -59,9 +59,8 @@ def run_scheme(data: Mapping[str, Any], spec: str, seed: int | None = None,
     from .api import run
     try:
         applied = schemes.apply(instrumented(data), spec, base_dir)
-    except ScenarioError as e:
-        return Outcome(spec, error=f"does not apply: {e}".replace(
-            f"scheme {spec} does not apply: ", ""))
+    except ScenarioError as e:  # "scheme X does not apply: why"
+        return Outcome(spec, error=str(e))
     start = time.monotonic()
     try:
         res = run(Scenario.from_dict(applied, source, base_dir), seed=seed,

@@ -255,16 +255,9 @@ def _fabric(r: Results, f: pd.DataFrame, through: np.ndarray, demand: np.ndarray
 
 def _latency(r: Results) -> pd.DataFrame:
     """Slowdown p50, p99 and mean by flow-size bucket, with counts."""
+    from .tables import bucket_rows
     sized = r.flows.dropna(subset=["size_bytes"])
-    rows = []
-    for lo, hi, name in [(0, np.inf, "all sized"), *BUCKETS]:
-        b = sized[(sized["size_bytes"] >= lo) & (sized["size_bytes"] < hi)]
-        s = b["slowdown"].dropna().astype(float)
-        if len(b):
-            rows.append({"size": name, "finished": len(s), "unfinished": len(b) - len(s),
-                         "p50": s.quantile(0.5) if len(s) else np.nan,
-                         "p99": s.quantile(0.99) if len(s) else np.nan,
-                         "mean": s.mean() if len(s) else np.nan})
+    rows = bucket_rows(sized, "slowdown", 1.0, "", [(0, np.inf, "all sized"), *BUCKETS])
     return pd.DataFrame(rows, columns=["size", "finished", "unfinished", "p50", "p99",
                                        "mean"])
 

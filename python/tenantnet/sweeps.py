@@ -11,8 +11,8 @@ A grid is a TOML file::
     "workloads[2].load" = [0.04, 0.08]
 
 Each finished point is written at once to ``OUT/points/<key>.parquet`` (key: a
-digest of the scenario, the point's values, seed and scheme), so a sweep that is
-interrupted and run again computes only the missing points; a point that fails is
+digest of the scenario, the point's values, seed, scheme and ``settle``), so a sweep
+that is interrupted and run again computes only the missing points; a point that fails is
 a row with ``status = "failed"`` and its error, and is tried again on a rerun. At
 the end ``OUT/sweep.parquet`` (and ``.csv``) holds every point in grid order: a
 column per parameter, then seed, scheme, status, error and the measures.
@@ -152,8 +152,9 @@ def points(grid: Grid, specs: Sequence[str]) -> list[Point]:
                 (v, s, c) for v in combos for s in grid.seeds for c in specs)]
 
 
-def _key(scenario_text: str, p: Point) -> str:
-    blob = json.dumps([scenario_text, sorted(p.values.items()), p.seed, p.scheme],
+def _key(scenario_text: str, p: Point, settle: float) -> str:
+    """The point's file name: a digest of everything its row depends on."""
+    blob = json.dumps([scenario_text, sorted(p.values.items()), p.seed, p.scheme, settle],
                       sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
@@ -263,7 +264,7 @@ def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str
     folder = Path(out) / "points"
     folder.mkdir(parents=True, exist_ok=True)
     pts = points(g, names)
-    keys = [_key(sc.text, p) for p in pts]
+    keys = [_key(sc.text, p, settle) for p in pts]
     todo = [p for p, k in zip(pts, keys, strict=True) if not _done(folder, k)]
     progress.step(f"sweep: {len(pts) - len(todo)} of {len(pts)} points already done")
     tasks = [(data, p, settle, memory_budget, sc.source, base) for p in todo]

@@ -48,19 +48,27 @@ def tenant_table(r: Results) -> pd.DataFrame:
     }).reset_index()
 
 
+def bucket_rows(sized: pd.DataFrame, column: str, scale: float, unit: str,
+                buckets: list[tuple[float, float, str]]) -> list[dict[str, object]]:
+    """Per size bucket with flows in `sized` (flows with a size): how many finished
+    and did not, and the p50, p99 and mean of `column` × `scale` over those that
+    finished (columns named with `unit`)."""
+    rows: list[dict[str, object]] = []
+    for lo, hi, name in buckets:
+        b = sized[(sized["size_bytes"] >= lo) & (sized["size_bytes"] < hi)]
+        s = b[column].dropna().astype(float) * scale
+        if len(b):
+            rows.append({"size": name, "finished": len(s), "unfinished": len(b) - len(s),
+                         f"p50{unit}": s.quantile(0.5) if len(s) else np.nan,
+                         f"p99{unit}": s.quantile(0.99) if len(s) else np.nan,
+                         f"mean{unit}": s.mean() if len(s) else np.nan})
+    return rows
+
+
 def _by_bucket(r: Results, column: str, scale: float, unit: str) -> pd.DataFrame:
     sized = r.flows.dropna(subset=["size_bytes"])
-    rows = []
-    for tenant, g in sized.groupby("tenant", sort=True):
-        for lo, hi, name in SIZE_BUCKETS:
-            b = g[(g["size_bytes"] >= lo) & (g["size_bytes"] < hi)]
-            s = b[column].dropna().astype(float) * scale
-            if len(b):
-                rows.append({"tenant": tenant, "size": name, "finished": len(s),
-                             "unfinished": len(b) - len(s),
-                             f"p50{unit}": s.quantile(0.5) if len(s) else np.nan,
-                             f"p99{unit}": s.quantile(0.99) if len(s) else np.nan,
-                             f"mean{unit}": s.mean() if len(s) else np.nan})
+    rows = [{"tenant": tenant, **row} for tenant, g in sized.groupby("tenant", sort=True)
+            for row in bucket_rows(g, column, scale, unit, SIZE_BUCKETS)]
     return pd.DataFrame(rows) if any(row["finished"] for row in rows) else pd.DataFrame()
 
 
