@@ -132,3 +132,67 @@ def test_the_light_summary_matches_the_results() -> None:
         {k: v for k, v in res.summary.items() if k not in drop}
     assert gbps == pytest.approx(list(res.flow_gbps()), rel=1e-12)
     assert len(gbps) == len(res.flows) > 0 and max(gbps) > 0
+
+
+SHORT_DEMO = """
+import json, sys
+import tenantnet
+with open("ran.log", "a") as f:
+    f.write("ran\\n")
+d = tenantnet.Scenario.builtin("demo").data()
+d["simulation"]["duration"] = "400ms"
+c = tenantnet.compare(d, ["none", "static"], seeds=2, jobs=2)
+print(json.dumps(list(c.verdicts["scheme"])))
+"""
+
+
+def test_compare_runs_in_parallel_from_a_script_without_a_main_guard(tmp_path: Any) -> None:
+    """The README's way: a bare script, no `if __name__ == "__main__":`, two
+    workers (which never import the script)."""
+    import json
+    import subprocess
+    import sys
+    script = tmp_path / "bare.py"
+    script.write_text(SHORT_DEMO)
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=300, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.strip().splitlines()[-1])[:2] == ["none", "static"]
+    ran = (tmp_path / "ran.log").read_text().splitlines()
+    assert ran == ["ran"], "the script ran once, not once per worker"
+
+
+@pytest.mark.parametrize(("kwargs", "says"), [
+    ({"scenario": 42}, "scenario = 42: expected a scenario file's path"),
+    ({"schemes": "none", "seeds": "3"}, "seeds = '3': expected a number of seeds"),
+    ({"seeds": 0}, "seeds = 0"),
+    ({"seeds": [1, -2]}, "seeds = [1, -2]"),
+    ({"schemes": [1]}, "schemes = [1]: expected a list of scheme names"),
+    ({"jobs": 1.5}, "jobs = 1.5"),
+    ({"settle": "1s"}, "settle = '1s': expected seconds"),
+    ({"out": 3}, "out = 3: expected a folder's path"),
+    ({"seed": True}, "seed = True"),
+])
+def test_compare_s_arguments_of_the_wrong_type_name_the_argument(kwargs: dict[str, Any],
+                                                                  says: str) -> None:
+    args = {"scenario": tenantnet.Scenario.builtin("demo"), **kwargs}
+    with pytest.raises(TypeError) as e:
+        tenantnet.compare(**args)
+    assert says in str(e.value)
+
+
+def test_run_and_sweep_name_a_scenario_of_the_wrong_type() -> None:
+    with pytest.raises(TypeError, match=r"scenario = \[1\]: expected a scenario file's path"):
+        tenantnet.run([1])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="scenario = 7"):
+        tenantnet.sweep(7, {}, "out")
+
+
+def test_compare_is_the_function_after_a_bare_import() -> None:
+    import subprocess
+    import sys
+    code = ("import tenantnet, inspect; print(inspect.isfunction(tenantnet.compare), "
+            "'seeds' in inspect.signature(tenantnet.compare).parameters)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "True True"

@@ -1,6 +1,7 @@
 """The tenantnet command end to end."""
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -87,14 +88,24 @@ def test_demo_writes_a_report(tmp_path: Path) -> None:
             assert (out / policy / f"{table}.parquet").exists()
         s = json.loads((out / policy / "summary.json").read_text())
         assert s["conservation_ok"]
-    # the side-by-side table: only MBFQ both meets the guarantees and conserves work
+    # judged over whole phases: MBFQ conserves work but pays for the 0.3 s its
+    # macroscheduler takes to hand web its guarantee (issue 37); static keeps the
+    # guarantees and idles the NICs; no enforcement never gives web its guarantee
     cmp = pd.read_csv(out / "comparison.csv").set_index("policy")
     print(cmp.T)
-    assert cmp["guarantees met"].to_dict() == {
-        "no enforcement": False, "static reservation": True, "MBFQ": True}
-    assert cmp["work-conserving"].to_dict() == {
-        "no enforcement": True, "static reservation": False, "MBFQ": True}
-    assert "Side by side" in html
+    assert {k: v[0] for k, v in cmp["guarantees"].items()} == {
+        "no enforcement": "✘", "static reservation": "✔", "MBFQ": "✘"}
+    assert {k: v[0] for k, v in cmp["work conservation"].items()} == {
+        "no enforcement": "✔", "static reservation": "✘", "MBFQ": "✔"}
+    web = cmp["web: 95% of its 6 Gb/s, 1-2 s (s to converge)"]
+    assert web.isna()["no enforcement"] and web["static reservation"] <= 0.05
+    assert 0.2 <= web["MBFQ"] <= 0.4
+    # the web tenant's mean over its whole active phase, as the issue measured it
+    assert cmp.loc["MBFQ", "web, web active (1-2 s) (Gb/s per VM)"] < 0.95 * 6
+    assert "Side by side" in html and "class=verdict" in html
+    # the terminal shows the verdicts and the convergence times
+    assert "MBFQ                ✘ 92 %" in p.stdout and "for good:" in p.stdout
+    assert re.search(r"web: 95% of its 6 Gb/s, 1-2 s +never +0.00 s +0.30 s", p.stdout)
 
 
 def test_schema_is_json() -> None:

@@ -29,19 +29,38 @@ class Block:
     text: str
     line: int
     skip: str | None
+    run_by: str | None = None
+    """A test file that runs the block itself (and checks more of it than that it
+    runs), so that this file does not run it twice."""
 
 
 def blocks() -> list[Block]:
     text = README.read_text(encoding="utf-8")
     out = []
-    pat = re.compile(r"(?:<!-- readme-test: skip \(([^)]*)\) -->\n)?```(\w*)\n(.*?)```", re.S)
+    pat = re.compile(r"(?:<!-- readme-test: (?:skip \(([^)]*)\)|run by (tests/\w+\.py): [^>]*)"
+                     r" -->\n)?```(\w*)\n(.*?)```", re.S)
     for m in pat.finditer(text):
-        out.append(Block(m.group(2), m.group(3), text[:m.start()].count("\n") + 1, m.group(1)))
+        out.append(Block(m.group(3), m.group(4), text[:m.start()].count("\n") + 1, m.group(1),
+                         m.group(2)))
     return out
 
 
 def of(lang: str) -> list[Block]:
-    return [b for b in blocks() if b.lang == lang and b.skip is None]
+    return [b for b in blocks() if b.lang == lang and b.skip is None and b.run_by is None]
+
+
+def run_by(test_file: str) -> list[Block]:
+    """The blocks the test file `test_file` (tests/NAME.py) runs itself."""
+    return [b for b in blocks() if b.run_by == test_file]
+
+
+def test_blocks_run_elsewhere_are_run_there() -> None:
+    for b in blocks():
+        if b.run_by is not None:
+            test = ROOT / b.run_by
+            assert test.is_file(), (b.line, b.run_by)
+            assert f'run_by("{b.run_by}")' in test.read_text(encoding="utf-8"), (
+                b.line, f"{b.run_by} does not run the block")
 
 
 @pytest.fixture(scope="module")

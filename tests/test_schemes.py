@@ -31,7 +31,9 @@ def test_every_scheme_sets_its_keys_and_the_scenario_stays_valid(name: str) -> N
     d = schemes.apply(PAIRS, name)
     for piece in schemes.SCHEMES[name].pieces:
         for k, v in piece.sets.items():
-            assert at(d, k) == v, (name, k)
+            # QShare's controller gets the control interval its preset chose
+            want = {"interval": "200ms"} if k == "qshare" else v
+            assert at(d, k) == want, (name, k)
         for k in piece.preset:  # left to the core's preset for the host policy
             with pytest.raises(KeyError):
                 at(d, k)
@@ -64,10 +66,34 @@ def test_qshare_binds_the_queues_and_barberq_keeps_the_buffer() -> None:
     assert d["network"]["buffer_policy"] == "barberq"
     assert (d["network"]["queues"], d["network"]["scheduler"]) == (8, "wfq")
     assert "dscp_map" not in d["network"] and all("dscp" not in w for w in d["workloads"])
-    assert d["qshare"] == {} and d["name"] == "demo [qshare+barberq]"
+    assert d["qshare"] == {"interval": "200ms"} and d["name"] == "demo [qshare+barberq]"
     tenantnet.Scenario.from_dict(d).validate()
     d = schemes.apply(DEMO, "mbfq+qshare")
-    assert d["vswitch"]["policy"] == "mbfq" and d["qshare"] == {}
+    assert d["vswitch"]["policy"] == "mbfq" and d["qshare"] == {"interval": "200ms"}
+
+
+@pytest.mark.parametrize(("duration", "interval", "decisions"), [
+    ("3s", "200ms", 15), ("1.5s", "100ms", 15), ("40s", "4s", None), ("10min", "4s", None),
+    ("35ms", "2ms", 17)])
+def test_qshare_s_preset_gives_its_controller_ten_decisions(duration: str, interval: str,
+                                                            decisions: int | None) -> None:
+    d = {**DEMO, "simulation": {**DEMO["simulation"], "duration": duration}}
+    assert schemes.apply(d, "qshare")["qshare"] == {"interval": interval}
+    said = schemes.choices(d, "qshare")[0]
+    assert said.startswith(f"qshare: control interval {interval}")
+    if decisions is not None:
+        assert f"{decisions} decisions" in said and "override with [qshare] interval" in said
+        assert decisions >= schemes.QSHARE_DECISIONS
+    else:
+        assert "§7.1.1" in said
+    assert schemes.choices(d, "static") == []
+
+
+def test_the_scenario_s_own_qshare_table_overrides_the_preset() -> None:
+    d = {**DEMO, "qshare": {"interval": "1s", "k": 2.0}}
+    assert schemes.apply(d, "qshare")["qshare"] == {"interval": "1s", "k": 2.0}
+    assert "the scenario's own" in schemes.choices(d, "qshare")[0]
+    assert "qshare" not in schemes.apply(d, "static")  # other schemes drop it
 
 
 def test_c2qos_applies_where_the_cpu_is_modelled_and_combines_with_trinity() -> None:

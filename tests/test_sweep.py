@@ -151,7 +151,7 @@ def test_the_readmes_grid_is_the_example() -> None:
     body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
     assert f"```text\n{body.strip()}\n```" in (root / "README.md").read_text()
     g = sweeps.read_grid(root / "examples" / "grids" / "leaf-spine-load.toml")
-    assert len(sweeps.points(g, g.schemes or [])) == 18
+    assert len(sweeps.points(g, g.schemes or [])) == 27
 
 
 def test_a_point_is_known_by_everything_its_row_depends_on() -> None:
@@ -161,3 +161,50 @@ def test_a_point_is_known_by_everything_its_row_depends_on() -> None:
     assert base != sweeps._key("scenario", p, 0.2)  # --settle changes the measures
     assert base != sweeps._key("scenario 2", p, 0.5)
     assert base != sweeps._key("scenario", sweeps.Point(0, p.values, 2, "none"), 0.5)
+
+
+def test_the_summary_gives_means_with_intervals_and_counts_what_it_left_out(
+        scenario: Path, tmp_path: Path) -> None:
+    # three seeds; BarberQ never evicts where the bottleneck is the senders' NICs
+    g = grid(tmp_path, 'seeds = [1, 2, 3]\nschemes = ["none", "static", "barberq"]\n'
+                       '[parameters]\n"tenants[1].guarantee" = ["4Gbps", "6Gbps"]\n')
+    df = tenantnet.sweep(scenario, g, tmp_path / "out", jobs=2)
+    assert set(df[df["scheme"] == "barberq"]["status"]) == {"did not act"}
+    assert set(df[df["scheme"] != "barberq"]["status"]) == {"ok"}
+    assert "never evicted" in df[df["scheme"] == "barberq"]["engagement"].iloc[0]
+    s = pd.read_parquet(tmp_path / "out" / "summary.parquet")
+    assert len(s) == 6 and (s["points"] == 3).all()
+    q = s[s["scheme"] == "barberq"].iloc[0]
+    assert q["guarantees_pct_n"] == 0 and q["guarantees_pct_missing"] == (
+        "3 of 3 seeds: did not act")
+    st = s[(s["scheme"] == "static") & (s["tenants[1].guarantee"] == "6Gbps")].iloc[0]
+    runs = df[(df["scheme"] == "static") & (df["tenants[1].guarantee"] == "6Gbps")]
+    assert st["work_conservation_pct"] == pytest.approx(runs["work_conservation_pct"].mean())
+    assert st["work_conservation_pct_lo"] <= st["work_conservation_pct"] <= \
+        st["work_conservation_pct_hi"] and st["work_conservation_pct_n"] == 3
+    # no flow has a size here: the short-flow figure is missing, with its reason
+    assert st["short_p99_slowdown_n"] == 0
+    assert "no flow under 100 KB finished" in st["short_p99_slowdown_missing"]
+    assert df["missing"].str.contains("short_p99_slowdown: no flow under 100 KB").all()
+    assert (tmp_path / "out" / "sweep.png").is_file()
+
+
+def test_a_sweep_folder_holds_one_sweep_and_refuses_a_foreign_one(scenario: Path,
+                                                                   tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    tenantnet.sweep(scenario, {"schemes": ["none", "static"]}, out, jobs=1)
+    before = set((out / "points").iterdir())
+    tenantnet.sweep(scenario, {"schemes": ["static"]}, out, jobs=1)
+    after = set((out / "points").iterdir())
+    assert len(after) == 1 and after < before  # the "none" point is gone, static kept
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["written_by"] == "tenantnet sweep"
+    assert set(manifest["files"]) == {p.relative_to(out).as_posix() for p in out.rglob("*")
+                                      if p.is_file() and p.name != "manifest.json"}
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "data.csv").write_text("1")
+    res = cli("sweep", str(scenario), "--grid", str(grid(tmp_path, "")), "-o", str(mine),
+              "--schemes", "none", "-q")
+    assert res.returncode == 2 and "not written by tenantnet" in res.stderr
+    assert [p.name for p in mine.iterdir()] == ["data.csv"]

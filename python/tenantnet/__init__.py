@@ -3,10 +3,12 @@
 >>> import tenantnet
 >>> res = tenantnet.run("scenario.toml")          # doctest: +SKIP
 >>> res.flows.head()                               # doctest: +SKIP
+>>> c = tenantnet.compare("scenario.toml")         # doctest: +SKIP
+>>> c.verdicts                                     # doctest: +SKIP
 """
 
 from . import _core
-from .api import run
+from .api import compare, run
 from .errors import ScenarioError
 from .results import Results
 from .scenario import Scenario, schema
@@ -23,5 +25,5 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'tenantnet' has no attribute {name!r}")
 
 
-__all__ = ["Results", "Scenario", "ScenarioError", "Simulation", "__version__", "run", "schema",
-           "sweep"]
+__all__ = ["Results", "Scenario", "ScenarioError", "Simulation", "__version__", "compare", "run",
+           "schema", "sweep"]

@@ -23,6 +23,7 @@ from .api import advance, run
 from .clitools import (
     CliError,
     Parser,
+    add_force,
     check_out,
     count_arg,
     fail,
@@ -32,6 +33,7 @@ from .clitools import (
     size_arg,
 )
 from .errors import ScenarioError
+from .outdir import add_to
 from .results import Results
 from .scenario import Scenario
 
@@ -53,13 +55,15 @@ BENCHMARKS = {
              "sequential against 2 workers, interleaved",
     "crosscheck": "the permutation's per-flow rates against htsim's runs, setting by setting "
                   "(k=8; --repeat seeds per setting)",
+    "compare": "tenantnet compare on examples/compare-leaf-spine.toml: every scheme, 3 seeds, "
+               "2 workers; wall time split between simulation, writing and analysis",
 }
 
 
 # -- commands -------------------------------------------------------------------------
 
 def cmd_run(a: argparse.Namespace) -> None:
-    check_out(a.out)
+    check_out(a.out, a.force)
     sc = Scenario.from_file(a.scenario)
     with progress.showing(not a.quiet):
         progress.step(f"running {a.scenario.name}")
@@ -72,7 +76,7 @@ def cmd_run(a: argparse.Namespace) -> None:
                 write_report({res.summary["scenario"]: res}, d / "report.html",
                              f"tenantnet: {res.summary['scenario']}")
         progress.step("writing results")
-        publish(a.out, write)
+        publish(a.out, write, "tenantnet run", a.force)
     s = res.summary
     rate = s["events"] / max(s["wall_s"], 1e-9) / 1e6
     print(f"{s['scenario']}: {_core.format_duration(s['simulated_s'])} simulated in "
@@ -117,20 +121,24 @@ def cmd_schemes(a: argparse.Namespace) -> None:
 
 
 def cmd_demo(a: argparse.Namespace) -> None:
-    from .demo import run_demo
-    check_out(a.out)
+    from .demo import print_demo, run_demo
+    check_out(a.out, a.force)
+    kept: dict[str, Any] = {}
     with progress.showing(not a.quiet):
-        publish(a.out, run_demo)
+        publish(a.out, lambda d: kept.update(table=run_demo(d)), "tenantnet demo", a.force)
+    print_demo(kept["table"])
     print(f"report: {a.out / 'report.html'}")
 
 
 def read_results(folder: Path) -> Results:
     """Results a ``tenantnet run`` wrote, or a clear error."""
+    from .outdir import listed
     from .results import TABLES
     if not folder.is_dir():
         fail(f"{folder}: not a folder; expected one that `tenantnet run` wrote")
+    files = listed(folder)
     for name in ("summary.json", *(f"{t}.parquet" for t in TABLES)):
-        if not (folder / name).is_file():
+        if not (folder / name).is_file() or (files is not None and name not in files):
             fail(f"{folder}: missing {name}; expected a folder that `tenantnet run` wrote")
     try:
         res = Results.read(folder)
@@ -146,19 +154,21 @@ def cmd_report(a: argparse.Namespace) -> None:
     res = read_results(a.results)
     label = str(res.summary.get("scenario", a.results.name))
     with progress.showing(not a.quiet):
-        publish(a.results,
-                lambda d: write_report({label: res}, d / "report.html", f"tenantnet: {label}"))
+        add_to(a.results,
+               lambda d: write_report({label: res}, d / "report.html", f"tenantnet: {label}"),
+               "tenantnet report")
     print(f"report: {a.results / 'report.html'}")
 
 
 def cmd_reproduce(a: argparse.Namespace) -> None:
     from .reproduce import REPRODUCTIONS
     title, fn = REPRODUCTIONS[a.name]
-    check_out(a.out)
+    check_out(a.out, a.force)
     print(f"{a.name}: {title}")
     written: list[Path] = []
     with progress.showing(not a.quiet):
-        publish(a.out, lambda d: written.extend(fn(d)))
+        publish(a.out, lambda d: written.extend(fn(d)), f"tenantnet reproduce {a.name}",
+                a.force)
     for path in written:
         print(f"wrote {a.out / path.name}")
 
@@ -296,6 +306,11 @@ def _bench_sweep(repeat: int) -> None:
     bench(repeat)
 
 
+def _bench_compare(repeat: int) -> None:
+    from .comparison import bench
+    bench(repeat)
+
+
 def cmd_bench(a: argparse.Namespace) -> None:
     if a.k is not None and not a.name.startswith("permutation") and a.name != "crosscheck":
         fail(f"--k {a.k}: sets the fat-tree of the permutation benchmarks, not of {a.name}")
@@ -306,7 +321,7 @@ def cmd_bench(a: argparse.Namespace) -> None:
         return
     repeat_only: dict[str, Callable[[int], None]] = {
         "qshare-place": bench_qshare, "fct": bench_fct, "qshare-rebind": bench_rebind,
-        "barberq-macro": _bench_macro, "sweep": _bench_sweep}
+        "barberq-macro": _bench_macro, "sweep": _bench_sweep, "compare": _bench_compare}
     if a.name in repeat_only:
         repeat_only[a.name](a.repeat)
         return
@@ -387,7 +402,8 @@ def build_parser() -> argparse.ArgumentParser:
             "summary.json, report.html) into a folder.")
     add_run_args(p)
     p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
-                   help="folder for the results (created; files in it are replaced)")
+                   help="folder for the results (created, or replaced whole)")
+    add_force(p)
     p.add_argument("--no-report", dest="report", action="store_false",
                    help="do not write report.html")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
@@ -403,7 +419,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("demo", cmd_demo, "Run the built-in two-tenant demo (three vswitch policies) and "
             "write a report comparing them.")
     p.add_argument("-o", "--out", type=Path, default=Path("tenantnet-out"), metavar="DIR",
-                   help="output folder (default: tenantnet-out)")
+                   help="output folder, created or replaced whole (default: tenantnet-out)")
+    add_force(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     p = cmd("report", cmd_report, "(Re)write DIR/report.html from a folder `tenantnet run` "
             "wrote.")
@@ -415,7 +432,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", choices=list(REPRODUCTIONS), metavar="NAME",
                    help="which result (listed below)")
     p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
-                   help="output folder")
+                   help="output folder, created or replaced whole")
+    add_force(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     p = cmd("bench", cmd_bench, "Run a benchmark and print one JSON line per run.",
             epilog="benchmarks:\n" + listing(BENCHMARKS))

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -58,34 +55,30 @@ def int_arg(lo: int, hi: int) -> Callable[[str], int]:
     return parse
 
 
-def check_out(out: Path) -> None:
-    """Fails before any work if ``out`` cannot become a folder of results."""
-    if out.exists() and not out.is_dir():
-        fail(f"{out}: exists and is not a folder; expected a folder for the results")
-    parent = out
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        fail(f"{out}: cannot create it: {parent} is not a writable folder")
-
-
-def publish(out: Path, write: Callable[[Path], object]) -> None:
-    """Runs ``write`` into a fresh folder beside ``out``, then moves what it wrote into
-    ``out``: a failure half-way leaves ``out`` as it was."""
-    check_out(out)
-    parent = out.parent if out.parent != Path("") else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
+def check_out(out: Path, force: bool = False) -> None:
+    """Fails before any work if ``out`` cannot become a folder of results
+    (:func:`tenantnet.outdir.check_out`)."""
+    from . import outdir
     try:
-        write(tmp)
-        out.mkdir(exist_ok=True)
-        for item in sorted(tmp.iterdir()):
-            dest = out / item.name
-            if dest.is_dir() and not dest.is_symlink():
-                shutil.rmtree(dest)
-            os.replace(item, dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        outdir.check_out(out, force)
+    except outdir.OutputError as e:
+        fail(str(e))
+
+
+def publish(out: Path, write: Callable[[Path], object], by: str,
+            force: bool = False) -> None:
+    """Writes a results folder whole into ``out``, replacing what was there
+    (:func:`tenantnet.outdir.publish`)."""
+    from . import outdir
+    check_out(out, force)
+    outdir.publish(out, write, by, force)
+
+
+def add_force(p: argparse.ArgumentParser) -> None:
+    """``--force``: replace a non-empty folder tenantnet did not write."""
+    p.add_argument("--force", action="store_true",
+                   help="replace DIR even if it is a non-empty folder that tenantnet did "
+                        "not write (a results folder is always replaced whole)")
 
 
 seed_arg = int_arg(0, 2**64 - 1)

@@ -9,7 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from . import metrics, progress
-from .clitools import check_out, count_arg, fail, number_arg, publish, seed_arg, size_arg
+from .clitools import (
+    add_force,
+    check_out,
+    count_arg,
+    fail,
+    number_arg,
+    publish,
+    seed_arg,
+    size_arg,
+)
+from .comparison import DEFAULT_SEEDS
 from .scenario import Scenario
 
 
@@ -31,36 +41,45 @@ def scheme_list(text: str) -> list[str]:
     return specs
 
 
-def print_verdicts(v: Any) -> None:
-    """The verdict table as text, a row per scheme."""
-    props = list(metrics.VERDICTS)
-    width = max(len(str(s)) for s in v["scheme"])
+def print_verdicts(v: Any, label: str = "scheme") -> None:
+    """The verdict table as text, a row per scheme (a property no scheme could be
+    judged on left out, and said so), then the notes that make a verdict less firm."""
+    from . import verdicts
+    props = [p for p in verdicts.NAMES if any(verdicts.symbol(x) for x in v[p])]
+    width = max(len(label), *(len(str(s)) for s in v["scheme"]))
     cols = [max(len(p), *(len(str(x)) for x in v[p])) for p in props]
-    print(f"{'scheme':<{width}}  " + "  ".join(f"{p:<{w}}" for p, w in zip(props, cols,
-                                                                           strict=True)))
+    print(f"{label:<{width}}  " + "  ".join(f"{p:<{w}}" for p, w in zip(props, cols,
+                                                                          strict=True)))
     for _, r in v.iterrows():
         if r["note"]:
             print(f"{r['scheme']:<{width}}  {r['note']}")
         else:
             print(f"{r['scheme']:<{width}}  " + "  ".join(
-                f"{r[p]!s:<{w}}" for p, w in zip(props, cols, strict=True)))
+                f"{r[p]!s:<{w}}" for p, w in zip(props, cols, strict=True)).rstrip())
+    for p in verdicts.NAMES:
+        if p not in props:
+            print(f"({p}: nothing to judge in these runs)")
+    from .comparison_tables import group_warnings
+    for w, names in group_warnings(v).items():
+        print(f"note: {', '.join(names)}: {w}")
 
 
 def cmd_compare(a: argparse.Namespace) -> None:
-    from .compare import compare, verdict_table, write
-    check_out(a.out)
+    from .comparison import compare
+    check_out(a.out, a.force)
     sc = Scenario.from_file(a.scenario)
     sc.validate(memory_budget=a.memory_budget, seed=a.seed)
     kept: dict[str, Any] = {}
     with progress.showing(not a.quiet):
         def go(d: Path) -> None:
-            outcomes = compare(sc, a.schemes, d, a.jobs, a.seed, a.settle, a.memory_budget)
-            if all(o.measures is None for o in outcomes):
+            c = compare(sc, a.schemes, d, a.jobs, a.seeds, a.seed, a.settle,
+                        a.memory_budget)
+            if all(o.measures is None for o in c.outcomes):
                 fail(f"{a.scenario}: no scheme ran: " + "; ".join(
-                    f"{o.scheme}: {o.error}" for o in outcomes))
-            write(outcomes, d, sc, a.settle)
-            kept["verdicts"] = verdict_table(outcomes)
-        publish(a.out, go)
+                    f"{o.scheme}: {o.error}" for o in c.outcomes))
+            c.write(d)
+            kept["verdicts"] = c.verdicts
+        publish(a.out, go, "tenantnet compare", a.force)
     print_verdicts(kept["verdicts"])
     print(f"report: {a.out / 'report.html'}")
 
@@ -69,11 +88,14 @@ def cmd_sweep(a: argparse.Namespace) -> None:
     from .sweeps import read_grid, sweep
     sc = Scenario.from_file(a.scenario)
     grid = read_grid(a.grid)
-    check_out(a.out)
+    check_out(a.out, a.force)
     with progress.showing(not a.quiet):
         df = sweep(sc, grid, a.out, a.schemes, a.jobs, a.backend, a.address, a.settle,
-                   a.memory_budget)
-    failed = df[df["status"] != "ok"]
+                   a.memory_budget, a.force)
+    for _, r in df[df["status"] == "did not act"].iterrows():
+        print(f"note: point {r['point']} ({r['scheme']}) did not act, not averaged: "
+              f"{r['engagement']}", file=sys.stderr)
+    failed = df[df["status"] == "failed"]
     for _, r in failed.iterrows():
         print(f"warning: point {r['point']} ({r['scheme']}) failed: {r['error']}",
               file=sys.stderr)
@@ -99,12 +121,17 @@ def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
                    help="folder for the report, the tables and each scheme's results")
     p.add_argument("-j", "--jobs", type=count_arg, default=None, metavar="N",
                    help="runs at once (default: one per core)")
+    p.add_argument("--seeds", type=count_arg, default=DEFAULT_SEEDS, metavar="N",
+                   help="runs per scheme, each with its own seed: every figure is their "
+                        f"mean with a 95 %% interval (default {DEFAULT_SEEDS})")
     p.add_argument("--seed", type=seed_arg, metavar="N",
-                   help="replace simulation.seed (0 to 2^64-1)")
+                   help="the first seed (default the scenario's simulation.seed); the "
+                        "others follow it")
     p.add_argument("--settle", type=number_arg(0, 1e6), default=metrics.SETTLE_S,
                    metavar="SECONDS",
                    help="judge guarantees and fairness once a tenant's VM has had demand "
                         f"this long (default {metrics.SETTLE_S:g})")
+    add_force(p)
     p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                    help="most memory each run may use (default 8GiB)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
@@ -135,6 +162,7 @@ def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
                         "local instance)")
     p.add_argument("--settle", type=number_arg(0, 1e6), default=metrics.SETTLE_S,
                    metavar="SECONDS", help=f"as for compare (default {metrics.SETTLE_S:g})")
+    add_force(p)
     p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                    help="most memory each run may use (default 8GiB)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")

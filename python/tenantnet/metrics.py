@@ -17,7 +17,11 @@ Choices, where the issue leaves the measure open:
   units sending to it; each pair is entitled to the smaller share, at most its UDP
   demand. A unit's entitlement is the sum over its pairs (traffic to hosts without the
   tenant's VMs is bounded by the sender's share alone).
-* **Satisfied:** the unit's transmit rate over the interval is at least
+* **Rates** are what the entitlement covers: the wire rate of the data packets a
+  unit's VMs send past their virtual switch (the ``vm_data`` throughput scope; the
+  ACKs a VM returns for traffic it receives are not counted against its guarantee).
+  A tenant's rate in an interval sums its units that have demand in it.
+* **Satisfied:** the unit's data rate over the interval is at least
   ``SATISFIED`` of its entitlement (5 % for headers and sampling).
 * **Settled:** an interval of a unit that has had demand without a break for at
   least ``settle`` seconds before it (default ``SETTLE_S``, the demo's choice: the
@@ -40,7 +44,7 @@ Choices, where the issue leaves the measure open:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,9 +137,13 @@ def _units(r: Results) -> pd.DataFrame:
             .rename("guarantee").reset_index())
 
 
+RATE_SCOPE = "vm_data"
+"""The throughput scope of the units' rates (module doc: Rates)."""
+
+
 def _unit_rates(r: Results, units: pd.DataFrame, ends: np.ndarray) -> np.ndarray:
-    """units × intervals: transmit rate (Gb/s) of the unit's VMs."""
-    tp = r.throughput[r.throughput["scope"] == "vm"]
+    """units × intervals: the data rate (Gb/s) of the unit's VMs (module doc)."""
+    tp = r.throughput[r.throughput["scope"] == RATE_SCOPE]
     host = dict(zip(r.vms["vm"].astype(str), r.vms["host"].astype(str), strict=True))
     out = np.zeros((len(units), len(ends)))
     index = {(t, h): i for i, (t, h) in enumerate(zip(units["tenant"], units["host"],
@@ -297,8 +305,8 @@ def _tenant_rows(r: Results, units: pd.DataFrame, rates: np.ndarray, ent: np.nda
         rows.append({
             "tenant": tenant,
             "guarantee_gbps": float(units.loc[m, "guarantee"].sum()),
-            "rate_with_demand_gbps": float(rates[m][:, busy].sum(axis=0).mean())
-            if busy.any() else np.nan,
+            "rate_with_demand_gbps": float(np.where(w, rates[m], 0.0)[:, busy]
+                                           .sum(axis=0).mean()) if busy.any() else np.nan,
             "entitled_gbps": float(ent[m][:, busy].sum(axis=0).mean())
             if busy.any() else np.nan,
             "throughput_gbps": float(goodput.get(tenant, 0)) * 8 / span / 1e9,
@@ -337,7 +345,14 @@ def _fairness(units: pd.DataFrame, rates: np.ndarray, ent: np.ndarray,
 def measure(r: Results, workloads: list[Mapping[str, Any]],
             settle: float = SETTLE_S) -> Measures:
     """Every measure of the run `r` of a scenario whose workloads are `workloads`,
-    guarantees and fairness judged after `settle` seconds of demand (module doc)."""
+    guarantees and fairness judged after `settle` seconds of demand (module doc). The
+    run must have recorded the throughput scopes ``vm_data`` and ``link`` (compare
+    and sweep add them)."""
+    have = set(r.throughput["scope"].astype(str))
+    need = [s for s in ((RATE_SCOPE,) if len(r.vms) else ()) + ("link",) if s not in have]
+    if need:
+        raise ValueError(f"the run recorded no {' or '.join(need)} throughput: add "
+                         f"{need} to output.throughput to measure it")
     grid = _grid(r)
     a, b = grid[:-1], grid[1:]
     f = r.flows.reset_index(drop=True)
@@ -367,6 +382,23 @@ def _mean(x: pd.Series) -> float:
     return float(x.mean()) if x.notna().any() else np.nan
 
 
+FIGURES: dict[str, tuple[str, tuple[float, float]]] = {
+    "guarantees_pct": ("no VM of a tenant had settled demand (demand without a break "
+                       "for the settling time)", (0.0, 100.0)),
+    "work_conservation_pct": ("demand exceeded no host link's capacity", (0.0, 100.0)),
+    "short_p99_slowdown": ("no flow under 100 KB finished", (1.0, np.inf)),
+    "jain": ("no interval in which two tenants or more had settled demand", (0.0, 1.0)),
+}
+"""The verdicts' figures: why each is missing from a run (NaN) when it is, and the
+range it can take."""
+
+
+def missing(row: Mapping[str, Any]) -> dict[str, str]:
+    """Why each of the verdicts' figures of `row` that is NaN could not be computed."""
+    return {k: why for k, (why, _) in FIGURES.items()
+            if k in row and isinstance(row[k], float) and np.isnan(row[k])}
+
+
 def _row(r: Results, iv: pd.DataFrame, lat: pd.DataFrame) -> dict[str, Any]:
     want, settled = int(iv["units_with_demand"].sum()), int(iv["units_settled"].sum())
     short = lat[lat["size"] == BUCKETS[0][2]]
@@ -378,6 +410,7 @@ def _row(r: Results, iv: pd.DataFrame, lat: pd.DataFrame) -> dict[str, Any]:
         if want else np.nan,
         "work_conservation_pct": 100.0 * _mean(iv["bottleneck_utilisation"]),
         "short_p99_slowdown": float(short["p99"].iloc[0]) if len(short) else np.nan,
+        "short_flows": int(short["finished"].iloc[0]) if len(short) else 0,
         "jain": _mean(iv["jain"]),
         "drops": int(r.links["drops"].sum()) + int(s.get("vm_queue_drops", 0)),
         "evictions": int(r.links["evictions"].sum()),
@@ -393,39 +426,3 @@ def _row(r: Results, iv: pd.DataFrame, lat: pd.DataFrame) -> dict[str, Any]:
     if r.vm_cpu is not None and len(r.vm_cpu):
         row["cpu_cycles"] = int(r.vm_cpu["cycles"].sum())
     return row
-
-
-Judge = Callable[[float, float], bool]
-Show = Callable[[float, float], str]
-VERDICTS: dict[str, tuple[str, Judge, Show]] = {
-    "guarantees": ("guarantees_pct", lambda v, _: v >= 100 * GUARANTEED,
-                   lambda v, _: f"{v:.0f} % of settled intervals"),
-    "work conservation": ("work_conservation_pct",
-                          lambda v, _: v >= 100 * WORK_CONSERVING,
-                          lambda v, _: f"{v:.0f} % busy"),
-    "short-flow latency": ("short_p99_slowdown", lambda v, best: v <= SHORT_P99 * best,
-                           lambda v, best: f"p99 {_x(v)} (best {_x(best)})"),
-    "fairness": ("jain", lambda v, _: v >= FAIR, lambda v, _: f"Jain {v:.2f}"),
-}
-"""Each property of the verdict table: the figure behind it, when it holds and how
-it reads (both given the best figure among the schemes compared)."""
-
-
-def _x(v: float) -> str:
-    return f"{v:.3g}×" if v < 1000 else f"{v:,.0f}×"
-
-
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and np.isnan(v))
-
-
-def verdict(row: Mapping[str, Any], prop: str,
-            rows: Sequence[Mapping[str, Any]] | None = None) -> str:
-    """"✔ 97 % of settled intervals", "✘ …", or "—" where the run had nothing to
-    judge; `rows` are every scheme's figures in the comparison (default: this one's)."""
-    key, holds, text = VERDICTS[prop]
-    v = row.get(key)
-    if v is None or _missing(v):
-        return "—"
-    best = min(float(r[key]) for r in rows or [row] if not _missing(r.get(key)))
-    return f"{'✔' if holds(float(v), best) else '✘'} {text(float(v), best)}"

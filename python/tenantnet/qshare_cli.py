@@ -19,6 +19,7 @@ from typing import Any
 from . import progress
 from .clitools import count_arg, fail, int_arg, number_arg, publish, read_text, seed_arg
 from .errors import is_whole
+from .outdir import add_to
 from .qshare import FAT_TREE_16, Controller
 from .sonic import config_db, validate
 
@@ -148,7 +149,7 @@ def cmd_place(a: argparse.Namespace) -> None:
         def write(d: Path) -> None:
             c.save(d / "state.json")
             write_tables(c, d)
-        publish(a.out, write)
+        publish(a.out, write, "tenantnet qshare place")
     print(f"{len(c.tenants())} tenants placed, {rejected} rejected; {a.out}/state.json, "
           "tenants.csv, links.csv")
 
@@ -188,8 +189,8 @@ def cmd_bind(a: argparse.Namespace) -> None:
     b = c.bind(scores, held, a.seed, a.max_weight)
     b["max_weight"] = a.max_weight
     b["scores"] = scores
-    publish(a.folder, lambda d: (d / "binding.json").write_text(
-        json.dumps(b, indent=1) + "\n", encoding="utf-8"))
+    add_to(a.folder, lambda d: (d / "binding.json").write_text(
+        json.dumps(b, indent=1) + "\n", encoding="utf-8"), "tenantnet qshare bind")
     print(f"{len(b['dedicated'])} of {len(ts)} tenants hold dedicated queues; "
           f"DSCP values up to {max(b['dscp'].values(), default=0)}; {a.folder}/binding.json")
 
@@ -218,7 +219,7 @@ def cmd_emit_sonic(a: argparse.Namespace) -> None:
         for sw, db in sorted(dbs.items()):
             (d / f"{sw}.json").write_text(json.dumps(db, indent=1, sort_keys=True) + "\n",
                                           encoding="utf-8")
-    publish(a.out, write)
+    publish(a.out, write, "tenantnet qshare emit-sonic")
     switches = len({n for link in c.links() for n in link[:2] if n not in servers})
     print(f"{len(dbs)} switch configs in {a.out}/ (validated against the SONiC YANG rules); "
           f"the other {switches - len(dbs)} switches carry no tenant and need no QoS change")

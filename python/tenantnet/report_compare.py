@@ -1,12 +1,12 @@
-"""The report of ``tenantnet compare``: a verdict table first (a row per scheme, a
-column per property, ✔/✘ with the figure), then per-tenant rate against
-entitlement, the bottleneck links' utilisation over time, slowdown CDFs by scheme,
-and every table."""
+"""The report of ``tenantnet compare``: the verdict table first (a row per scheme, a
+column per property: ✔, ✘ or ≈ inconclusive with the mean over seeds and its 95 %
+interval), what would make a verdict less firm, how each property is judged, what
+the presets chose, then per-tenant rate against entitlement, the bottleneck links'
+utilisation over time, slowdown CDFs by scheme, and every table."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,94 +15,136 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from . import metrics, progress
+from . import metrics, progress, stats, verdicts
+from .comparison_tables import mean_over_seeds
 from .plotting import from_zero, legend_outside, plain_log_ticks, style
 from .report import CSS, _df_html, _img
-from .scenario import Scenario
 
 if TYPE_CHECKING:
-    from .compare import Outcome
+    from .comparison import Comparison
 
 VERDICT_CSS = """
 .verdict td.yes{background:#e3f4e3} .verdict td.no{background:#fbe3e3}
-.verdict td.na{color:#888} .verdict td{white-space:nowrap}
-.verdict td.note{white-space:normal;color:#666;font-size:.9em}
+.verdict td.maybe{background:#fdf3d6} .verdict td.na{color:#888}
+.verdict td{white-space:nowrap}
+.verdict td.note{white-space:normal;color:#666}
 """
 
 
 def _cell(text: str) -> str:
-    cls = "yes" if text.startswith("✔") else "no" if text.startswith("✘") else "na"
-    return f'<td class={cls}>{html.escape(text or "n/a")}</td>'
+    cls = {"✔": "yes", "✘": "no", "≈": "maybe"}.get(verdicts.symbol(text), "na")
+    return f'<td class={cls}>{html.escape(text or "not judged")}</td>'
 
 
-def verdict_html(v: pd.DataFrame) -> str:
-    """The verdict table: ✔ green, ✘ red, nothing to judge grey."""
-    props = list(metrics.VERDICTS)
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in ["scheme", *props, "note"])
+def verdict_html(v: pd.DataFrame, label: str = "scheme") -> str:
+    """The verdict table: ✔ green, ✘ red, ≈ yellow; a row that is not judged says
+    why across its cells; a property no row could be judged on is left out."""
+    props = [p for p in verdicts.NAMES if any(verdicts.symbol(x) for x in v[p])]
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in [label, *props])
     rows = []
     for _, r in v.iterrows():
-        cells = "".join(_cell(str(r[p])) for p in props)
-        rows.append(f"<tr><th>{html.escape(str(r['scheme']))}</th>{cells}"
-                    f"<td class=note>{html.escape(str(r['note']))}</td></tr>")
+        if r["note"]:
+            cells = f"<td class=note colspan={len(props)}>{html.escape(str(r['note']))}</td>"
+        else:
+            cells = "".join(_cell(str(r[p])) for p in props)
+        rows.append(f"<tr><th>{html.escape(str(r['scheme']))}</th>{cells}</tr>")
     return f"<table class=verdict><tr>{head}</tr>{''.join(rows)}</table>"
 
 
-def tenant_figure(tenants: pd.DataFrame) -> Figure | None:
-    """Per tenant, each scheme's bar: the tenant's rate while it had demand; the
-    black tick on it: what it was entitled to (its guarantee, hose-split)."""
-    t = tenants.dropna(subset=["rate_with_demand_gbps"])
+def _did(c: Comparison) -> str:
+    """What each scheme did, seed by seed where it differed."""
+    r = c.runs
+    items = []
+    for s in c.schemes:
+        g = r[r["scheme"] == s]
+        texts = list(dict.fromkeys(str(x) for x in g["engagement"] if x))
+        acted = int((g["acted"] == "yes").sum())
+        head = (f"acted in {acted} of {len(g)} runs" if (g["acted"] != "baseline").any()
+                else "baseline")
+        items.append(f"<li><b>{html.escape(s)}</b> ({head}): "
+                     f"{html.escape(texts[0] if texts else str(g['error'].iloc[0]))}"
+                     f"{' (first seed; others alike)' if len(texts) > 1 else ''}</li>")
+    return f"<h2>What each scheme did</h2><ul>{''.join(items)}</ul>" if items else ""
+
+
+def _judged(c: Comparison, df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `df` from runs that are judged (their scheme acted, or is a
+    baseline)."""
+    r = c.runs
+    ok = set(zip(r.loc[r["status"] == "ok", "scheme"], r.loc[r["status"] == "ok", "seed"],
+                 strict=True))
+    keep = [(s, k) in ok for s, k in zip(df["scheme"], df["seed"], strict=True)]
+    return df[keep]
+
+
+def tenant_figure(c: Comparison) -> Figure | None:
+    """Per tenant, each judged scheme's bar: the tenant's data rate while it had
+    demand (mean over seeds, with its 95 % interval); the black tick: what it was
+    entitled to (its guarantee, hose-split)."""
+    t = _judged(c, c.tenants).dropna(subset=["rate_with_demand_gbps"])
     if not len(t):
         return None
+    rate = mean_over_seeds(t, ["scheme", "tenant"], "rate_with_demand_gbps")
+    ent = mean_over_seeds(t, ["scheme", "tenant"], "entitled_gbps")
     names = list(dict.fromkeys(t["tenant"]))
     runs = list(dict.fromkeys(t["scheme"]))
     width = 0.8 / len(runs)
     fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(names) * max(1, len(runs) / 4)),
                                     3.6))
     for i, scheme in enumerate(runs):
-        s = t[t["scheme"] == scheme].set_index("tenant").reindex(names)
+        s = rate[rate["scheme"] == scheme].set_index("tenant").reindex(names)
+        e = ent[ent["scheme"] == scheme].set_index("tenant").reindex(names)
         x = np.arange(len(names)) + (i - (len(runs) - 1) / 2) * width
-        ax.bar(x, s["rate_with_demand_gbps"], width, label=scheme, color=f"C{i % 10}",
-               hatch=["", "//", "..", "xx"][(i // 10) % 4], edgecolor="white")
-        ax.scatter(x, s["entitled_gbps"], marker="_", s=200 * width * 4, color="black",
+        err = np.vstack([s["mean"] - s["lo"], s["hi"] - s["mean"]])
+        ax.bar(x, s["mean"], width, label=scheme, color=f"C{i % 10}",
+               hatch=["", "//", "..", "xx"][(i // 10) % 4], edgecolor="white",
+               yerr=err, ecolor="#444", error_kw={"lw": 0.8, "capsize": 1.5})
+        ax.scatter(x, e["mean"], marker="_", s=200 * width * 4, color="black",
                    zorder=3, label="entitled (guarantee)" if i == 0 else None)
     ax.set_xticks(np.arange(len(names)), names)
     ax.set_xlabel("tenant")
-    ax.set_ylabel("rate while it had demand (Gb/s)")
+    ax.set_ylabel("data rate while it had demand (Gb/s)")
     ax.grid(alpha=0.3, axis="y")
     legend_outside(ax, title="scheme")
     from_zero([ax])
     return fig
 
 
-def utilisation_figure(intervals: pd.DataFrame) -> Figure | None:
-    """Each scheme's mean utilisation of the bottleneck links over time."""
-    iv = intervals.dropna(subset=["bottleneck_utilisation"])
+def utilisation_figure(c: Comparison) -> Figure | None:
+    """Each judged scheme's utilisation of the bottleneck links over time, the mean
+    over seeds."""
+    iv = _judged(c, c.intervals).dropna(subset=["bottleneck_utilisation"])
     if not len(iv):
         return None
+    m = mean_over_seeds(iv, ["scheme", "to_s"], "bottleneck_utilisation")
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
-    for i, (scheme, g) in enumerate(iv.groupby("scheme", sort=False)):
-        ax.plot(g["to_s"], g["bottleneck_utilisation"] * 100, label=scheme,
-                drawstyle="steps-pre", **style(i))
+    for i, (scheme, g) in enumerate(m.groupby("scheme", sort=False)):
+        ax.plot(g["to_s"], g["mean"] * 100, label=scheme, drawstyle="steps-pre",
+                **style(i))
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("bottleneck links busy (%)")
+    ax.set_ylabel("bottleneck links busy (%,\nmean over seeds)")
     ax.set_ylim(0, 105)
     ax.grid(alpha=0.3)
     legend_outside(ax, title="scheme")
     return fig
 
 
-def slowdown_figure(outcomes: Sequence[Outcome], short: bool) -> Figure | None:
+def slowdown_figure(c: Comparison, short: bool) -> Figure | None:
     """CDF of the slowdown of finished sized flows (short ones only if `short`),
-    one line per scheme."""
+    every judged run of a scheme pooled, one line per scheme."""
     data = {}
-    for o in outcomes:
-        if o.measures is None:
+    judged = set(zip(c.runs["scheme"][c.runs["status"] == "ok"],
+                     c.runs["seed"][c.runs["status"] == "ok"], strict=True))
+    for s in c.schemes:
+        parts = [o.measures.slowdowns for o in c.outcomes if o.scheme == s and
+                 o.measures is not None and (o.scheme, o.seed) in judged]
+        if not parts:
             continue
-        s = o.measures.slowdowns
+        d = pd.concat(parts)
         if short:
-            s = s[s["size_bytes"] < metrics.SHORT_BYTES]
-        if len(s):
-            data[o.scheme] = np.sort(s["slowdown"].to_numpy(dtype=float))
+            d = d[d["size_bytes"] < metrics.SHORT_BYTES]
+        if len(d):
+            data[s] = np.sort(d["slowdown"].to_numpy(dtype=float))
     if not data:
         return None
     fig, ax = plt.subplots(figsize=(7.0, 3.6))
@@ -118,33 +160,32 @@ def slowdown_figure(outcomes: Sequence[Outcome], short: bool) -> Figure | None:
         ax.set_xlabel(f"slowdown of {what}: FCT / ideal FCT (log scale)")
     else:
         ax.set_xlabel(f"slowdown of {what}: FCT / ideal FCT")
-    ax.set_ylabel("fraction of flows")
+    ax.set_ylabel("fraction of flows\n(every seed)")
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
     legend_outside(ax, title="scheme")
     return fig
 
 
-def _definitions(settle: float) -> str:
-    m = metrics
-    items = [
-        ("guarantees", f"✔ when at least {m.GUARANTEED:.0%} of the settled intervals of "
-         f"tenants' VMs with demand gave them at least {m.SATISFIED:.0%} of their "
-         f"entitlement; settled: demand without a break for {settle:g} s before. The "
-         f"tenant table also counts every interval and gives the worst shortfall."),
-        ("work conservation", f"✔ when the links that demand exceeds (host links "
-         f"saturated in the max-min fair allocation of the flows with demand) are at "
-         f"least {m.WORK_CONSERVING:.0%} busy on average."),
-        ("short-flow latency", f"✔ when the p99 slowdown (FCT over ideal FCT) of flows "
-         f"under 100 KB is within {m.SHORT_P99:g}× of the best scheme's here."),
-        ("fairness", f"✔ when Jain's index over tenants with settled demand of rate / "
-         f"guarantee averages at least {m.FAIR:g}."),
-    ]
-    li = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in items)
-    return (f"<ul>{li}</ul><p class=note>A tenant's VMs on one host are measured as "
-            "one; a flow running through a whole sampling interval means demand in it; "
-            "entitlement is the hose model split equally among the pairs with demand. "
-            "Details: <code>tenantnet.metrics</code>.</p>")
+def _definitions(c: Comparison) -> str:
+    rules = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>"
+                    for k, v in verdicts.describe())
+    seeds = ", ".join(str(s) for s in c.seeds)
+    return (f"<ul>{rules}</ul><p>Each scheme ran under {len(c.seeds)} seed"
+            f"{'s' if len(c.seeds) != 1 else ''} ({seeds}). A cell gives the figure's mean "
+            f"over seeds and its {stats.INTERVAL} (Student's t, n - 1 degrees of "
+            "freedom): ✔ when the whole interval holds, ✘ when none of it does, ≈ "
+            "inconclusive when it straddles the threshold; the numbers carry the "
+            "decimals that show which side of the threshold they are on. Settled: demand "
+            f"without a break for {c.settle:g} s before the interval. A scheme is judged "
+            "only on the runs in which it acted (its token buckets limited, its controller "
+            "decided, it evicted or marked, it exchanged feedback); its row says when it "
+            "never did.</p><p class=note>Rates are the data a tenant's VMs send (their "
+            "ACKs left out), summed over its VMs with demand; a tenant's VMs on one host "
+            "are measured as one; a flow running through a whole sampling interval means "
+            "demand in it; entitlement is the hose model split equally among the pairs "
+            "with demand. Details: <code>tenantnet.metrics</code>, "
+            "<code>tenantnet.verdicts</code>.</p>")
 
 
 def _figure(fig: Figure | None, alt: str, none: str) -> str:
@@ -166,7 +207,7 @@ def _counters(v: pd.DataFrame) -> pd.DataFrame:
 
 TENANT_COLUMNS = {
     "guarantee_gbps": "guarantee, all its VMs (Gb/s)",
-    "rate_with_demand_gbps": "rate with demand (Gb/s)",
+    "rate_with_demand_gbps": "data rate with demand (Gb/s)",
     "entitled_gbps": "entitled (Gb/s)", "throughput_gbps": "goodput, whole run (Gb/s)",
     "intervals_with_demand": "intervals with demand",
     "satisfied_pct": "guarantee met (% of them)", "settled_intervals": "settled intervals",
@@ -178,36 +219,73 @@ TENANT_COLUMNS = {
 """The tenant table's columns as the report names them (with units)."""
 
 
-def write_report(tables: Mapping[str, pd.DataFrame], outcomes: Sequence[Outcome],
-                 out: Path, scenario: Scenario, settle: float) -> Path:
+def _tenant_means(c: Comparison) -> pd.DataFrame:
+    t = _judged(c, c.tenants)
+    if not len(t):
+        return pd.DataFrame()
+    cols = [k for k in TENANT_COLUMNS if k in t]
+    m = t.groupby(["scheme", "tenant"], sort=False)[cols].mean().reset_index()
+    return m.rename(columns=TENANT_COLUMNS)
+
+
+def _latency_means(c: Comparison) -> pd.DataFrame:
+    lat = _judged(c, c.latency)
+    if not len(lat):
+        return pd.DataFrame()
+    g = lat.groupby(["scheme", "size"], sort=False)
+    out = g.agg(finished=("finished", "sum"), fewest=("finished", "min"),
+                unfinished=("unfinished", "sum"), p50=("p50", "mean"), p99=("p99", "mean"),
+                mean=("mean", "mean")).reset_index()
+    return out.rename(columns={"finished": "finished (all seeds)",
+                               "fewest": "finished (fewest in a seed)",
+                               "p50": "p50 slowdown (mean over seeds)",
+                               "p99": "p99 slowdown (mean over seeds)",
+                               "mean": "mean slowdown"})
+
+
+def _list(title: str, items: list[str]) -> str:
+    if not items:
+        return ""
+    li = "".join(f"<li>{html.escape(x)}</li>" for x in items)
+    return f"<h2>{html.escape(title)}</h2><ul>{li}</ul>"
+
+
+def write_report(c: Comparison, out: Path) -> Path:
     """Writes ``out/report.html``."""
-    data = scenario.data()
-    name = str(data.get("name", scenario.source))
+    data = c.scenario.data()
+    name = str(data.get("name", c.scenario.source))
     title = f"tenantnet compare: {name}"
-    v = tables["verdicts"]
+    v = c.verdicts
     progress.step("writing the comparison report")
+    choices = [x for s in c.schemes for x in c.choices.get(s, [])]
     parts = [f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>",
              f"<style>{CSS}{VERDICT_CSS}</style><h1>{html.escape(title)}</h1>",
              f"<p>{html.escape(str(data.get('description', '')).rstrip('.'))}. The scenario "
-             f"<code>{html.escape(scenario.source)}</code> ran once per scheme; each "
-             "run's results are in the folder named after it.</p>",
-             verdict_html(v), "<h2>How each property is judged</h2>", _definitions(settle),
+             f"<code>{html.escape(c.scenario.source)}</code> ran under each scheme and "
+             f"{len(c.seeds)} seeds; each run's results are in "
+             "<code>&lt;scheme&gt;/seed-&lt;N&gt;/</code>.</p>",
+             verdict_html(v),
+             _list("What makes a verdict less firm", c.warnings()),
+             _did(c),
+             "<h2>How each property is judged</h2>", _definitions(c),
+             _list("What the presets chose for this scenario", choices),
              "<h2>Each tenant's rate against its guarantee</h2>",
-             _figure(tenant_figure(tables["tenants"]), "rate per tenant",
-                     "no tenant with VMs had demand"),
+             _figure(tenant_figure(c), "rate per tenant", "no tenant with VMs had demand"),
              "<h2>Work conservation: bottleneck links over time</h2>",
-             _figure(utilisation_figure(tables["intervals"]), "utilisation",
+             _figure(utilisation_figure(c), "utilisation",
                      "demand exceeded no link's capacity"),
              "<h2>Latency: slowdown of sized flows</h2>",
-             _figure(slowdown_figure(outcomes, short=True), "short-flow slowdown",
+             _figure(slowdown_figure(c, short=True), "short-flow slowdown",
                      "no flow under 100 KB finished"),
-             _figure(slowdown_figure(outcomes, short=False), "slowdown", ""),
+             _figure(slowdown_figure(c, short=False), "slowdown", ""),
              "<h3>Slowdown by flow size</h3>",
-             _df_html(tables["latency"], "no sized flow"),
-             "<h2>Per tenant</h2><p>Rates are of each tenant's VMs together, averaged "
-             "over the intervals in which one of them had demand.</p>",
-             _df_html(tables["tenants"].rename(columns=TENANT_COLUMNS), "no tenants"),
-             "<h2>Counters</h2>", _df_html(_counters(v), "no scheme ran")]
+             _df_html(_latency_means(c), "no sized flow"),
+             "<h2>Per tenant</h2><p>Means over the seeds in which the scheme was judged; "
+             "rates are the data each tenant's VMs sent, averaged over the intervals in "
+             "which one of them had demand.</p>",
+             _df_html(_tenant_means(c), "no tenants"),
+             "<h2>Counters</h2><p>Means over seeds.</p>", _df_html(_counters(v),
+                                                                    "no scheme ran")]
     path = out / "report.html"
     path.write_text("\n".join(p for p in parts if p), encoding="utf-8")
     return path

@@ -48,7 +48,11 @@ Files written by :meth:`Results.write`:
     (``owner->peer``), queue, weight, tenants (names in the queue, space-separated)
 
 * ``summary.json``: simulated time, wall time, events, packet counts, ECN marks,
-  seed, tenantnet version, per-workload facts
+  seed, tenantnet version, per-workload facts; with VMs, ``vswitch``: how many of
+  their packets a token bucket held (``packets_shaped``) and how many control
+  packets their policies sent (``control_packets``); with the CPU model, ``cpu``
+* ``manifest.json``: every file the run wrote (:mod:`tenantnet.outdir`): reading a
+  folder reads only those
 """
 
 from __future__ import annotations
@@ -135,18 +139,28 @@ class Results:
 
     @classmethod
     def read(cls, out_dir: str | Path) -> Results:
-        """Reads results that :meth:`write` wrote."""
+        """Reads results that :meth:`write` wrote: the tables its manifest lists
+        (every table there is, in a folder without one)."""
         import pandas as pd
 
+        from .outdir import listed
         d = Path(out_dir)
+        files = listed(d)
+        for name in ("summary.json", *(f"{t}.parquet" for t in TABLES)):
+            if files is not None and name not in files:
+                raise FileNotFoundError(f"{d}: its manifest does not list {name}")
         summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         frames = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES}
         extra = {name: pd.read_parquet(d / f"{name}.parquet") for name in OPTIONAL_TABLES
-                 if (d / f"{name}.parquet").exists()}
+                 if (f"{name}.parquet" in files if files is not None else
+                     (d / f"{name}.parquet").exists())}
         return cls(summary=summary, **frames, **extra)
 
     def write(self, out_dir: str | Path) -> list[Path]:
-        """Writes the Parquet tables and ``summary.json`` into ``out_dir``."""
+        """Writes the Parquet tables, ``summary.json`` and a manifest listing them
+        into ``out_dir``; tables of another run already there are not listed, so
+        :meth:`read` does not read them."""
+        from .outdir import write_manifest
         d = Path(out_dir)
         d.mkdir(parents=True, exist_ok=True)
         written = []
@@ -160,6 +174,7 @@ class Results:
         path = d / "summary.json"
         path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
         written.append(path)
+        write_manifest(d, "tenantnet run", files=[p.name for p in written])
         return written
 
     def pingpong(self) -> pd.DataFrame:

@@ -10,7 +10,14 @@ itself).
 
 A scheme replaces the scenario's own enforcement: ``vswitch.policy``,
 ``vswitch.hosts`` and ``[qshare]`` are removed first. Everything else the scenario
-says (fabric, buffers, tenants, traffic) stays, except the keys a scheme sets."""
+says (fabric, buffers, tenants, traffic) stays, except the keys a scheme sets.
+
+A preset sets what lets its scheme act within the scenario where the paper's own
+constant would not (:func:`choices` says what it chose, and why): QShare's control
+interval is the paper's 4 s only where the run gives it ``QSHARE_DECISIONS``
+decisions, else a tenth of the run or less. The scenario's own ``[qshare]`` table
+overrides the QShare preset key by key (``interval`` included) when the
+``qshare`` scheme runs."""
 
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _core
 from .errors import ScenarioError
 
 PLACES: dict[str, str] = {
@@ -57,6 +65,8 @@ class Piece:
         parts = [f"{k} = {_show(v)}" for k, v in self.sets.items()]
         if self.preset:
             parts.append(f"{self.note} (the core's preset: {', '.join(self.preset)})")
+        elif self.note:
+            parts.append(self.note)
         if self.service_queues:
             parts.append(SERVICE_QUEUES)
         text = ", ".join(parts) or "nothing (the scenario's own)"
@@ -90,12 +100,20 @@ def _show(v: Any) -> str:
     if isinstance(v, bool):
         return str(v).lower()
     if isinstance(v, Mapping):
-        return "{ " + ", ".join(f"{k} = {_show(x)}" for k, x in v.items()) + " }"
+        return "{ " + ", ".join(f"{k} = {_show(x)}" for k, x in v.items()) + " }" if v else "{}"
     return str(v)
 
 
 def _host(policy: str, **more: Any) -> Piece:
     return Piece("host", {"vswitch.policy": policy, **more})
+
+
+QSHARE_DECISIONS = 10
+"""The QShare preset's control interval gives its controller at least this many
+decisions after time 0 (module doc)."""
+
+QSHARE_INTERVAL_S = 4.0
+"""T_c of QShare §7.1.1."""
 
 
 _MARKING = Piece("ecn", preset=("network.ecn_threshold", "network.ecn_scope",
@@ -144,7 +162,10 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
            "qshare.txt §5, §7",
            (Piece("queues", {"network.queues": 8, "network.scheduler": "wfq",
                              "network.host_nic": "dscp"}),
-            Piece("controller", {"qshare": {}}))),
+            Piece("controller", {"qshare": {}},
+                  note=f"its control interval 4s (§7.1.1) in a run of "
+                       f"{QSHARE_DECISIONS} x 4s or more, else the longest 1, 2 or 5 "
+                       f"x 10^k s giving {QSHARE_DECISIONS} decisions"))),
     Scheme("barberq", "BarberQ: a shared buffer that evicts the tail of the longest "
            "satisfied queue, each tenant in its own service queue", "barberq.md",
            (Piece("buffer", {"network.buffer_policy": "barberq"}),
@@ -256,6 +277,33 @@ def _service_queues(d: dict[str, Any]) -> None:
         w["dscp"] = names.index(str(w.get("tenant", "default"))) + 1
 
 
+def qshare_interval(data: Mapping[str, Any]) -> tuple[str, str]:
+    """The control interval the QShare preset runs the scenario `data` with, and why
+    (module doc)."""
+    own = (data.get("qshare") or {}).get("interval")
+    if own is not None:
+        return str(own), f"control interval {own}, the scenario's own [qshare] interval"
+    try:
+        run = _core.parse_duration(str(data.get("simulation", {}).get("duration")))
+    except ValueError:
+        run = 0.0
+    if run >= QSHARE_DECISIONS * QSHARE_INTERVAL_S or run <= 0:
+        return "4s", "control interval 4s, QShare §7.1.1's"
+    step = run / QSHARE_DECISIONS
+    nice = max(m * 10.0 ** e for e in range(-6, 1) for m in (1, 2, 5) if m * 10.0 ** e <= step)
+    text = _core.format_duration(nice)
+    return text, (f"control interval {text} ({int(run / nice + 1e-9)} decisions in the "
+                  f"{_core.format_duration(run)} run; QShare §7.1.1's 4s would give "
+                  f"{int(run / QSHARE_INTERVAL_S)}): override with [qshare] interval")
+
+
+def choices(data: Mapping[str, Any], spec: str) -> list[str]:
+    """What the presets of `spec` chose for the scenario `data` beyond their fixed
+    keys, in words (module doc)."""
+    names = [s.name for s in parse(spec)]
+    return [f"qshare: {qshare_interval(data)[1]}"] if "qshare" in names else []
+
+
 def apply(data: Mapping[str, Any], spec: str, base_dir: str = ".") -> dict[str, Any]:
     """The scenario `data` under the scheme or combination `spec`: its own
     enforcement removed, then every piece's keys set. An error says why a scheme
@@ -266,7 +314,7 @@ def apply(data: Mapping[str, Any], spec: str, base_dir: str = ".") -> dict[str, 
         if reason:
             raise ScenarioError(f"scheme {s.name} does not apply: {reason}")
     d = copy.deepcopy(dict(data))
-    d.pop("qshare", None)
+    own_qshare = d.pop("qshare", None) or {}
     vs = d.get("vswitch", {})
     vs.pop("policy", None)
     vs.pop("hosts", None)
@@ -281,6 +329,8 @@ def apply(data: Mapping[str, Any], spec: str, base_dir: str = ".") -> dict[str, 
                 _set(d, k, v)
             if p.service_queues:
                 _service_queues(d)
+    if "qshare" in d:
+        d["qshare"] = {**own_qshare, "interval": qshare_interval(data)[0]}
     d["name"] = f"{d.get('name', 'scenario')} [{spec}]"
     return d
 

@@ -13,9 +13,16 @@ A grid is a TOML file::
 Each finished point is written at once to ``OUT/points/<key>.parquet`` (key: a
 digest of the scenario, the point's values, seed, scheme and ``settle``), so a sweep
 that is interrupted and run again computes only the missing points; a point that fails is
-a row with ``status = "failed"`` and its error, and is tried again on a rerun. At
-the end ``OUT/sweep.parquet`` (and ``.csv``) holds every point in grid order: a
-column per parameter, then seed, scheme, status, error and the measures.
+a row with ``status = "failed"`` and its error, and is tried again on a rerun. A point
+whose scheme never acted (:mod:`tenantnet.engagement`) has ``status = "did not act"``:
+its figures are kept but not averaged. At the end ``OUT/sweep.parquet`` (and
+``.csv``) holds every point in grid order: a column per parameter, then seed, scheme,
+status, error, whether and how the scheme acted, the measures and why any of the
+verdicts' figures is missing; ``OUT/summary.parquet`` (and ``.csv``) holds, per
+value of the parameters and scheme, each figure's mean over seeds with its 95 %
+t-interval, how many points it rests on and why the others could not be counted;
+``sweep.png`` plots them. Points of another grid or scenario left in ``OUT/points``
+are removed, so the folder holds this sweep only.
 """
 
 from __future__ import annotations
@@ -26,17 +33,21 @@ import itertools
 import json
 import os
 import re
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import tomllib
 
-from . import metrics, progress, schemes
-from .compare import applicable, instrumented, pool_map, workers
+from . import metrics, progress, schemes, stats
+from .comparison import applicable, instrumented
+from .engagement import engagement
 from .errors import ScenarioError
+from .pool import pool_map, workers
 from .scenario import MemoryBudget, Scenario
 
 GRID_KEYS = ("parameters", "seeds", "schemes")
@@ -178,11 +189,16 @@ def run_point(data: Mapping[str, Any], p: Point, settle: float,
         res = run(Scenario.from_dict(applied, source, base_dir), seed=p.seed,
                   memory_budget=memory_budget)
         m = metrics.measure(res, applied.get("workloads", []), settle)
+        eng = engagement(p.scheme, res, applied)
     except Exception as e:  # one point's failure is its row, not the sweep's end
         return {**row, "status": "failed", "error": f"{type(e).__name__}: {e}"
                 if not isinstance(e, ScenarioError) else str(e)}
-    row.update({"seed": int(res.summary["seed"]), "status": "ok", "error": ""})
+    row.update({"seed": int(res.summary["seed"]),
+                "status": "did not act" if eng.acted is False else "ok", "error": "",
+                "acted": {True: "yes", False: "no", None: "baseline"}[eng.acted],
+                "engagement": eng.evidence})
     row.update(m.row)
+    row["missing"] = "; ".join(f"{k}: {why}" for k, why in metrics.missing(m.row).items())
     for t in m.tenants.itertuples():
         row[f"satisfied_pct[{t.tenant}]"] = t.settled_satisfied_pct
         row[f"throughput_gbps[{t.tenant}]"] = t.throughput_gbps
@@ -198,7 +214,7 @@ def _write_part(folder: Path, key: str, row: Mapping[str, Any]) -> None:
 
 def _done(folder: Path, key: str) -> bool:
     f = folder / f"{key}.parquet"
-    return f.is_file() and pd.read_parquet(f, columns=["status"])["status"].iloc[0] == "ok"
+    return f.is_file() and pd.read_parquet(f, columns=["status"])["status"].iloc[0] != "failed"
 
 
 def _check(scenario: Scenario, grid: Grid, memory_budget: MemoryBudget) -> None:
@@ -241,15 +257,46 @@ def _run_ray(tasks: list[tuple[Any, ...]], address: str | None, n: int,
             ray.shutdown()
 
 
+def _prepare(out: Path, force: bool) -> Path:
+    """The points folder of `out`, after refusing a non-empty folder tenantnet did not
+    write (unless `force`, which empties it); `out` gets a manifest at once, so an
+    interrupted sweep's folder is known as one."""
+    from .outdir import OutputError, check_out, manifest, write_manifest
+    try:
+        check_out(out, force)
+    except OutputError as e:
+        raise ScenarioError(str(e)) from None
+    if force and out.is_dir() and manifest(out) is None:
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    folder = out / "points"
+    folder.mkdir(exist_ok=True)
+    write_manifest(out, "tenantnet sweep", files=[])
+    return folder
+
+
+def _prune(out: Path, keep: set[str]) -> None:
+    """Removes every file of `out` but `keep` (relative paths): points of another grid,
+    outputs of an earlier sweep."""
+    for f in sorted(out.rglob("*"), reverse=True):
+        rel = f.relative_to(out).as_posix()
+        if f.is_file() and rel not in keep and rel != "manifest.json":
+            f.unlink()
+        elif f.is_dir() and not any(f.iterdir()):
+            f.rmdir()
+
+
 def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str, Any],
           out: str | Path, specs: Sequence[str] | None = None, jobs: int | None = None,
           backend: str = "local", address: str | None = None,
-          settle: float = metrics.SETTLE_S, memory_budget: MemoryBudget = None
-          ) -> pd.DataFrame:
+          settle: float = metrics.SETTLE_S, memory_budget: MemoryBudget = None,
+          force: bool = False) -> pd.DataFrame:
     """Runs every point of `grid` not already in `out` (``local`` process pool of
     `jobs` workers, default one per core, or ``ray`` at `address`) and returns the
-    whole dataset as a DataFrame, a row per point (module doc)."""
+    whole dataset as a DataFrame, a row per point (module doc). `force` replaces a
+    non-empty `out` that tenantnet did not write."""
     from .api import as_scenario
+    from .outdir import write_manifest
     sc = as_scenario(scenario)
     g = (grid if isinstance(grid, Grid) else read_grid(Path(grid))
          if isinstance(grid, str | Path) else grid_from(grid))
@@ -261,8 +308,8 @@ def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str
     for s in names:
         schemes.parse(s)
     _check(sc, g, memory_budget)
-    folder = Path(out) / "points"
-    folder.mkdir(parents=True, exist_ok=True)
+    out = Path(out)
+    folder = _prepare(out, force)
     pts = points(g, names)
     keys = [_key(sc.text, p, settle) for p in pts]
     todo = [p for p, k in zip(pts, keys, strict=True) if not _done(folder, k)]
@@ -282,52 +329,109 @@ def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str
     rows = [pd.read_parquet(folder / f"{k}.parquet") for k in keys]
     df = pd.concat(rows, ignore_index=True).sort_values("point", kind="stable")
     df = df.reset_index(drop=True)
-    df.to_parquet(Path(out) / "sweep.parquet", index=False)
-    df.to_csv(Path(out) / "sweep.csv", index=False, float_format="%.6g")
-    fig = figure(df, g)
+    written = {f"points/{k}.parquet" for k in keys}
+    df.to_parquet(out / "sweep.parquet", index=False)
+    df.to_csv(out / "sweep.csv", index=False, float_format="%.6g")
+    summ = summary(df, g)
+    summ.to_parquet(out / "summary.parquet", index=False)
+    summ.to_csv(out / "summary.csv", index=False, float_format="%.6g")
+    written |= {"sweep.parquet", "sweep.csv", "summary.parquet", "summary.csv"}
+    fig = figure(summ, g, df)
     if fig is not None:
         from .plotting import save_png
-        save_png(fig, Path(out) / "sweep.png")
+        save_png(fig, out / "sweep.png")
+        written.add("sweep.png")
+    _prune(out, written)
+    write_manifest(out, "tenantnet sweep")
     return df
 
 
-def figure(df: pd.DataFrame, grid: Grid) -> Any:
+PANELS = [("guarantees_pct", "guarantees met\n(% of settled intervals)", (0.0, 100.0)),
+          ("work_conservation_pct", "bottleneck links busy (%)", (0.0, 100.0)),
+          ("short_p99_slowdown", "short flows' p99 slowdown", (1.0, float("inf"))),
+          ("jain", "Jain's index by weight", (0.0, 1.0))]
+"""The figures ``sweep.png`` plots, how their axes read, and their ranges."""
+
+
+def _axis(grid: Grid) -> str:
+    return next(iter(grid.parameters), "seed")
+
+
+def summary(df: pd.DataFrame, grid: Grid) -> pd.DataFrame:
+    """Per value of the grid's first parameter (or seed) and scheme, each plotted
+    figure's mean over the other points (seeds, other parameters) with its 95 %
+    t-interval, how many points it rests on, of how many, and why the others were
+    not counted (failed, did not act, not computable)."""
+    x = _axis(grid)
+    rows = []
+    for (value, scheme), g in df.groupby([x, "scheme"], sort=False, dropna=False):
+        row: dict[str, Any] = {x: value, "scheme": scheme, "points": len(g)}
+        for col, _, bounds in PANELS:
+            vals, why = [], []
+            for _, r in g.iterrows():
+                v = r.get(col, np.nan)
+                ok = r["status"] == "ok" and v is not None and pd.notna(v)
+                vals.append(float(v) if ok else np.nan)
+                why.append("" if ok else str(r["status"]) if r["status"] != "ok" else
+                           metrics.FIGURES[col][0])
+            e = stats.estimate(vals, why, bounds)
+            row.update({col: e.mean, f"{col}_lo": e.lo, f"{col}_hi": e.hi,
+                        f"{col}_n": e.n, f"{col}_missing": e.reasons()})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def figure(summ: pd.DataFrame, grid: Grid, df: pd.DataFrame) -> Any:
     """The four verdicts' figures against the grid's first parameter (or seed), a
-    line per scheme, each point the mean over seeds and other parameters; None when
-    no point ran."""
+    line per scheme: each point the mean over seeds and other parameters with its
+    95 % interval as a bar, and the count of points behind it where some could not
+    be counted; None when no point ran."""
     import matplotlib.pyplot as plt
 
     from .plotting import legend_outside, style
-    ok = df[df["status"] == "ok"]
-    if not len(ok):
+    if not (df["status"] != "failed").any():
         return None
-    x = next(iter(grid.parameters), "seed")
-    panels = [("guarantees_pct", "guarantees met (% of settled intervals)"),
-              ("work_conservation_pct", "bottleneck links busy (%)"),
-              ("short_p99_slowdown", "short flows' p99 slowdown"),
-              ("jain", "Jain's index by weight")]
-    fig, axes = plt.subplots(1, 4, figsize=(18, 3.6))
-    fig.subplots_adjust(wspace=0.32)
-    numeric = pd.api.types.is_numeric_dtype(ok[x])
+    x = _axis(grid)
+    fig, axes = plt.subplots(1, 4, figsize=(18, 3.8))
+    fig.subplots_adjust(wspace=0.34)
+    numeric = pd.api.types.is_numeric_dtype(df[x])
     order = list(dict.fromkeys(df[x]))
-    for ax, (col, label) in zip(axes, panels, strict=True):
-        if col not in ok or ok[col].isna().all():
+    notes: list[str] = []
+    for ax, (col, label, _) in zip(axes, PANELS, strict=True):
+        if summ[f"{col}_n"].sum() == 0:
             ax.text(0.5, 0.5, "nothing to judge in these runs", ha="center",
                     transform=ax.transAxes, color="grey")
-        for i, (scheme, g) in enumerate(ok.groupby("scheme", sort=False)):
-            if col not in g:
+        for i, (scheme, g) in enumerate(summ.groupby("scheme", sort=False)):
+            g = g[g[f"{col}_n"] > 0]
+            if not len(g):
                 continue
-            m: pd.Series = g.groupby(x, sort=False)[col].mean().dropna()
-            if not len(m):
-                continue
-            xs = list(m.index) if numeric else [order.index(v) for v in m.index]
-            ax.plot(list(xs), m.to_numpy(dtype=float), label=scheme, **style(i))
+            xs = (g[x].astype(float).to_numpy() if numeric else
+                  np.array([order.index(v) for v in g[x]], dtype=float))
+            mean = g[col].to_numpy(dtype=float)
+            err = np.vstack([mean - g[f"{col}_lo"].to_numpy(dtype=float),
+                             g[f"{col}_hi"].to_numpy(dtype=float) - mean])
+            st = style(i)
+            st.pop("markevery")
+            ax.errorbar(xs, mean, yerr=err, label=scheme, capsize=2, lw=1.2, **st)
+            for xv, yv, n, tot in zip(xs, mean, g[f"{col}_n"], g["points"], strict=True):
+                if n < tot:
+                    ax.annotate(f"n={n}/{tot}", (xv, yv), textcoords="offset points",
+                                xytext=(3, 3), fontsize=6, color=st["color"])
+            for why in g[f"{col}_missing"]:
+                if why:
+                    notes.append(f"{scheme}, {col}: {why}")
         if not numeric:
             ax.set_xticks(range(len(order)), [str(v) for v in order])
         ax.set_xlabel(x)
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
     legend_outside(axes[-1], title="scheme")
+    seeds = df.groupby([x, "scheme"], dropna=False).size().max()
+    text = (f"each point: the mean of up to {seeds} runs; bars: {stats.INTERVAL}; "
+            "n = runs counted where fewer than all")
+    if notes:
+        text += "\nnot counted: " + "; ".join(dict.fromkeys(notes))[:400]
+    fig.text(0.01, -0.06, text, fontsize=7, va="top", wrap=True)
     return fig
 
 

@@ -344,6 +344,19 @@ fn parse_size(text: &str) -> PyResult<u64> {
     }
 }
 
+/// Parses a duration such as `"150ms"` into seconds; raises ValueError saying what is
+/// expected.
+#[pyfunction]
+fn parse_duration(text: &str) -> PyResult<f64> {
+    tenantnet_core::units::parse_duration(text)
+        .map(|ps| ps as f64 / 1e12)
+        .map_err(|e| {
+            PyValueError::new_err(format!(
+                "{text:?}: {e}; expected a duration such as \"150ms\" or \"1.5s\""
+            ))
+        })
+}
+
 /// Seconds as scenario files write durations: `3ms`, `1.5s`, `250us`.
 #[pyfunction]
 fn format_duration(seconds: f64) -> String {
@@ -428,6 +441,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(format_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(quote_key, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(cdf_names, m)?)?;

@@ -128,7 +128,7 @@ def macro(schemes: tuple[str, ...], flows: int = FLOWS, workloads: list[str] | N
           loads: list[float] | None = None, jobs: int | None = None) -> pd.DataFrame:
     """Every (workload, load, scheme) run, in parallel over the cores, with each
     FCT normalised to BarberQ's at the same workload and load."""
-    from ..compare import pool_map, workers
+    from ..pool import pool_map, workers
     tasks = [(w, ld, s, flows) for w in workloads or WORKLOADS for ld in loads or LOADS
              for s in schemes]
     names = [f"{w} {ld:.0%} {s}" for w, ld, s, _ in tasks]

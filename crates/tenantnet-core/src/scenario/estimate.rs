@@ -265,8 +265,10 @@ fn throughput_series(r: &RunShape) -> (f64, f64) {
         let queues = net.ports.iter().map(|p| p.queue_count()).filter(|&q| q > 1);
         series += queues.sum::<usize>() as f64;
     }
-    if has(Scope::Vm) {
-        series += r.vswitch.vms.len() as f64;
+    for vm_scope in [Scope::Vm, Scope::VmData] {
+        if has(vm_scope) {
+            series += r.vswitch.vms.len() as f64;
+        }
     }
     if has(Scope::TenantLink) {
         series += (super::super::sim::recorder::fabric_ports(net).len() * r.tenants) as f64;

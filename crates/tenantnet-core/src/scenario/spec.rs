@@ -431,6 +431,10 @@ pub enum Scope {
     /// Each tenant's transmitted bytes on each switch-to-switch port (wire rate, its
     /// flows' data and ACKs; not in the default list).
     TenantLink,
+    /// Each VM's transmitted data packets past its vswitch (wire rate; the ACKs and
+    /// control packets it sends left out): the traffic a hose-model guarantee
+    /// covers. Not in the default list; `tenantnet compare` records it.
+    VmData,
 }
 
 /// What the run records.

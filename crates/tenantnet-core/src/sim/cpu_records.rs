@@ -169,6 +169,10 @@ impl Sim {
             cycles_idle: sum(&|c| c.idle),
             cycles_clock: sum(&|c| c.clock),
             packets_policed: cpu.vm.iter().map(|v| v.policed).sum(),
+            c2tb_throttled: cpu.cores.iter().any(|c| c.c2tb.is_some()).then(|| {
+                let throttled = |c: &Pmd| c.c2tb.as_ref().map_or(0, |b| b.throttled);
+                cpu.cores.iter().map(throttled).sum()
+            }),
             cycle_conservation_ok: cpu.conserved(),
         })
     }

@@ -288,6 +288,7 @@ impl Sim {
             ..Default::default()
         };
         let id = self.alloc_packet(p);
+        self.counters.control_sent += 1;
         self.send_from(host, Some(s), id, true);
     }
 

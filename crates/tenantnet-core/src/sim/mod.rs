@@ -61,6 +61,11 @@ pub struct Counters {
     pub dropped: u64,
     /// Packets evicted from switch buffers (BarberQ).
     pub evicted: u64,
+    /// VMs' packets that waited in a vswitch shaper because its token bucket (or a
+    /// Trinity channel's buckets) held them: how often a host policy limited.
+    pub shaped: u64,
+    /// Control packets host policies sent (Trinity's and ElasticSwitch's feedback).
+    pub control_sent: u64,
 }
 
 /// Everything the builder hands the simulation.

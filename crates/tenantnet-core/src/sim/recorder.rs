@@ -23,7 +23,15 @@ pub struct OutputParams {
 }
 
 /// Scope codes stored in the throughput columns.
-pub const SCOPE_NAMES: [&str; 6] = ["flow", "tenant", "link", "queue", "vm", "tenant_link"];
+pub const SCOPE_NAMES: [&str; 7] = [
+    "flow",
+    "tenant",
+    "link",
+    "queue",
+    "vm",
+    "tenant_link",
+    "vm_data",
+];
 
 /// The switch-to-switch ports: those whose node and peer are both switches.
 pub fn fabric_ports(net: &Network) -> Vec<u32> {
@@ -116,6 +124,7 @@ pub struct Recorder {
     pub queue_ids: Vec<(u32, u8)>,
     last_queue: Vec<u64>,
     last_vm: Vec<u64>,
+    last_vm_data: Vec<u64>,
     sampled_ports: Vec<u32>,
     /// Throughput samples.
     pub tp: ThroughputCols,
@@ -146,11 +155,8 @@ impl Recorder {
                 }
             }
         }
-        let vm_count = if p.scopes.contains(&Scope::Vm) {
-            vms
-        } else {
-            0
-        };
+        let count = |s: Scope| if p.scopes.contains(&s) { vms } else { 0 };
+        let (vm_count, vm_data_count) = (count(Scope::Vm), count(Scope::VmData));
         Recorder {
             last_queue: vec![0; queue_ids.len()],
             queue_ids,
@@ -161,6 +167,7 @@ impl Recorder {
             last_tenant: vec![0; tenants],
             last_port: vec![0; net.ports.len()],
             last_vm: vec![0; vm_count],
+            last_vm_data: vec![0; vm_data_count],
             sampled_ports,
             tp: ThroughputCols::default(),
             q: QueueCols::default(),
@@ -233,11 +240,12 @@ impl Recorder {
             self.last_queue[k] = tx;
             self.push(t, 3, k as u32, u32::MAX, to_gbps(d));
         }
-        let n = self.last_vm.len();
-        for (k, vm) in vms.iter().enumerate().take(n) {
-            let d = vm.tx_bytes - std::mem::replace(&mut self.last_vm[k], vm.tx_bytes);
-            self.push(t, 4, k as u32, vm.tenant, to_gbps(d));
-        }
+        vm_samples(&mut self.tp, (t, dt), 4, &mut self.last_vm, vms, |v| {
+            v.tx_bytes
+        });
+        vm_samples(&mut self.tp, (t, dt), 6, &mut self.last_vm_data, vms, |v| {
+            v.data_bytes
+        });
         if let Some(tl) = self.tenant_links.as_mut() {
             for (r, &port) in tl.ports.iter().enumerate() {
                 for k in 0..tl.tenants {
@@ -261,5 +269,26 @@ impl Recorder {
             }
         }
         self.last_t = now;
+    }
+}
+
+/// One sample per VM of `last` (none when the scope is off: `last` is empty) in scope
+/// `scope`: the rate of the counter `bytes` over the `dt` seconds ending at `t`.
+fn vm_samples(
+    tp: &mut ThroughputCols,
+    (t, dt): (f64, f64),
+    scope: u8,
+    last: &mut [u64],
+    vms: &[Vm],
+    bytes: impl Fn(&Vm) -> u64,
+) {
+    for (k, (vm, seen)) in vms.iter().zip(last.iter_mut()).enumerate() {
+        let now = bytes(vm);
+        let d = now - std::mem::replace(seen, now);
+        tp.time.push(t);
+        tp.scope.push(scope);
+        tp.id.push(k as u32);
+        tp.tenant.push(vm.tenant);
+        tp.gbps.push(d as f64 * 8.0 / dt / 1e9);
     }
 }

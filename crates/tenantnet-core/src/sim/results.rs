@@ -147,9 +147,23 @@ pub struct Summary {
     pub flows_finite: u64,
     /// Per-workload facts.
     pub workloads: Vec<WorkloadInfo>,
+    /// What the hosts' virtual switches did (absent without VMs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vswitch: Option<VswitchSummary>,
     /// The vswitch CPU model's totals (absent without it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuSummary>,
+}
+
+/// How often the hosts' policies acted, over the whole run: whether a scheme's
+/// host mechanism engaged at all.
+#[derive(Clone, Debug, Serialize)]
+pub struct VswitchSummary {
+    /// VMs' packets that waited in a shaper because its token bucket (or a Trinity
+    /// channel's green and red buckets) did not let them pass at once.
+    pub packets_shaped: u64,
+    /// Control packets the policies sent (Trinity's and ElasticSwitch's feedback).
+    pub control_packets: u64,
 }
 
 /// The PMD cores' cycles over the whole run, all hosts.
@@ -174,6 +188,11 @@ pub struct CpuSummary {
     pub cycles_clock: u64,
     /// Packets ingress policing dropped.
     pub packets_policed: u64,
+    /// C2TB manager calls (summed over VMs) that found a VM with packets waiting
+    /// and no cycle tokens: how often its CPU bucket throttled it (absent without
+    /// C2TB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c2tb_throttled: Option<u64>,
     /// Whether forwarding + empty polls + idle = the clock, core by core.
     pub cycle_conservation_ok: bool,
 }
@@ -229,6 +248,10 @@ impl Sim {
             flows_completed: self.completed,
             flows_finite: self.finite_flows,
             workloads: self.meta.workloads.clone(),
+            vswitch: (!self.vms.is_empty()).then_some(VswitchSummary {
+                packets_shaped: c.shaped,
+                control_packets: c.control_sent,
+            }),
             cpu: self.cpu_summary(),
         };
         let tables = vec![

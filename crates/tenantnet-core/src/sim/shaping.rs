@@ -41,7 +41,10 @@ impl Sim {
                 let lane = self.lane_of_packet(s, id);
                 let offer = self.shapers[s].offer_in(self.now, id, size, may_drop, lane);
                 match offer {
-                    Offer::Queued => self.shaper_schedule(s),
+                    Offer::Queued => {
+                        self.counters.shaped += 1;
+                        self.shaper_schedule(s)
+                    }
                     Offer::Pass(Some(c)) => self.colour(s, id, c),
                     _ => {}
                 }
@@ -65,9 +68,11 @@ impl Sim {
     pub(super) fn pass_to_nic(&mut self, v: VmId, id: PktId) {
         let p = &self.pkts[id];
         let size = p.size as u64;
+        let data = !p.has(flags::ACK | flags::CONTROL) as u64;
         self.pairs[p.pair as usize].tx_bytes += size;
         let vm = &mut self.vms[v.idx()];
         vm.tx_bytes += size;
+        vm.data_bytes += size * data;
         let nic = self.net.hosts[vm.host.idx()].nic;
         self.enqueue(nic, id, self.nic_queue(nic, id));
     }

@@ -22,6 +22,9 @@ pub struct Vm {
     pub weight: Option<f64>,
     /// Wire bytes the VM has sent past the vswitch to its NIC.
     pub tx_bytes: u64,
+    /// Of those, the wire bytes of its data packets (its ACKs and its policy's
+    /// control packets left out): what a hose-model guarantee covers.
+    pub data_bytes: u64,
     /// `tx_bytes` at the last host tick.
     pub tx_at_tick: u64,
     /// Wire bytes delivered to the VM, as of the last host tick (the datapath counts
@@ -62,6 +65,7 @@ impl Vm {
             guarantee_bps,
             weight: None,
             tx_bytes: 0,
+            data_bytes: 0,
             tx_at_tick: 0,
             rx_bytes: 0,
             rx_at_tick: 0,

@@ -96,6 +96,9 @@ pub struct C2tb {
     w_sum: u64,
     /// Calls so far.
     ticks: u64,
+    /// Calls, summed over VMs, that found a VM with packets waiting and no tokens
+    /// (tokens at or below 0): how often the buckets throttled.
+    pub throttled: u64,
 }
 
 impl C2tb {
@@ -134,6 +137,7 @@ impl C2tb {
             sum_unused: 0,
             w_sum,
             ticks: 0,
+            throttled: 0,
         }
     }
 
@@ -157,6 +161,10 @@ impl C2tb {
     /// VM i has packets waiting now (read by the `Backlog` reading only).
     pub fn update(&mut self, backlogged: impl Fn(usize) -> bool) {
         self.ticks += 1;
+        let starved = (self.buckets.iter().enumerate())
+            .filter(|&(i, b)| b.tokens <= 0 && backlogged(i))
+            .count();
+        self.throttled += starved as u64;
         let k = self.ticks;
         let by_backlog = self.redistribution == Redistribution::Backlog;
         // Backlog: a VM wants cycles if backlogged now or served since the last call

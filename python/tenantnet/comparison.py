@@ -1,0 +1,270 @@
+"""``tenantnet compare`` and :func:`tenantnet.compare`: one scenario under every
+scheme that applies (or those asked for), each under several seeds, run in parallel
+over the machine's cores, measured by one yardstick (:mod:`tenantnet.metrics`) and
+judged with statistics (:mod:`tenantnet.verdicts`).
+
+A scheme is judged only where it acted (:mod:`tenantnet.engagement`): one that never
+engaged in a run is the scenario without it, and its row says so. Each run's full
+results go to ``OUT/<scheme>/seed-<N>/``; beside them ``verdicts``, ``runs`` (a row
+per scheme and seed), ``tenants``, ``intervals`` and ``latency`` as Parquet and CSV,
+and ``report.html``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import metrics, schemes, stats
+from .engagement import Engagement, engagement
+from .errors import ScenarioError
+from .pool import pool_map, workers
+from .scenario import MemoryBudget, Scenario
+
+SCOPES = ("tenant", "link", "vm", metrics.RATE_SCOPE)
+"""Throughput samples every measure needs; added to the scenario's own."""
+
+DEFAULT_SEEDS = 3
+"""Seeds per scheme unless told otherwise: the fewest that give an interval worth
+reading."""
+
+COUNTERS = ("guarantees_all_pct", "goodput_gbps", "drops", "evictions", "ecn_marks",
+            "control_packets", "qct_p50_ms", "qct_p99_ms", "cpu_cycles")
+"""Figures of a run shown per scheme as their mean over seeds, beside the verdicts'."""
+
+
+@dataclass
+class Outcome:
+    """One scheme's run under one seed: its measures, or why it has none."""
+    scheme: str
+    seed: int | None
+    measures: metrics.Measures | None = None
+    error: str = ""
+    """Why the scheme did not run ("does not apply: …") or failed."""
+    engagement: Engagement | None = None
+    wall_s: float = 0.0
+    """Wall time of the simulation."""
+    write_s: float = 0.0
+    """Wall time spent writing the run's result files."""
+    analysis_s: float = 0.0
+    """Wall time spent measuring the run and checking what its scheme did."""
+
+
+def instrumented(data: Mapping[str, Any]) -> dict[str, Any]:
+    """`data` recording what the measures need: tenant, link, VM and VM data
+    throughput."""
+    d = dict(data)
+    out = dict(d.get("output", {}))
+    have = list(out.get("throughput", []))
+    out["throughput"] = have + [s for s in SCOPES if s not in have]
+    d["output"] = out
+    return d
+
+
+def run_scheme(data: Mapping[str, Any], spec: str, seed: int | None = None,
+               settle: float = metrics.SETTLE_S, out: Path | None = None,
+               memory_budget: MemoryBudget = None, source: str = "<scenario>",
+               base_dir: str = ".") -> Outcome:
+    """Runs `data` under the scheme `spec` and measures it; writes the run's results
+    into `out` when given. A scheme that does not apply, or a run that fails with a
+    scenario error, gives an :class:`Outcome` saying why."""
+    from .api import run
+    try:
+        applied = schemes.apply(instrumented(data), spec, base_dir)
+    except ScenarioError as e:  # "scheme X does not apply: why"
+        return Outcome(spec, seed, error=str(e))
+    start = time.monotonic()
+    try:
+        res = run(Scenario.from_dict(applied, source, base_dir), seed=seed,
+                  memory_budget=memory_budget)
+    except ScenarioError as e:
+        return Outcome(spec, seed, error=f"failed: {e}")
+    wall = time.monotonic() - start
+    start = time.monotonic()
+    if out is not None:
+        res.write(out)
+    written = time.monotonic() - start
+    start = time.monotonic()
+    m = metrics.measure(res, applied.get("workloads", []), settle)
+    eng = engagement(spec, res, applied)
+    return Outcome(spec, int(res.summary["seed"]), m, engagement=eng, wall_s=wall,
+                   write_s=written, analysis_s=time.monotonic() - start)
+
+
+def applicable(data: Mapping[str, Any], base_dir: str = ".") -> tuple[list[str], dict[str, str]]:
+    """The schemes that apply to `data`, and why each other one does not."""
+    ok, why = [], {}
+    for name, s in schemes.SCHEMES.items():
+        reason = schemes.why_not(s, data, base_dir)
+        if reason:
+            why[name] = reason
+        else:
+            ok.append(name)
+    return ok, why
+
+
+def seed_list(scenario: Scenario, seeds: int | Sequence[int], first: int | None) -> list[int]:
+    """The seeds to run: `seeds` itself if a list, else that many consecutive ones
+    from `first` (default the scenario's own seed)."""
+    if not isinstance(seeds, int):
+        return [int(s) for s in seeds]
+    start = first if first is not None else int(scenario.data().get("simulation", {})
+                                                 .get("seed", 1))
+    return [(start + i) % 2**64 for i in range(seeds)]
+
+
+@dataclass
+class Comparison:
+    """What :func:`compare` returns: every run's outcome and the tables built from
+    them (``verdicts`` first)."""
+    scenario: Scenario
+    seeds: list[int]
+    outcomes: list[Outcome]
+    skipped: dict[str, str] = field(default_factory=dict)
+    """The schemes that do not apply, and why."""
+    settle: float = metrics.SETTLE_S
+    choices: dict[str, list[str]] = field(default_factory=dict)
+    """What each scheme's preset chose for this scenario, in words."""
+    _tables: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+
+    @property
+    def schemes(self) -> list[str]:
+        """The schemes that ran (or failed), in order."""
+        return list(dict.fromkeys(o.scheme for o in self.outcomes))
+
+    def _table(self, name: str) -> pd.DataFrame:
+        if name not in self._tables:
+            from .comparison_tables import build
+            self._tables.update(build(self))
+        return self._tables[name]
+
+    @property
+    def verdicts(self) -> pd.DataFrame:
+        """A row per scheme: a verdict cell per property (✔, ✘ or ≈ inconclusive,
+        with the mean and 95 % interval over seeds), a note, what the scheme did,
+        then every figure's mean, interval and count."""
+        return self._table("verdicts")
+
+    @property
+    def runs(self) -> pd.DataFrame:
+        """A row per scheme and seed: the run's figures, or why it has none."""
+        return self._table("runs")
+
+    @property
+    def tenants(self) -> pd.DataFrame:
+        """A row per scheme, seed and tenant (:func:`metrics.measure`)."""
+        return self._table("tenants")
+
+    @property
+    def intervals(self) -> pd.DataFrame:
+        """A row per scheme, seed and sampling interval."""
+        return self._table("intervals")
+
+    @property
+    def latency(self) -> pd.DataFrame:
+        """A row per scheme, seed and flow-size bucket."""
+        return self._table("latency")
+
+    def warnings(self) -> list[str]:
+        """What makes a verdict less firm than it reads (few flows, seeds that did not
+        count), each with the schemes it concerns."""
+        from .comparison_tables import group_warnings
+        return [f"{', '.join(names)}: {w}" for w, names in
+                group_warnings(self.verdicts).items()]
+
+    def write(self, out: str | Path) -> Path:
+        """Writes the tables (Parquet and CSV) and ``report.html`` into `out` (which
+        the runs' folders may already be in); the report's path."""
+        from .plotting import save_csv
+        from .report_compare import write_report
+        d = Path(out)
+        d.mkdir(parents=True, exist_ok=True)
+        for name in ("verdicts", "runs", "tenants", "intervals", "latency"):
+            df = self._table(name)
+            df.to_parquet(d / f"{name}.parquet", index=False)
+            save_csv(df, d / f"{name}.csv")
+        return write_report(self, d)
+
+
+def compare(scenario: Scenario, specs: Sequence[str] | None = None,
+            out: Path | None = None, jobs: int | None = None,
+            seeds: int | Sequence[int] = DEFAULT_SEEDS, seed: int | None = None,
+            settle: float = metrics.SETTLE_S,
+            memory_budget: MemoryBudget = None) -> Comparison:
+    """Runs `scenario` under each scheme of `specs` (default: every one that
+    applies; those that do not are listed with the reason) and each seed, `jobs`
+    runs at a time; each run's results go to ``out/<scheme>/seed-<N>/`` when `out`
+    is given."""
+    data = scenario.data()
+    base = str(scenario.base_dir)
+    if specs is None:
+        specs, why = applicable(data, base)
+    else:
+        why = {}
+        for spec in specs:  # fail before any run: an unknown, conflicting or inapplicable one
+            schemes.apply(instrumented(data), spec, base)
+    seeds_run = seed_list(scenario, seeds, seed)
+    source = scenario.source
+    jobs_list = [(s, k) for s in specs for k in seeds_run]
+    tasks = [(data, s, k, settle, out / s / f"seed-{k}" if out else None, memory_budget,
+              source, base) for s, k in jobs_list]
+
+    def label(done: int, total: int, now: list[str]) -> str:
+        return f"compare: {done}/{total} runs done; running {', '.join(now)}"
+
+    names = [f"{s} (seed {k})" for s, k in jobs_list]
+    outcomes = pool_map(run_scheme, tasks, workers(jobs, len(tasks)), label, names)
+    return Comparison(scenario, seeds_run, outcomes, why, settle,
+                      {s: schemes.choices(data, s) for s in specs})
+
+
+def estimates(values: Mapping[str, Sequence[float]], reasons: Mapping[str, Sequence[str]],
+              bounds: tuple[float, float]) -> dict[str, stats.Estimate]:
+    """Each scheme's :class:`stats.Estimate` of its values over seeds."""
+    return {s: stats.estimate(v, reasons[s], bounds) for s, v in values.items()}
+
+
+def nan_if_missing(v: Any) -> float:
+    return float(v) if v is not None and not (isinstance(v, float) and np.isnan(v)) \
+        else np.nan
+
+
+def bench(repeat: int, jobs: int = 2, seeds: int = DEFAULT_SEEDS) -> None:
+    """``tenantnet bench compare``: the leaf-spine example under every scheme and
+    `seeds` seeds on `jobs` workers, into a temporary folder, `repeat` times; one
+    JSON line each. The runs' own timings split the workers' time into simulation,
+    writing the runs' files and measuring them; the tables and the report are written
+    after the last run, in this process."""
+    import json
+    import tempfile
+    example = Path(__file__).resolve().parents[2] / "examples" / "compare-leaf-spine.toml"
+    if not example.is_file():
+        raise ScenarioError(f"{example}: not found; the compare benchmark runs the "
+                            "repository's example (run it from a clone)")
+    sc = Scenario.from_file(example)
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.monotonic()
+            c = compare(sc, None, Path(tmp), jobs, seeds)
+            runs = time.monotonic() - start
+            c.write(Path(tmp))
+            total = time.monotonic() - start
+        ran = [o for o in c.outcomes if o.measures is not None]
+        sim = sum(o.wall_s for o in ran)
+        written = sum(o.write_s for o in ran)
+        measured = sum(o.analysis_s for o in ran)
+        busy = sim + written + measured
+        # the workers' busy time shares the runs' wall time; the report's is its own
+        analysis_wall = runs * measured / busy + (total - runs)
+        print(json.dumps({
+            "benchmark": "compare", "runs": len(c.outcomes), "workers": jobs,
+            "wall_s": round(total, 3), "runs_wall_s": round(runs, 3),
+            "report_wall_s": round(total - runs, 3), "simulation_s": round(sim, 3),
+            "write_s": round(written, 3), "measure_s": round(measured, 3),
+            "analysis_share": round(analysis_wall / total, 4)}), flush=True)
