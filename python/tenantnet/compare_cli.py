@@ -81,6 +81,9 @@ def cmd_compare(a: argparse.Namespace) -> None:
             kept["verdicts"] = c.verdicts
         publish(a.out, go, "tenantnet compare", a.force)
     print_verdicts(kept["verdicts"])
+    if a.seeds == 1:
+        print("one seed per scheme: no intervals, each verdict rests on one run "
+              "(--seeds N for more)")
     print(f"report: {a.out / 'report.html'}")
 
 
