@@ -143,7 +143,8 @@ def verdict_table(c: Comparison, runs: pd.DataFrame) -> pd.DataFrame:
                         f"{figure}_n": e.n, f"{figure}_missing": e.reasons()})
         ok = r[r["status"] == "ok"]
         for k in metrics_counters(ok):
-            row[k] = float(ok[k].mean())
+            e = stats.estimate(ok[k].astype(float).to_numpy())
+            row.update({k: e.mean, f"{k}_lo": e.lo, f"{k}_hi": e.hi})
         row["wall_s"] = float(r["wall_s"].mean()) if len(r) else math.nan
         rows.append(row)
     for s, reason in c.skipped.items():

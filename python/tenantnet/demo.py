@@ -116,8 +116,8 @@ def print_demo(table: pd.DataFrame) -> None:
     first = max(len(n) for n in names)
     widths = [max(len(p), 6) for p in table["policy"]]
     print("time from the phase's start until the tenant has what it is due, for good:")
-    print(" " * first + "  " + "  ".join(f"{p:<{w}}" for p, w in zip(table["policy"], widths,
-                                                                      strict=True)))
+    print((" " * first + "  " + "  ".join(
+        f"{p:<{w}}" for p, w in zip(table["policy"], widths, strict=True))).rstrip())
     for c, n in zip(conv, names, strict=True):
         print(f"{n:<{first}}  " + "  ".join(
             f"{_seconds(t):<{w}}" for t, w in zip(table[c], widths, strict=True)).rstrip())

@@ -225,6 +225,10 @@ def _tenant_means(c: Comparison) -> pd.DataFrame:
         return pd.DataFrame()
     cols = [k for k in TENANT_COLUMNS if k in t]
     m = t.groupby(["scheme", "tenant"], sort=False)[cols].mean().reset_index()
+    rate = mean_over_seeds(t, ["scheme", "tenant"], "rate_with_demand_gbps")
+    m.insert(list(m.columns).index("rate_with_demand_gbps") + 1, "95 % interval (Gb/s)", [
+        f"[{lo:.3g}, {hi:.3g}]" if n >= 2 else "" for lo, hi, n in
+        zip(rate["lo"], rate["hi"], rate["n"], strict=True)])
     return m.rename(columns=TENANT_COLUMNS)
 
 
