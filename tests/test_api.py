@@ -105,7 +105,9 @@ def test_seed_and_budget_arguments_are_checked() -> None:
         sc.simulation(seed=-1)
     with pytest.raises(tenantnet.ScenarioError, match="memory_budget"):
         sc.simulation(memory_budget="lots")
-    assert sc.simulation(seed=2**64 - 1).results().summary["seed"] == 2**64 - 1
+    assert sc.simulation(seed=2**63 - 1).results().summary["seed"] == 2**63 - 1
+    with pytest.raises(tenantnet.ScenarioError, match="seed = 9223372036854775808"):
+        sc.simulation(seed=2**63)
 
 
 def test_import_leaves_heavy_modules_until_used() -> None:

@@ -30,7 +30,21 @@ NASTY: list[Any] = [
     0, 1, -1, 2**31, 2**32, 2**63 - 1, 20_000_000, 65, 64,
     math.nan, math.inf, -math.inf, 1e308, 1e-308, 0.0, -0.0, 0.5, 1.5,
     True, False, [], [1], ["x"], [0, 64], {}, {"x": 1},
+    # what the fuzz of issue 38 added: exponents, signs, lines, long and combining text,
+    # integers beyond TOML's
+    "1e20GHz", "-5ms", "1,5MB", "a\nb", "x" * 5000, "h0\u0301", 2**70, [[1]], [{"a": 1}],
 ]
+
+JARGON = ("invalid type", "invalid value", "variant", "i64", "u64", "u32", "f64",
+          "sequence", " map", "Bytes(", "Some(", "\\u{", "newtype", "usize")
+"""Words of serde's and Rust's debug output that no message may show."""
+
+
+def plain(message: str) -> None:
+    """One line, short, in tenantnet's words."""
+    assert "\n" not in message and len(message) < 1000, message
+    for word in JARGON:
+        assert word not in message, (word, message)
 
 BUDGET = "1GiB"
 """Small enough that no accepted case can take the test machine's memory."""
@@ -84,6 +98,7 @@ def test_a_mutated_scenario_runs_or_names_its_key(d: dict[str, Any]) -> None:
     except tenantnet.ScenarioError as e:
         assert str(e).startswith("fuzz"), str(e)
         assert e.key or "expected a" in str(e), str(e)
+        plain(str(e))
         return
     try:
         r = tenantnet.run(short(d), memory_budget=BUDGET)
@@ -111,6 +126,7 @@ def test_a_mutated_scenario_from_the_command_line(case: int, tmp_path: Path) -> 
     assert "Traceback" not in p.stderr and "panicked" not in p.stderr, p.stderr
     if p.returncode == 2:
         assert p.stderr.startswith(f"error: {sc}") and len(p.stderr.splitlines()) == 1, p.stderr
+        plain(p.stderr.strip())
         assert not out.exists(), "nothing written on error"
     else:
         assert (out / "summary.json").is_file()

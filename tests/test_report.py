@@ -142,7 +142,7 @@ def test_the_run_summary_line_reads_well(tmp_path: Path) -> None:
     sc = tmp_path / "s.toml"
     sc.write_text((ROOT / "examples" / "graph-two-tier.toml").read_text())
     p = cli("run", str(sc), "--out", str(tmp_path / "o"), "-q", "--no-report")
-    assert p.returncode == 0 and "graph-two-tier: 10ms simulated in" in p.stdout, p.stdout
+    assert p.returncode == 0 and "graph-two-tier: 10 ms simulated in" in p.stdout, p.stdout
 
 
 def test_slowdown_and_port_counters_are_in_the_report(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """A worker of :mod:`tenantnet.pool`: reads ``(function, arguments)`` jobs from
 standard input, runs each and writes ``("ok", result)`` or ``("error", exception)``
 back on what was standard output, until its input ends. Anything the jobs print
-goes to standard error, so that it cannot corrupt the replies."""
+goes to standard error, so that it cannot corrupt the replies. It ignores Ctrl-C: the
+process that started it stops it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,11 @@ import traceback
 
 
 def main() -> None:
+    import signal
+
     from .pool import WorkerError, receive, send
+    # Ctrl-C reaches the whole process group: the caller stops the workers itself
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     jobs = sys.stdin.buffer

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import is_whole
+from .errors import SEED_MAX, is_whole
 from .progress import Progress
 from .results import Results
 from .scenario import MemoryBudget, Scenario
@@ -68,10 +68,10 @@ def compare(scenario: Scenario | str | Path | dict[str, Any],
     seeds = DEFAULT_SEEDS if seeds is None else seeds
     whole = isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1
     _check_type("seeds", seeds, whole or (isinstance(seeds, list | tuple) and bool(seeds)
-                                         and all(is_whole(s, 0, 2**64 - 1) for s in seeds)),
+                                         and all(is_whole(s, 0, SEED_MAX) for s in seeds)),
                 "a number of seeds (1 or more) or a list of seeds")
-    _check_type("seed", seed, seed is None or is_whole(seed, 0, 2**64 - 1),
-                "a seed from 0 to 2^64 - 1, or None")
+    _check_type("seed", seed, seed is None or is_whole(seed, 0, SEED_MAX),
+                "a seed from 0 to 2^63 - 1, or None")
     _check_type("jobs", jobs, jobs is None or is_whole(jobs, 1, 2**31),
                 "a number of runs at a time (1 or more), or None")
     settle = metrics.SETTLE_S if settle is None else settle

@@ -79,9 +79,17 @@ def cmd_run(a: argparse.Namespace) -> None:
         publish(a.out, write, "tenantnet run", a.force)
     s = res.summary
     rate = s["events"] / max(s["wall_s"], 1e-9) / 1e6
-    print(f"{s['scenario']}: {_core.format_duration(s['simulated_s'])} simulated in "
+    print(f"{s['scenario']}: {_short(s['simulated_s'])} simulated in "
           f"{s['wall_s']:.2f} s "
           f"({rate:.1f} M events/s); results in {a.out}/")
+
+
+def _short(seconds: float) -> str:
+    """A simulated time to 4 significant digits: 3 s, 129.1 ms, 250 us."""
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
+        if seconds >= scale or unit == "ns":
+            return f"{seconds / scale:.4g} {unit}"
+    return f"{seconds} s"
 
 
 def cmd_validate(a: argparse.Namespace) -> None:
@@ -115,7 +123,8 @@ def cmd_schemes(a: argparse.Namespace) -> None:
         for piece in s.pieces:
             print(f"{'':<15} {piece.place + ':':<12} {piece.describe()}")
         if "applies" in row:
-            print(f"{'':<15} {'applies:':<12} {row['applies']}")
+            said = ("yes" if row["applies"] == "yes" else f"no: {row['applies']}")
+            print(f"{'':<15} {'applies:':<12} {said}")
     print("\nplaces: " + "; ".join(f"{k}: {v}" for k, v in schemes.PLACES.items()))
     print("combine schemes that act at different places with '+', e.g. qshare+barberq")
 
@@ -372,7 +381,7 @@ def add_run_args(p: argparse.ArgumentParser, budget: bool = True) -> None:
     p.add_argument("scenario", type=Path, metavar="SCENARIO",
                    help="scenario file (.toml, or .json)")
     p.add_argument("--seed", type=seed_arg, metavar="N",
-                   help="replace simulation.seed (0 to 2^64-1)")
+                   help="replace simulation.seed (0 to 2^63-1)")
     if budget:
         p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                        help="most memory the run may use, e.g. 16GiB (default 8GiB): "

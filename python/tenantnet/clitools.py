@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import _core
+from .errors import SEED_MAX
 
 
 class CliError(Exception):
@@ -71,7 +72,10 @@ def publish(out: Path, write: Callable[[Path], object], by: str,
     (:func:`tenantnet.outdir.publish`)."""
     from . import outdir
     check_out(out, force)
-    outdir.publish(out, write, by, force)
+    try:
+        outdir.publish(out, write, by, force)
+    except outdir.OutputError as e:
+        fail(str(e))
 
 
 def add_force(p: argparse.ArgumentParser) -> None:
@@ -81,8 +85,8 @@ def add_force(p: argparse.ArgumentParser) -> None:
                         "not write (a results folder is always replaced whole)")
 
 
-seed_arg = int_arg(0, 2**64 - 1)
-"""A seed: a whole number from 0 to 2^64 - 1."""
+seed_arg = int_arg(0, SEED_MAX)
+"""A seed: a whole number from 0 to 2^63 - 1 (``errors.SEED_MAX``)."""
 
 count_arg = int_arg(1, 2**63 - 1)
 """A count: a whole number of at least 1."""

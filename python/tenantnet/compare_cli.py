@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import metrics, progress
+from . import progress
 from .clitools import (
     add_force,
     check_out,
@@ -19,7 +19,7 @@ from .clitools import (
     seed_arg,
     size_arg,
 )
-from .comparison import DEFAULT_SEEDS
+from .defaults import DEFAULT_SEEDS, SETTLE_S
 from .scenario import Scenario
 
 
@@ -94,7 +94,7 @@ def cmd_sweep(a: argparse.Namespace) -> None:
     check_out(a.out, a.force)
     with progress.showing(not a.quiet):
         df = sweep(sc, grid, a.out, a.schemes, a.jobs, a.backend, a.address, a.settle,
-                   a.memory_budget, a.force)
+                   a.memory_budget, a.force, a.max_events)
     for _, r in df[df["status"] == "did not act"].iterrows():
         print(f"note: point {r['point']} ({r['scheme']}) did not act, not averaged: "
               f"{r['engagement']}", file=sys.stderr)
@@ -130,10 +130,10 @@ def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", type=seed_arg, metavar="N",
                    help="the first seed (default the scenario's simulation.seed); the "
                         "others follow it")
-    p.add_argument("--settle", type=number_arg(0, 1e6), default=metrics.SETTLE_S,
+    p.add_argument("--settle", type=number_arg(0, 1e6), default=SETTLE_S,
                    metavar="SECONDS",
                    help="judge guarantees and fairness once a tenant's VM has had demand "
-                        f"this long (default {metrics.SETTLE_S:g})")
+                        f"this long (default {SETTLE_S:g})")
     add_force(p)
     p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                    help="most memory each run may use (default 8GiB)")
@@ -163,8 +163,11 @@ def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--address", default=None, metavar="ADDR",
                    help="Ray cluster to join, e.g. ray://head:10001 (default: start a "
                         "local instance)")
-    p.add_argument("--settle", type=number_arg(0, 1e6), default=metrics.SETTLE_S,
-                   metavar="SECONDS", help=f"as for compare (default {metrics.SETTLE_S:g})")
+    p.add_argument("--settle", type=number_arg(0, 1e6), default=SETTLE_S,
+                   metavar="SECONDS", help=f"as for compare (default {SETTLE_S:g})")
+    p.add_argument("--max-events", type=number_arg(1, 1e18), default=1e12, metavar="N",
+                   help="most events all the sweep's runs together may be estimated to "
+                        "need (default 1e12, about two days on one core)")
     add_force(p)
     p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                    help="most memory each run may use (default 8GiB)")

@@ -22,17 +22,15 @@ import numpy as np
 import pandas as pd
 
 from . import metrics, schemes, stats
+from .defaults import DEFAULT_SEEDS as DEFAULT_SEEDS
 from .engagement import Engagement, engagement
-from .errors import ScenarioError
+from .errors import SEED_MAX, ScenarioError
 from .pool import pool_map, workers
 from .scenario import MemoryBudget, Scenario
 
 SCOPES = ("tenant", "link", "vm", metrics.RATE_SCOPE)
 """Throughput samples every measure needs; added to the scenario's own."""
 
-DEFAULT_SEEDS = 3
-"""Seeds per scheme unless told otherwise: the fewest that give an interval worth
-reading."""
 
 COUNTERS = ("guarantees_all_pct", "goodput_gbps", "drops", "evictions", "ecn_marks",
             "control_packets", "qct_p50_ms", "qct_p99_ms", "cpu_cycles")
@@ -116,7 +114,7 @@ def seed_list(scenario: Scenario, seeds: int | Sequence[int], first: int | None)
         return [int(s) for s in seeds]
     start = first if first is not None else int(scenario.data().get("simulation", {})
                                                  .get("seed", 1))
-    return [(start + i) % 2**64 for i in range(seeds)]
+    return [(start + i) % (SEED_MAX + 1) for i in range(seeds)]
 
 
 @dataclass

@@ -23,6 +23,11 @@ class ScenarioError(ValueError):
         return self.message
 
 
+SEED_MAX = 2**63 - 1
+"""The largest seed, everywhere (a scenario file's, ``--seed``'s, the API's): TOML's
+largest integer."""
+
+
 def is_whole(v: Any, lo: int, hi: int) -> bool:
     """Whether ``v`` is an int (not a bool) from ``lo`` to ``hi``."""
     return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi

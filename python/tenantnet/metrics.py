@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .defaults import SETTLE_S as SETTLE_S  # the default settling time (module doc)
 from .results import Results, jain
 
 SATISFIED = 0.95
@@ -61,8 +62,6 @@ GUARANTEED = 0.95
 demand are satisfied."""
 WORK_CONSERVING = 0.90
 """Verdict: work-conserving when the bottleneck links are at least this busy on average."""
-SETTLE_S = 0.5
-"""Default settling time (module doc)."""
 SHORT_P99 = 2.0
 """Verdict: short flows (< 100 KB) are fine when their p99 slowdown is within this
 factor of the best scheme's in the same comparison. (No absolute bound fits every

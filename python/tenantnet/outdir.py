@@ -90,8 +90,11 @@ def publish(out: Path, write: Callable[[Path], object], by: str,
     remains, and a failure half-way leaves `out` as it was."""
     check_out(out, force)
     parent = out.parent if out.parent != Path("") else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
+    except OSError as e:
+        raise OutputError(f"{out}: cannot create it: {e.strerror or e}") from None
     old = None
     try:
         write(tmp)

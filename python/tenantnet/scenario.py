@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _core
-from .errors import ScenarioError, is_whole
+from .errors import SEED_MAX, ScenarioError, is_whole
 
 if TYPE_CHECKING:
     from .simulation import Footprint, Simulation
@@ -48,6 +48,10 @@ def _key(path: str, k: object) -> str:
 def _check_plain(v: object, path: str, source: str) -> None:
     """Raises :class:`ScenarioError` at the first value a scenario cannot hold: a
     non-finite number, or anything but tables, lists, strings, numbers and booleans."""
+    if isinstance(v, int) and not isinstance(v, bool) and not -2**63 <= v <= SEED_MAX:
+        raise ScenarioError(f"{source}: {path} = {v}: expected a whole number from "
+                            f"{-2**63} to {SEED_MAX} (a scenario's integers)", source, path,
+                            str(v))
     if isinstance(v, float) and not math.isfinite(v):
         raise ScenarioError(f"{source}: {path} = {v}: expected a finite number", source, path,
                             str(v))
@@ -74,6 +78,13 @@ class Scenario:
     base_dir: Path = field(default_factory=lambda: Path("."))
     fmt: str = "toml"
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"Scenario(text = {type(self.text).__name__}): expected the "
+                            "scenario's text; for a dictionary use Scenario.from_dict, for a "
+                            "file Scenario.from_file")
+        if self.fmt not in ("toml", "json"):
+            raise TypeError(f"Scenario(fmt = {self.fmt!r}): expected \"toml\" or \"json\"")
     @classmethod
     def from_file(cls, path: str | Path) -> Scenario:
         """Reads a scenario file (``.toml``, or ``.json``)."""
@@ -146,9 +157,9 @@ class Scenario:
 
     def _core(self, seed: int | None, memory_budget: MemoryBudget,
               max_events: float | None = None) -> _core.Simulation:
-        if seed is not None and not is_whole(seed, 0, 2**64 - 1):
+        if seed is not None and not is_whole(seed, 0, SEED_MAX):
             raise ScenarioError(f"seed = {seed!r}: expected a whole number from 0 to "
-                                f"{2**64 - 1}")
+                                f"{SEED_MAX}")
         budget = memory_budget_bytes(memory_budget)
         if max_events is not None and not (isinstance(max_events, int | float)
                                            and not isinstance(max_events, bool)
@@ -168,7 +179,7 @@ class Scenario:
     def simulation(self, seed: int | None = None, memory_budget: MemoryBudget = None,
                    max_events: float | None = None) -> Simulation:
         """A fresh simulation of this scenario at time 0; ``seed`` replaces
-        ``simulation.seed`` (0 to 2^64 - 1), ``memory_budget`` bounds its memory and
+        ``simulation.seed`` (0 to 2^63 - 1), ``memory_budget`` bounds its memory and
         ``max_events`` its estimated events (see :meth:`validate`)."""
         from .simulation import Simulation
         return Simulation(self._core(seed, memory_budget, max_events))

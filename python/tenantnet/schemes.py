@@ -62,7 +62,7 @@ class Piece:
     """What the preset sets, in words."""
 
     def describe(self) -> str:
-        parts = [f"{k} = {_show(v)}" for k, v in self.sets.items()]
+        parts = [f"[{k}]" if v == {} else f"{k} = {_show(v)}" for k, v in self.sets.items()]
         if self.preset:
             parts.append(f"{self.note} (the core's preset: {', '.join(self.preset)})")
         elif self.note:
@@ -129,9 +129,9 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
     Scheme("static", "static reservation: every VM capped at its guarantee",
            "baseline (MBFQ §5, Oktopus)", (_host("static"),)),
     Scheme("mbfq", "MBFQ: a macroscheduler resets each VM's token bucket every 100 ms "
-           "from its measured rate", "mbfq.md", (_host("mbfq"),)),
+           "from its measured rate", "MBFQ paper (To et al.), §4", (_host("mbfq"),)),
     Scheme("trinity", "Trinity: green/red token buckets per VM pair, two strict-priority "
-           "queues, ECN-driven rate control", "trinity.txt §III",
+           "queues, ECN-driven rate control", "Trinity paper, §III",
            (_host("trinity", **{"vswitch.pair_guarantees": "hose"}),
             Piece("queues", preset=("network.queues", "network.scheduler",
                                     "network.dscp_map"),
@@ -139,27 +139,27 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
                        "red (DSCP 0) low"), _MARKING), needs_pairs=True),
     Scheme("elasticswitch", "ElasticSwitch: guarantee partitioning and ECN-driven rate "
            "allocation per VM pair (the ES paper's RA as far as its sources describe it)",
-           "trinity.txt §IV, qshare.txt §3.1",
+           "Trinity paper, §IV; QShare paper, §3.1",
            (_host("elasticswitch", **{"vswitch.pair_guarantees": "dynamic",
                                       "vswitch.elasticswitch.profile": "paper"}),
             _MARKING), needs_pairs=True),
     Scheme("c-es", "conservative ElasticSwitch as Trinity's public module runs it (C-ES)",
-           "trinity.txt §IV-A", (_host("elasticswitch", **{
+           "Trinity paper, §IV-A", (_host("elasticswitch", **{
                "vswitch.pair_guarantees": "dynamic",
                "vswitch.elasticswitch.profile": "trinity-code"}), _MARKING),
            needs_pairs=True),
     Scheme("a-es", "aggressive ElasticSwitch (A-ES): R = G + W under Trinity's rate "
-           "controller", "trinity.txt §IV-A", (_host("elasticswitch", **{
+           "controller", "Trinity paper, §IV-A", (_host("elasticswitch", **{
                "vswitch.pair_guarantees": "dynamic",
                "vswitch.elasticswitch.profile": "aggressive"}), _MARKING),
            needs_pairs=True),
     Scheme("c2qos", "C2QoS: token buckets of CPU cycles (C2TB) and hierarchical batch "
-           "scheduling (HBS) on the vswitch's PMD cores", "c2qos.md",
+           "scheduling (HBS) on the vswitch's PMD cores", "C2QoS paper (Yang et al.), §IV",
            (Piece("cpu", {"vswitch.cpu.limiter": "c2tb", "vswitch.cpu.scheduler": "hbs"}),),
            needs_cpu=True),
     Scheme("qshare", "QShare: high-demand tenants bound to the 8 weighted-fair queues of "
            "each port, the rest shared and capped at their guarantee",
-           "qshare.txt §5, §7",
+           "QShare paper, §5, §7",
            (Piece("queues", {"network.queues": 8, "network.scheduler": "wfq",
                              "network.host_nic": "dscp"}),
             Piece("controller", {"qshare": {}},
@@ -167,17 +167,18 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
                        f"{QSHARE_DECISIONS} x 4s or more, else the longest 1, 2 or 5 "
                        f"x 10^k s giving {QSHARE_DECISIONS} decisions"))),
     Scheme("barberq", "BarberQ: a shared buffer that evicts the tail of the longest "
-           "satisfied queue, each tenant in its own service queue", "barberq.md",
+           "satisfied queue, each tenant in its own service queue",
+           "BarberQ paper (Kim and Lee), §II",
            (Piece("buffer", {"network.buffer_policy": "barberq"}),
             Piece("queues", {}, optional=True, service_queues=True)),
            needs_vms=False),
     Scheme("pmsb", "PMSB: ECN marks a packet when its port and its queue are both over "
            "their thresholds, each tenant in its own service queue",
-           "barberq.md (Fig. 4's baseline)",
+           "BarberQ paper, Fig. 4's baseline",
            (Piece("ecn", {"network.ecn_scope": "pmsb"}),
             Piece("queues", {}, optional=True, service_queues=True)), needs_vms=False),
     Scheme("per-queue-ecn", "ECN marking per queue at the port's threshold, each tenant "
-           "in its own service queue", "barberq.md (Fig. 4's baseline)",
+           "in its own service queue", "BarberQ paper, Fig. 4's baseline",
            (Piece("ecn", {"network.ecn_scope": "queue"}),
             Piece("queues", {}, optional=True, service_queues=True)), needs_vms=False),
 )}

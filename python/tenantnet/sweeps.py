@@ -31,6 +31,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
 import shutil
@@ -46,9 +47,12 @@ import tomllib
 from . import metrics, progress, schemes, stats
 from .comparison import applicable, instrumented
 from .engagement import engagement
-from .errors import ScenarioError
+from .errors import SEED_MAX, ScenarioError
 from .pool import pool_map, workers
 from .scenario import MemoryBudget, Scenario
+
+DEFAULT_MAX_EVENTS = 1e12
+"""The default limit on a sweep's events, all runs together (about two days)."""
 
 GRID_KEYS = ("parameters", "seeds", "schemes")
 _SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)((?:\[\d+\])*)$")
@@ -139,9 +143,9 @@ def grid_from(g: Mapping[str, Any], where: str = "grid") -> Grid:
                                 "non-empty list of values")
     seeds = g.get("seeds")
     if seeds is not None and (not isinstance(seeds, list) or not seeds or not all(
-            isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**64 for s in seeds)):
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= SEED_MAX for s in seeds)):
         raise ScenarioError(f"{where}: seeds = {seeds!r}: expected a list of whole numbers "
-                            "from 0 to 2^64 - 1")
+                            "from 0 to 2^63 - 1")
     names = g.get("schemes")
     if names is not None:
         if not isinstance(names, list) or not names or not all(isinstance(s, str)
@@ -217,21 +221,61 @@ def _done(folder: Path, key: str) -> bool:
     return f.is_file() and pd.read_parquet(f, columns=["status"])["status"].iloc[0] != "failed"
 
 
-def _check(scenario: Scenario, grid: Grid, memory_budget: MemoryBudget) -> None:
-    """Every combination of values must make a valid scenario: refused up front."""
+NS_PER_EVENT = 150.0
+"""Wall time per event for time estimates (as the core's footprint estimate)."""
+
+RUN_OVERHEAD_EVENTS = 7e5
+"""What a point costs beyond its simulation, in events (at the footprint's 150 ns
+each: about 0.1 s to hand it to a worker, measure it and write its row, measured by
+``tenantnet bench compare``)."""
+
+
+def _grid_limit(n: int, per_run: float, max_events: float, where: str) -> None:
+    """Refuses `n` runs of about `per_run` events each when they pass `max_events`."""
+    total = n * (per_run + RUN_OVERHEAD_EVENTS)
+    if total > max_events:
+        hours = total * NS_PER_EVENT * 1e-9 / 3600
+        raise ScenarioError(
+            f"{where}: {n:,} runs of about {_count(per_run)} events each would process "
+            f"about {_count(total)} events (about {hours:,.1f} hours on one core), more than "
+            f"the limit of {_count(max_events)} events (raise it with --max-events, or make "
+            "the grid smaller)")
+
+
+def _count(x: float) -> str:
+    """A large count as the core's estimates write it: 4.2e13."""
+    return f"{x:.2g}".replace("e+0", "e").replace("e+", "e")
+
+
+def _check(scenario: Scenario, grid: Grid, runs_per_combo: int,
+           memory_budget: MemoryBudget, max_events: float) -> None:
+    """Every combination of values must make a valid scenario whose run fits the
+    budget, and all the runs together the events limit: refused up front, the
+    grid's size first (from its first point's estimate), before anything is
+    validated further or written."""
     data = scenario.data()
     keys = list(grid.parameters)
-    for values in itertools.product(*(grid.parameters[k] for k in keys)):
+    combos = math.prod(len(grid.parameters[k]) for k in keys)
+    where = f"grid ({combos:,} combinations x {runs_per_combo} seeds and schemes)"
+    total = 0.0
+    for i, values in enumerate(itertools.product(*(grid.parameters[k] for k in keys))):
+        if i % 20 == 0:
+            progress.step(f"sweep: validating grid point {i + 1:,}/{combos:,}")
         d = copy.deepcopy(data)
         for k, v in zip(keys, values, strict=True):
             set_key(d, k, v, scenario.source)
         shown = ", ".join(f"{k} = {json.dumps(v, default=str)}"
                           for k, v in zip(keys, values, strict=True))
         try:
-            Scenario.from_dict(d, scenario.source, scenario.base_dir).validate(
+            fp = Scenario.from_dict(d, scenario.source, scenario.base_dir).validate(
                 memory_budget=memory_budget)
         except ScenarioError as e:
             raise ScenarioError(f"grid point {shown}: {e}") from None
+        if i == 0:
+            _grid_limit(combos * runs_per_combo, fp.events, max_events, where)
+        total += fp.events * runs_per_combo
+    _grid_limit(combos * runs_per_combo, total / (combos * runs_per_combo), max_events,
+                where)
 
 
 def _run_ray(tasks: list[tuple[Any, ...]], address: str | None, n: int,
@@ -290,14 +334,21 @@ def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str
           out: str | Path, specs: Sequence[str] | None = None, jobs: int | None = None,
           backend: str = "local", address: str | None = None,
           settle: float = metrics.SETTLE_S, memory_budget: MemoryBudget = None,
-          force: bool = False) -> pd.DataFrame:
+          force: bool = False, max_events: float = DEFAULT_MAX_EVENTS) -> pd.DataFrame:
     """Runs every point of `grid` not already in `out` (``local`` process pool of
     `jobs` workers, default one per core, or ``ray`` at `address`) and returns the
     whole dataset as a DataFrame, a row per point (module doc). `force` replaces a
-    non-empty `out` that tenantnet did not write."""
+    non-empty `out` that tenantnet did not write. A grid whose runs together would
+    process more than `max_events` events (their estimates, plus what each point
+    costs beside its simulation) is refused before anything runs or is written."""
     from .api import as_scenario
     from .outdir import write_manifest
     sc = as_scenario(scenario)
+    if not isinstance(grid, Grid | str | Path | Mapping):
+        raise TypeError(f"grid = {grid!r}: expected a grid file's path, a dict shaped like "
+                        f"one or a Grid, not {type(grid).__name__}")
+    if not isinstance(out, str | Path):
+        raise TypeError(f"out = {out!r}: expected a folder's path, not {type(out).__name__}")
     g = (grid if isinstance(grid, Grid) else read_grid(Path(grid))
          if isinstance(grid, str | Path) else grid_from(grid))
     if backend not in ("local", "ray"):
@@ -307,7 +358,7 @@ def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str
     names = list(specs or g.schemes or applicable(data, base)[0])
     for s in names:
         schemes.parse(s)
-    _check(sc, g, memory_budget)
+    _check(sc, g, len(g.seeds) * len(names), memory_budget, max_events)
     out = Path(out)
     folder = _prepare(out, force)
     pts = points(g, names)

@@ -21,6 +21,22 @@ pub const PS_PER_SEC: u64 = 1_000_000_000_000;
 /// ps) never wraps.
 pub const MAX_DURATION: u64 = 1_000_000 * PS_PER_SEC;
 
+/// The shortest period any timer may have, picoseconds: 1 µs (a datacenter RTT is
+/// 5–100 µs). A timer that fired every picosecond would never let a run finish.
+pub const MIN_TIMER: u64 = 1_000_000;
+
+/// What a timer shorter than [`MIN_TIMER`] is told.
+pub const MIN_TIMER_TEXT: &str = "expected at least 1us (the shortest timer tenantnet runs)";
+
+/// `ps` if it is a timer's period of at least [`MIN_TIMER`], else the message (the
+/// error that carries it quotes the value).
+pub fn check_timer(ps: u64) -> Result<u64, String> {
+    if ps < MIN_TIMER {
+        return Err(MIN_TIMER_TEXT.to_string());
+    }
+    Ok(ps)
+}
+
 /// The fastest link rate a scenario may write: 100 Tb/s (today's fastest Ethernet is
 /// 1.6 Tb/s). Together with [`MAX_PACKET`] it keeps `bytes · 8 · 10^12` and the
 /// serialization times derived from it within `u64`.
@@ -29,6 +45,29 @@ pub const MAX_RATE_BPS: u64 = 100_000_000_000_000;
 /// The largest packet on the wire, headers included: 65 535 bytes (IPv4's total-length
 /// limit). Data segments (MSS + header), ACKs and UDP packets are all checked against it.
 pub const MAX_PACKET: u64 = 65_535;
+
+/// `s` in double quotes as a TOML basic string writes it (control characters as
+/// `\uXXXX`), cut to [`QUOTED_MAX`] characters with `…`: how messages show a value.
+pub fn quoted(s: &str) -> String {
+    let mut out = String::from('"');
+    for (i, c) in s.chars().enumerate() {
+        if i == QUOTED_MAX {
+            out.push('…');
+            break;
+        }
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The most characters of a value a message shows.
+pub const QUOTED_MAX: usize = 60;
 
 /// Splits `"12.5 Gbps"` into the digits without the point (`125`), the number of
 /// fraction digits (`1`) and the unit (`"Gbps"`).
@@ -41,21 +80,30 @@ fn split_number(s: &str) -> Result<(u128, u32, &str), String> {
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(end);
     let unit = unit.trim();
+    if num.is_empty() && t.starts_with('-') {
+        return Err("a negative number".into());
+    }
     if num.is_empty() {
         return Err("no number before the unit".into());
+    }
+    let exponent = unit
+        .strip_prefix(['e', 'E'])
+        .map(|r| r.trim_start_matches(['+', '-']));
+    if exponent.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())) {
+        return Err("written with an exponent; write the number out in full".into());
     }
     let mut parts = num.splitn(2, '.');
     let int = parts.next().unwrap_or("");
     let frac = parts.next().unwrap_or("");
     if int.is_empty() || frac.contains('.') || (num.contains('.') && frac.is_empty()) {
-        return Err(format!("{num:?} is not a decimal number"));
+        return Err(format!("{} is not a decimal number", quoted(num)));
     }
     if int.len() + frac.len() > 30 {
         return Err("number too large".into());
     }
     let digits: u128 = format!("{int}{frac}")
         .parse()
-        .map_err(|_| format!("{num:?} is not a decimal number"))?;
+        .map_err(|_| format!("{} is not a decimal number", quoted(num)))?;
     Ok((digits, frac.len() as u32, unit))
 }
 
@@ -108,7 +156,7 @@ fn positive(
     let m = match (unit, mult(unit)) {
         (_, Some(m)) => m,
         ("", None) => return Err("missing unit".into()),
-        (other, None) => return Err(format!("unknown unit {other:?}")),
+        (other, None) => return Err(format!("unknown unit {}", quoted(other))),
     };
     let v = scale(d, f, m, what.0).map_err(|e| too_large(e, over))?;
     if v == 0 {
@@ -130,7 +178,7 @@ pub fn parse_duration(s: &str) -> Result<u64, String> {
         "ms" => 1_000_000_000,
         "s" => PS_PER_SEC as u128,
         "" => return Err("missing unit".into()),
-        other => return Err(format!("unknown unit {other:?}")),
+        other => return Err(format!("unknown unit {}", quoted(other))),
     };
     const LONG: &str = "longer than the longest duration tenantnet simulates, 1000000s (11.6 days)";
     let v = scale(d, f, mult, "picoseconds").map_err(|e| too_large(e, LONG))?;
@@ -208,7 +256,7 @@ pub fn parse_bytes(s: &str) -> Result<ByteSize, String> {
         "MiB" => 1 << 20,
         "GiB" => 1 << 30,
         "" => return Err("missing unit".into()),
-        other => return Err(format!("unknown unit {other:?}")),
+        other => return Err(format!("unknown unit {}", quoted(other))),
     };
     scale(d, f, mult, "bytes").map(ByteSize::Bytes)
 }

@@ -98,7 +98,14 @@ fn column<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyTuple>> {
 struct Simulation {
     sim: Sim,
     source: String,
+    /// Simulated time run between two checks for Ctrl-C, adapted to last about
+    /// [`SLICE_WALL_S`] of wall time.
+    slice: tenantnet_core::engine::Time,
 }
+
+/// Wall time between two checks for a signal (Ctrl-C) while a run goes on without
+/// the GIL.
+const SLICE_WALL_S: f64 = 0.1;
 
 fn footprint_rows(f: &Footprint) -> Vec<(&'static str, String, String, f64)> {
     f.parts
@@ -173,6 +180,7 @@ impl Simulation {
         Ok(Simulation {
             sim,
             source: source.to_string(),
+            slice: 100_000_000, // 100 us of simulated time to start with
         })
     }
 
@@ -185,8 +193,21 @@ impl Simulation {
             )));
         }
         let t = from_secs(t_s.min(to_secs(self.sim.end())));
-        let sim = &mut self.sim;
-        py.detach(move || sim.run_until(t));
+        // in slices of about SLICE_WALL_S of wall time, checking for Ctrl-C between
+        // them (the slices do not change the run: events are processed in order)
+        loop {
+            let target = t.min(self.sim.now().saturating_add(self.slice));
+            let started = std::time::Instant::now();
+            let sim = &mut self.sim;
+            py.detach(move || sim.run_until(target));
+            let wall = started.elapsed().as_secs_f64();
+            let factor = (SLICE_WALL_S / wall.max(1e-6)).clamp(0.25, 4.0);
+            self.slice = ((self.slice as f64 * factor) as tenantnet_core::engine::Time).max(1);
+            if target >= t || self.sim.finished() || self.sim.failure().is_some() {
+                break;
+            }
+            py.check_signals()?;
+        }
         match self.sim.failure() {
             None => Ok(()),
             Some(f) => Err(ScenarioError::new_err((

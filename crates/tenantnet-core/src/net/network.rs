@@ -104,14 +104,17 @@ fn hosts_and_switches(nodes: &[Node], ports: &[Port]) -> Result<(Vec<Host>, Vec<
             NodeKind::Host(_) => {
                 if n.ports.len() != 1 {
                     return Err(format!(
-                        "host {:?} has {} links; a host must have exactly one",
-                        n.name,
+                        "host {} has {} links; a host must have exactly one",
+                        crate::units::quoted(&n.name),
                         n.ports.len()
                     ));
                 }
                 let peer = ports[n.ports[0].idx()].peer();
                 if matches!(nodes[peer.idx()].kind, NodeKind::Host(_)) {
-                    return Err(format!("host {:?} is linked to another host", n.name));
+                    return Err(format!(
+                        "host {} is linked to another host",
+                        crate::units::quoted(&n.name)
+                    ));
                 }
                 hosts.push(Host {
                     node: NodeId(i as u32),
@@ -340,7 +343,10 @@ impl NetworkBuilder {
                 NodeKind::Switch(SwitchId(switches_n - 1))
             };
             if by_name.insert(name.clone(), NodeId(i as u32)).is_some() {
-                return Err(format!("two nodes are named {name:?}"));
+                return Err(format!(
+                    "two nodes are named {}",
+                    crate::units::quoted(name)
+                ));
             }
             nodes.push(Node {
                 name: name.clone(),

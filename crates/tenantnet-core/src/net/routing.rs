@@ -99,9 +99,9 @@ impl Routing {
                 if dist[si] == u32::MAX {
                     if leaf_index[si] != u32::MAX {
                         return Err(format!(
-                            "switch {:?} cannot reach switch {:?}: the topology is disconnected",
-                            nodes[sw.node.idx()].name,
-                            nodes[switches[leaf.idx()].node.idx()].name
+                            "switch {} cannot reach switch {}: the topology is disconnected",
+                            crate::units::quoted(&nodes[sw.node.idx()].name),
+                            crate::units::quoted(&nodes[switches[leaf.idx()].node.idx()].name)
                         ));
                     }
                     continue;
@@ -120,8 +120,8 @@ impl Routing {
                 });
                 if set.len() > 255 {
                     return Err(format!(
-                        "switch {:?} has {} equal-cost next hops toward one leaf; expected at most 255",
-                        nodes[sw.node.idx()].name,
+                        "switch {} has {} equal-cost next hops toward one leaf; expected at most 255",
+                        crate::units::quoted(&nodes[sw.node.idx()].name),
                         set.len()
                     ));
                 }

@@ -187,6 +187,11 @@ impl Estimator {
             let key = &r.vswitch.tick_key;
             self.fp.add(rec, what, key, vrows * fp::PER_VM_RATE_ROW);
         }
+        for p in r.periodic.iter().filter(|p| p.rows > 0.0) {
+            let rows = fp::samples(r.end, p.period) * p.rows;
+            let what = format!("{} {}", human_count(rows), p.what);
+            self.fp.add(rec, what, &p.key, rows * p.row_bytes);
+        }
         self.check(ctx)
     }
 
@@ -247,6 +252,26 @@ pub struct RunShape<'a> {
     pub vswitch: &'a VswitchParams,
     /// Each VM's egress queue, bytes.
     pub vm_queue: u64,
+    /// The other tables and timers the run keeps every so often.
+    pub periodic: &'a [Periodic],
+}
+
+/// A table the run adds rows to, or a timer it wakes, every `period` (the CPU model's
+/// records and manager, QShare's decisions): its rows and events for the estimate.
+#[derive(Clone, Debug)]
+pub struct Periodic {
+    /// The key that sets the period.
+    pub key: String,
+    /// What the rows are, for the estimate's text ("vm_cpu rows").
+    pub what: &'static str,
+    /// The period, picoseconds.
+    pub period: Time,
+    /// Rows added per period.
+    pub rows: f64,
+    /// Bytes per row.
+    pub row_bytes: f64,
+    /// Events per period.
+    pub events: f64,
 }
 
 /// Throughput series sampled every interval (tenants, ports, queues of multi-queue
@@ -371,7 +396,10 @@ fn events(r: &RunShape) -> f64 {
     } else {
         fp::samples(r.end, r.vswitch.tick)
     };
-    total + ticks + vm_ticks
+    let periodic: f64 = (r.periodic.iter())
+        .map(|p| fp::samples(r.end, p.period) * p.events)
+        .sum();
+    total + ticks + vm_ticks + periodic
 }
 
 /// A flow's full-size packet on the wire, bytes.

@@ -111,14 +111,27 @@ pub fn value_at<'a>(root: &'a Value, key: &str) -> Option<&'a Value> {
     Some(v)
 }
 
-/// The value at key path `key` in `root`, rendered as TOML.
+/// The value at key path `key` in `root`, rendered as TOML on one line, cut to
+/// [`SHOWN_MAX`] characters with `…`.
 pub fn lookup(root: &Value, key: &str) -> Option<String> {
-    value_at(root, key).map(render)
+    value_at(root, key).map(|v| {
+        let text = render(v);
+        if text.chars().count() > SHOWN_MAX {
+            let cut: String = text.chars().take(SHOWN_MAX - 1).collect();
+            format!("{cut}…")
+        } else {
+            text
+        }
+    })
 }
 
-/// A value in TOML syntax, inline.
+/// The most characters of a value an error shows.
+pub const SHOWN_MAX: usize = 100;
+
+/// A value in TOML syntax, inline, on one line (strings as basic strings, escaped).
 pub fn render(v: &Value) -> String {
     match v {
+        Value::String(s) => crate::units::quoted(s),
         Value::Table(t) => {
             let inner: Vec<String> = t
                 .iter()
@@ -194,7 +207,8 @@ fn node_at(root: &Value, key: &str) -> Option<&'static Json> {
         n = match &s {
             Seg::Key(k) => {
                 prefix = join(&prefix, &quote(k));
-                resolve(n.get("properties")?.get(k)?)
+                let named = n.get("properties").and_then(|p| p.get(k));
+                resolve(named.or_else(|| n.get("additionalProperties").filter(|a| a.is_object()))?)
             }
             Seg::Index(i) => {
                 prefix = format!("{prefix}[{i}]");
@@ -206,6 +220,38 @@ fn node_at(root: &Value, key: &str) -> Option<&'static Json> {
         .and_then(|v| v.get("kind"))
         .and_then(|k| k.as_str());
     Some(by_kind(n, kind))
+}
+
+/// Whether the schema wants a table at `key` and nothing else (a struct: serde would
+/// read a list there field by field, by position).
+fn wants_table(root: &Value, key: &str) -> bool {
+    node_at(root, key).map(resolve).is_some_and(|n| {
+        n.get("type").and_then(Json::as_str) == Some("object") && n.get("oneOf").is_none()
+    })
+}
+
+/// The first key path in `root` whose value is not a table where the schema wants a
+/// table (depth first, in the file's order), if any.
+pub fn first_non_table(root: &Value) -> Option<String> {
+    fn walk(root: &Value, v: &Value, path: &str) -> Option<String> {
+        let children: Vec<(String, &Value)> = match v {
+            Value::Table(t) => t.iter().map(|(k, x)| (join(path, &quote(k)), x)).collect(),
+            Value::Array(a) => (a.iter().enumerate())
+                .map(|(i, x)| (format!("{path}[{i}]"), x))
+                .collect(),
+            _ => return None,
+        };
+        for (p, x) in children {
+            if !x.is_table() && wants_table(root, &p) {
+                return Some(p);
+            }
+            if let Some(found) = walk(root, x, &p) {
+                return Some(found);
+            }
+        }
+        None
+    }
+    walk(root, root, "")
 }
 
 /// What the key at `key` expects, in words, if the schema says.

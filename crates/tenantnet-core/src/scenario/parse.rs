@@ -147,14 +147,46 @@ fn explain(
             let e = rest.split_once(", expected ").map(|x| x.1).unwrap_or("");
             e.replace('`', "\"")
         });
-        format!("unknown value {got:?}; expected {expected}")
+        format!(
+            "unknown value {}; expected {expected}",
+            crate::units::quoted(got)
+        )
     } else if let (true, Some(expected)) = (wrong_shape, keys::expected(root, &key)) {
+        format!("expected {expected}")
+    } else if let Some(expected) = serde_expected(&raw) {
         format!("expected {expected}")
     } else {
         // our own messages (units, hosts, DSCP values)
         raw.replace('`', "")
     };
     ScenarioError::at(file, key.clone(), lookup(root, &key), message)
+}
+
+/// What serde's "invalid type: …, expected …" (or "invalid value", "invalid length")
+/// says is expected, in the words the rest of the messages use; None for any other
+/// message.
+fn serde_expected(raw: &str) -> Option<String> {
+    let shaped = ["invalid type:", "invalid value:", "invalid length"];
+    if !shaped.iter().any(|p| raw.starts_with(p)) {
+        return None;
+    }
+    let (_, want) = raw.rsplit_once(", expected ")?;
+    let want = want.trim().trim_end_matches('.').replace('`', "");
+    let words = match want.as_str() {
+        "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "usize" | "isize" => {
+            "a whole number".to_string()
+        }
+        "f32" | "f64" => "a number".into(),
+        "a boolean" => "true or false".into(),
+        "a sequence" => "a list".into(),
+        "a map" => "a table".into(),
+        "string only" | "a borrowed string" => "a string".into(),
+        other => other
+            .replace("a sequence", "a list")
+            .replace("a map", "a table")
+            .replace("unit variant", "a name"),
+    };
+    Some(words)
 }
 
 /// Deserializes `value` (found at key path `prefix`) as `T`.
@@ -251,16 +283,64 @@ fn parse_workload(
 /// A TOML syntax error as one line: where, and what is wrong (the parser's own
 /// message quotes the offending line, which may be megabytes long).
 fn toml_syntax(text: &str, e: &toml::de::Error) -> String {
-    let what = e.message().trim().trim_end_matches('.');
+    let mut what = e.message().trim().trim_end_matches('.').to_string();
+    if what.contains("value was too large") || what.contains("number too large") {
+        what = "a whole number beyond 9223372036854775807 (2^63 - 1), the largest a scenario \
+                holds"
+            .into();
+    }
     match e.span() {
         Some(span) => {
-            let before = &text[..span.start.min(text.len())];
+            let start = span.start.min(text.len());
+            let before = &text[..start];
             let line = before.matches('\n').count() + 1;
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            format!("not valid TOML: line {line}, column {column}: {what}")
+            let shown = text[start - before.rsplit('\n').next().map_or(0, str::len)..]
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim();
+            let quoted = crate::units::quoted(shown);
+            let shown = &quoted[1..quoted.len() - 1];
+            format!("not valid TOML: line {line}, column {column}: {what} (the line: {shown})")
         }
         None => format!("not valid TOML: {what}"),
     }
+}
+
+/// A JSON value as the TOML value a scenario file would hold; else the key path, the
+/// value and why TOML cannot hold it (null, an integer beyond 2^63 - 1).
+fn from_json(v: &serde_json::Value, path: &str) -> Result<Value, (String, String, String)> {
+    use serde_json::Value as J;
+    let beyond = || {
+        "expected a whole number from -9223372036854775808 to 9223372036854775807 (a \
+         scenario's integers)"
+            .to_string()
+    };
+    Ok(match v {
+        J::Null => {
+            let why = "expected a value (a scenario has no null: leave the key out)";
+            return Err((path.to_string(), "null".into(), why.into()));
+        }
+        J::Bool(b) => Value::Boolean(*b),
+        J::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Value::Integer(i),
+            (None, _) if n.is_u64() => return Err((path.to_string(), n.to_string(), beyond())),
+            (None, Some(f)) => Value::Float(f),
+            (None, None) => return Err((path.to_string(), n.to_string(), beyond())),
+        },
+        J::String(s) => Value::String(s.clone()),
+        J::Array(a) => Value::Array(
+            (a.iter().enumerate())
+                .map(|(i, x)| from_json(x, &format!("{path}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        ),
+        J::Object(m) => Value::Table(
+            m.iter()
+                .map(|(k, x)| Ok((k.clone(), from_json(x, &join(path, &quote(k)))?)))
+                .collect::<Result<_, (String, String, String)>>()?,
+        ),
+    })
 }
 
 /// Parses scenario `text` read from `file`.
@@ -279,9 +359,13 @@ pub fn parse_with_root(
             toml::from_str::<Table>(text)
                 .map_err(|e| ScenarioError::at(file, "", None, toml_syntax(text, &e)))?,
         ),
-        Format::Json => serde_json::from_str::<Value>(text).map_err(|e| {
-            ScenarioError::at(file, "", None, format!("not valid scenario JSON: {e}"))
-        })?,
+        Format::Json => {
+            let json = serde_json::from_str::<serde_json::Value>(text).map_err(|e| {
+                ScenarioError::at(file, "", None, format!("not valid scenario JSON: {e}"))
+            })?;
+            from_json(&json, "")
+                .map_err(|(key, shown, why)| ScenarioError::at(file, key, Some(shown), why))?
+        }
     };
     if !root.is_table() {
         return Err(ScenarioError::at(
@@ -289,6 +373,15 @@ pub fn parse_with_root(
             "",
             None,
             "expected a table of scenario keys",
+        ));
+    }
+    if let Some(key) = keys::first_non_table(&root) {
+        let expected = keys::expected(&root, &key).unwrap_or_else(|| "a table".into());
+        return Err(ScenarioError::at(
+            file,
+            key.clone(),
+            lookup(&root, &key),
+            format!("expected {expected}"),
         ));
     }
     let raw: ScenarioSpec<Table, Table> = de_at(file, "", root.clone(), &root)?;

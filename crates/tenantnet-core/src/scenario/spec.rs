@@ -228,7 +228,8 @@ impl<'de> Deserialize<'de> for DscpMapSpec {
                     "zero" => Ok(DscpMapSpec::Zero),
                     "identity" => Ok(DscpMapSpec::Identity),
                     _ => Err(E::custom(format!(
-                        "unknown map {s:?}; expected \"zero\", \"identity\" or a table"
+                        "unknown value {}; expected \"zero\", \"identity\" or a table of DSCP = queue",
+                        crate::units::quoted(s)
                     ))),
                 }
             }
@@ -236,7 +237,10 @@ impl<'de> Deserialize<'de> for DscpMapSpec {
                 let mut pairs = Vec::new();
                 while let Some((k, v)) = m.next_entry::<String, u32>()? {
                     let d: u32 = k.parse().ok().filter(|d| *d < 64).ok_or_else(|| {
-                        A::Error::custom(format!("DSCP {k:?} is not a number in 0..=63"))
+                        A::Error::custom(format!(
+                            "DSCP {} is not a number from 0 to 63",
+                            crate::units::quoted(&k)
+                        ))
                     })?;
                     pairs.push((d, v));
                 }

@@ -49,14 +49,20 @@ impl Cdf {
             let fields: Vec<&str> = line.split_whitespace().collect();
             if fields.len() != 2 {
                 return Err(format!(
-                    "line {n}: {line:?}: expected two numbers, `size_bytes cumulative_probability`"
+                    "line {n}: {}: expected two numbers, `size_bytes cumulative_probability`",
+                    crate::units::quoted(line)
                 ));
             }
             let num = |s: &str, what: &str| -> Result<f64, String> {
                 s.parse::<f64>()
                     .ok()
                     .filter(|v| v.is_finite())
-                    .ok_or_else(|| format!("line {n}: {s:?} is not a number ({what})"))
+                    .ok_or_else(|| {
+                        format!(
+                            "line {n}: {} is not a number ({what})",
+                            crate::units::quoted(s)
+                        )
+                    })
             };
             let size = num(fields[0], "size_bytes")?;
             let p = num(fields[1], "cumulative_probability")?;

@@ -7,6 +7,7 @@
 //! non-empty; every link joins two declared, different nodes, at most once; every
 //! host has exactly one link, to a switch; every node is reachable from every other.
 
+use crate::units::quoted;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -89,7 +90,7 @@ impl Graph {
             if ids.insert(name.clone(), (id, host)).is_some() {
                 return Err((
                     format!("{list}[{at}]").into(),
-                    format!("{name:?} is declared twice; expected unique names"),
+                    format!("{} is declared twice; expected unique names", quoted(name)),
                 ));
             }
         }
@@ -106,25 +107,32 @@ impl Graph {
                 ids.get(name).copied().ok_or_else(|| {
                     (
                         format!("links[{i}].{side}").into(),
-                        format!("unknown node {name:?}; expected a name from hosts or switches"),
+                        format!(
+                            "unknown node {}; expected a name from hosts or switches",
+                            quoted(name)
+                        ),
                     )
                 })
             };
             let ((a, ha), (c, hc)) = (end("a", &l.a)?, end("b", &l.b)?);
             let fail = |k: String, m: String| Err((k.into(), m));
             if a == c {
-                let m = format!("{:?} links to itself; expected two different nodes", l.b);
+                let m = format!(
+                    "{} links to itself; expected two different nodes",
+                    quoted(&l.b)
+                );
                 return fail(format!("links[{i}].b"), m);
             }
             if ha && hc {
                 let m = format!(
-                    "{:?} and {:?} are both hosts; expected a host on a switch",
-                    l.a, l.b
+                    "{} and {} are both hosts; expected a host on a switch",
+                    quoted(&l.a),
+                    quoted(&l.b)
                 );
                 return fail(format!("links[{i}]"), m);
             }
             if !seen.insert((a.0.min(c.0), a.0.max(c.0))) {
-                let m = format!("{:?} and {:?} are already linked", l.a, l.b);
+                let m = format!("{} and {} are already linked", quoted(&l.a), quoted(&l.b));
                 return fail(format!("links[{i}]"), m);
             }
             adj[a.idx()].push(c.idx());
@@ -137,7 +145,7 @@ impl Graph {
             if n != 1 {
                 return Err((
                     format!("hosts[{i}]").into(),
-                    format!("{h:?} has {n} links; expected exactly one"),
+                    format!("{} has {n} links; expected exactly one", quoted(h)),
                 ));
             }
         }

@@ -50,8 +50,8 @@ impl PinError {
                 format!("{given} VMs given on servers; the request has {want}")
             }
             PinError::Slots { server, free } => format!(
-                "server {:?}: given twice, or with {free} free slots, fewer than asked",
-                dc.server_name(*server)
+                "server {}: given twice, or with {free} free slots, fewer than asked",
+                crate::units::quoted(dc.server_name(*server))
             ),
             PinError::NoTree => "no TR option holds every given server".into(),
             PinError::Link {

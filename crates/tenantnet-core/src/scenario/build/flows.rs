@@ -465,10 +465,7 @@ impl Gen<'_, '_> {
         self.check_stop(o.start.0, o.stop.map(|s| s.0))?;
         for (f, v) in [("on", o.on.0), ("off", o.off.0)] {
             if v < MIN_TIMER {
-                return Err(self.err(
-                    f,
-                    "expected at least 1us (the shortest timer tenantnet runs)",
-                ));
+                return Err(self.err(f, crate::units::MIN_TIMER_TEXT));
             }
         }
         let onoff = OnOff {

@@ -100,9 +100,9 @@ pub fn clip(
             return Err(ctx.err(
                 &format!("workloads[{}]", f.workload),
                 format!(
-                    "a flow of tenant {:?} starts at {} s, before the tenant arrives at {} s: \
+                    "a flow of tenant {} starts at {} s, before the tenant arrives at {} s: \
                      expected the workload's start at or after the arrival",
-                    names[f.tenant as usize],
+                    crate::units::quoted(&names[f.tenant as usize]),
                     to_secs(f.start),
                     to_secs(l.arrive)
                 ),

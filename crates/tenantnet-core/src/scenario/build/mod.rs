@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod fabric;
 pub mod flows;
 pub mod lifetimes;
+mod periodic;
 pub mod pipes;
 pub mod presets;
 pub mod qshare;
@@ -101,7 +102,8 @@ pub(super) fn resolve_hosts(
             return Err(ctx.err(
                 key,
                 format!(
-                    "no host of this topology matches {pat:?}; expected host names such as {}",
+                    "no host of this topology matches {}; expected host names such as {}",
+                    crate::units::quoted(pat),
                     host_range(net)
                 ),
             ));
@@ -339,6 +341,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
     };
     let mut t = traffic(sc, ctx, &shared, &mut est)?;
     lifetimes::clip(ctx, &lives, &t.tenants, &mut t.flows, &mut t.exchanges)?;
+    let periodic = periodic::records(sc, &net, &declared.params, t.tenants.len());
     est.run(
         ctx,
         &RunShape {
@@ -350,6 +353,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
             output: &output,
             vswitch: &declared.params,
             vm_queue: declared.vm_queue,
+            periodic: &periodic,
         },
     )?;
     let params = SimParams {

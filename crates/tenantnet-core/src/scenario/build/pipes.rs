@@ -24,7 +24,8 @@ fn named(
     Err(ctx.err(
         key,
         format!(
-            "no VM {name:?} in this tenant; expected one of {}",
+            "no VM {} in this tenant; expected one of {}",
+            crate::units::quoted(name),
             names.join(", ")
         ),
     ))
@@ -51,9 +52,9 @@ pub fn pipes(
                 return Err(ctx.err(
                     &join(&pk, "dst"),
                     format!(
-                        "{:?} and {:?} are both on host {}; a pipe guarantees a path across the fabric, so expected VMs on different hosts",
-                        p.src,
-                        p.dst,
+                        "{} and {} are both on host {}; a pipe guarantees a path across the fabric, so expected VMs on different hosts",
+                        crate::units::quoted(&p.src),
+                        crate::units::quoted(&p.dst),
                         net.host_name(hs)
                     ),
                 ));
@@ -61,7 +62,11 @@ pub fn pipes(
             if out.iter().any(|q| q.src == src && q.dst == dst) {
                 return Err(ctx.err(
                     &pk,
-                    format!("the pipe {:?} → {:?} is given twice", p.src, p.dst),
+                    format!(
+                        "the pipe {} → {} is given twice",
+                        crate::units::quoted(&p.src),
+                        crate::units::quoted(&p.dst)
+                    ),
                 ));
             }
             let (g, gk) = (p.guarantee.0, join(&pk, "guarantee"));

@@ -50,8 +50,8 @@ pub fn datacenter(
             ),
         ));
     }
-    if spec.interval.0 == 0 {
-        return Err(ctx.err("qshare.interval", "expected a positive control interval"));
+    if spec.interval.0 < crate::units::MIN_TIMER {
+        return Err(ctx.err("qshare.interval", crate::units::MIN_TIMER_TEXT));
     }
     if !(1..=100).contains(&spec.max_weight) {
         return Err(ctx.err("qshare.max_weight", "expected a weight from 1 to 100"));
@@ -228,8 +228,8 @@ fn pin(
             ctx.err(
                 &format!("tenants[{t}]"),
                 format!(
-                    "QShare cannot embed tenant {:?} where its VMs run: {}",
-                    declared.names[t],
+                    "QShare cannot embed tenant {} where its VMs run: {}",
+                    crate::units::quoted(&declared.names[t]),
                     e.describe(&placer.dc)
                 ),
             )
@@ -263,9 +263,9 @@ fn place(
         ctx.err(
             &key,
             format!(
-                "Algorithm 1 finds no Tenant-Routing tree with room for tenant {:?}'s {n} VMs \
+                "Algorithm 1 finds no Tenant-Routing tree with room for tenant {}'s {n} VMs \
                  of {} each ({} free slots left)",
-                ts.name,
+                crate::units::quoted(&ts.name),
                 super::tenants::show(b.0),
                 placer.dc.free_slots()
             ),

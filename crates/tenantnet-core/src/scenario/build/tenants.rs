@@ -73,10 +73,7 @@ fn tick(
         (None, None) => (DEFAULT_TICK, "vswitch.interval".to_string()),
     };
     if t < super::transport::MIN_TIMER {
-        return Err(ctx.err(
-            &key,
-            "expected at least 1us (the shortest timer tenantnet runs)",
-        ));
+        return Err(ctx.err(&key, crate::units::MIN_TIMER_TEXT));
     }
     for (_, k, p, _) in periods {
         if p % t != 0 {
@@ -107,7 +104,10 @@ struct Declared {
 impl Declared {
     fn add(&mut self, ctx: &Ctx, vm: Vm, key: String) -> Result<VmId, ScenarioError> {
         if !self.vm_names.insert(vm.name.clone()) {
-            return Err(ctx.err(&key, format!("VM name {:?} is used twice", vm.name)));
+            return Err(ctx.err(
+                &key,
+                format!("VM name {} is used twice", crate::units::quoted(&vm.name)),
+            ));
         }
         self.vms.push(vm);
         self.keys.push(key);

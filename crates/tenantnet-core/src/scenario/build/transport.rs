@@ -18,8 +18,7 @@ use crate::scenario::spec::{Protocol, TransportSpec};
 use crate::transport::{CongestionControl, TcpConfig};
 use crate::units::{format_duration, ByteSize, Size, MAX_PACKET};
 
-/// The shortest period any timer may have: 1 µs (a datacenter RTT is 5–100 µs).
-pub const MIN_TIMER: Time = 1_000_000;
+pub use crate::units::MIN_TIMER;
 
 /// The largest initial window, bytes: TCP's largest advertisable window (RFC 7323).
 pub const MAX_WINDOW: u64 = 1 << 30;
@@ -110,10 +109,7 @@ impl Keys<'_> {
 
     fn timer(&self, v: Time, field: &str) -> Result<Time, ScenarioError> {
         if v < MIN_TIMER {
-            return Err(self.err(
-                field,
-                "expected at least 1us (the shortest timer tenantnet runs)",
-            ));
+            return Err(self.err(field, crate::units::MIN_TIMER_TEXT));
         }
         Ok(v)
     }

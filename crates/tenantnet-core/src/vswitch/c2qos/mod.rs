@@ -165,9 +165,7 @@ impl PreferenceSpec {
             ByteSize::Bytes(b) if (64..=crate::units::MAX_PACKET).contains(&b) => {
                 Ok((b as u32, self.flows))
             }
-            other => Err(format!(
-                "{other:?}; expected a size in bytes from 64B to 65535B"
-            )),
+            _ => Err("expected a size in bytes from 64B to 65535B".into()),
         }
     }
 }
@@ -467,12 +465,7 @@ impl CpuSpec {
         }
         let burst = match self.policer.burst.0 {
             ByteSize::Bytes(b) if b > 0 => b,
-            other => {
-                return err(
-                    "policer.burst",
-                    format!("{other:?}; expected a positive size in bytes"),
-                )
-            }
+            _ => return err("policer.burst", "expected a positive size in bytes".into()),
         };
         if self.hbs.demote_after == 0 {
             return err("hbs.demote_after", "0; expected at least 1 poll".into());
@@ -485,8 +478,8 @@ impl CpuSpec {
             None => None,
         };
         let c = &self.c2tb;
-        if c.interval.0 == 0 {
-            return err("c2tb.interval", "0s; expected a positive duration".into());
+        if let Err(m) = crate::units::check_timer(c.interval.0) {
+            return err("c2tb.interval", m);
         }
         if c.bucket_depth == 0 || c.bucket_depth > i64::MAX as u64 / 4 {
             return err(

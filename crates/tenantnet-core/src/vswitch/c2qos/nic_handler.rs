@@ -72,9 +72,7 @@ impl NicHandlerSpec {
     /// The constants, or the key (within the table) that is wrong and what it
     /// expected.
     pub fn resolve(&self) -> Result<NicHandlerParams, (String, String)> {
-        if self.monitor.0 == 0 {
-            return Err(("monitor".into(), "0s; expected a positive duration".into()));
-        }
+        crate::units::check_timer(self.monitor.0).map_err(|m| ("monitor".to_string(), m))?;
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
             return Err((
                 "threshold".into(),
