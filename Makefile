@@ -1,22 +1,32 @@
-# `make test` is the README's second Quick-start command and what CI runs (.ci/run).
-# It installs the package (editable, with test dependencies) so it works on a clean
-# clone, then runs every gate: formatting, lints, types, Rust and Python tests.
+# The README's two Quick-start commands: `make demo` installs tenantnet (what the demo
+# needs, nothing more) and runs `tenantnet demo`; `make test` is what CI runs
+# (.ci/run): it installs the test tools too, then runs every gate: formatting, lints,
+# types, Rust and Python tests (the documentation site included).
 PYTHON ?= python3
 
-.PHONY: test install lint bench
+.PHONY: demo test install install-test lint bench docs
+
+demo: install
+	tenantnet demo
 
 install:
-	$(PYTHON) -m pip install -q -e '.[test]'
+	$(PYTHON) scripts/install.py
+
+install-test:
+	$(PYTHON) scripts/install.py test
 
 lint:
 	cargo fmt --all --check
 	cargo clippy --all-targets -- -D warnings
-	$(PYTHON) -m ruff check python tests
+	$(PYTHON) -m ruff check python tests scripts
 	$(PYTHON) -m mypy
 
-test: install lint
+test: install-test lint
 	cargo test --all-targets
 	$(PYTHON) -m pytest -q
+
+docs: install-test
+	$(PYTHON) -m mkdocs build --strict
 
 bench: install
 	tenantnet bench permutation --repeat 5

@@ -198,3 +198,16 @@ def test_compare_is_the_function_after_a_bare_import() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "True True"
+
+
+def test_the_command_line_s_help_and_version_import_nothing_heavy() -> None:
+    """`tenantnet --help` and `--version` answer at once: building the parser loads
+    no pandas, numpy, pyarrow or matplotlib (a module check, not a timing)."""
+    import subprocess
+    import sys
+    code = ("import sys; from tenantnet.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('pandas', 'numpy', 'pyarrow', 'matplotlib') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]", out

@@ -99,8 +99,9 @@ def test_compare_writes_tables_each_run_and_a_verdict_first_report(demo: Path) -
 
 @pytest.fixture(scope="module")
 def leaf_spine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The README's compare command, as written, on a copy of the examples."""
-    from test_readme import run_by, shell
+    """The documentation's compare command (the README's too), as written, on a copy of
+    the examples."""
+    from docblocks import run_by, shell
     work = tmp_path_factory.mktemp("leaf-spine")
     shutil.copytree(EXAMPLES, work / "examples")
     (block,) = run_by("tests/test_compare.py")
@@ -137,9 +138,9 @@ def test_every_verdict_on_the_leaf_spine_carries_its_interval(
             shown.setdefault((prop, m.group(2)), set()).add(verdicts.symbol(cell))
     # no two cells that read the same carry opposite verdicts
     assert all(len(s) == 1 for s in shown.values()), shown
-    # the README shows this run's verdicts
-    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
-    block = readme.split("```text\nscheme ", 1)[1].split("```", 1)[0]
+    # the documentation shows this run's verdicts
+    page = (EXAMPLES.parent / "docs" / "guide" / "compare.md").read_text(encoding="utf-8")
+    block = page.split("```text\nscheme ", 1)[1].split("```", 1)[0]
     printed = [line.rstrip() for line in stdout.splitlines()]
     for line in ("scheme " + block).splitlines():
         if line.strip() != "…":

@@ -402,8 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def cmd(name: str, fn: Callable[[argparse.Namespace], None], help: str,
             epilog: str | None = None) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help, epilog=epilog,
-                           formatter_class=fmt)
+        # the listing's help is %-formatted by argparse, the description is not
+        p = sub.add_parser(name, help=help.replace("%", "%%"), description=help,
+                           epilog=epilog, formatter_class=fmt)
         p.set_defaults(func=fn)
         return p
 

@@ -110,9 +110,10 @@ def cmd_sweep(a: argparse.Namespace) -> None:
 def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
     """Adds ``compare`` (and ``sweep``) to the top-level parser through `cmd`."""
     p = cmd("compare", cmd_compare,
-            "Run SCENARIO once per isolation scheme (in parallel) and compare them: "
-            "per-tenant guarantees and spare share, work conservation, short-flow "
-            "latency, fairness; a verdict-first report plus Parquet and CSV tables.",
+            "Run SCENARIO under every isolation scheme that applies and several seeds (in "
+            "parallel) and judge them: per-tenant guarantees and spare share, work "
+            "conservation, short-flow latency, fairness, each a mean with its 95 % "
+            "interval; a verdict-first report plus Parquet and CSV tables.",
             "Run `tenantnet schemes SCENARIO` to see which schemes apply and what each "
             "sets.")
     p.add_argument("scenario", type=Path, metavar="SCENARIO",

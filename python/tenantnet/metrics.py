@@ -1,5 +1,5 @@
 """What a run gave each tenant, the fabric and short messages: the measures of
-``tenantnet compare`` and ``tenantnet sweep`` (issue 17), computed from a run's
+``tenantnet compare`` and ``tenantnet sweep``, computed from a run's
 results alone, so that every scheme is judged by one yardstick.
 
 Choices, where the issue leaves the measure open:

@@ -1,5 +1,5 @@
 """``tenantnet sweep``: a scenario over the cartesian product of parameter values,
-seeds and schemes (issue 17), on a local process pool or a Ray cluster, measured
+seeds and schemes, on a local process pool or a Ray cluster, measured
 as ``tenantnet compare`` measures (:mod:`tenantnet.metrics`).
 
 A grid is a TOML file::
