@@ -126,7 +126,7 @@ def compare(st: pd.DataFrame) -> pd.DataFrame:
                                   lp * 100, "16 %", None,
                                   f"percent; VM1's many flows cost {extra:.0f} M cycles/s more "
                                   f"and the core, {busy * 100:.0f} % busy before, has room for "
-                                  "them (spec §6.2)"))
+                                  "them (our reading of §II-B)"))
             rows.append(check_row("PPS, ingress policing", "2", "VM1's CPU share rise (reported)",
                                   rise, "rises", None, "points of the core"))
         else:

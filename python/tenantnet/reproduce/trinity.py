@@ -162,7 +162,7 @@ def fig6_compare(pts: pd.DataFrame) -> pd.DataFrame:
             a2 = float(p[(s, key, 10)])
             rows.append(check(f"{SCHEMES[s][0]}: A2 at {key} Mb/s, N = 10, within 5 % of "
                               f"{ideal:g} Mb/s", a2, ideal, abs(a2 / ideal - 1) <= 0.05,
-                              "Trinity uses all the spare bandwidth (T:L969-976)"))
+                              "Trinity uses all the spare bandwidth (§V-A)"))
         st = float(p[("static", key, 10)])
         rows.append(check(f"static: A2 at {key} Mb/s within 2 % of its guarantee", st, g,
                           abs(st / g - 1) <= 0.02))
@@ -182,7 +182,7 @@ def fig6_compare(pts: pd.DataFrame) -> pd.DataFrame:
                           "the paper's N values are unknown: a range, not a point"))
     es = float(p[("c-es", "100/100", 10)])
     rows.append(check("C-ES: A2 at 100/100 Mb/s, N = 10, about 230 Mb/s", es, 230,
-                      abs(es / 230 - 1) <= 0.15, "read from Fig. 6(a), T:L974-976"))
+                      abs(es / 230 - 1) <= 0.15, "read from Fig. 6(a), §V-A"))
     return pd.DataFrame(rows)
 
 

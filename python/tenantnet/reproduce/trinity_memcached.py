@@ -103,7 +103,7 @@ def fig9_compare(summary: pd.DataFrame) -> pd.DataFrame:
               round(1 / (1 - PAPER_REDUCTION_P99), 1), ratio >= 3,
               "paper: Trinity 83 % lower at p99"),
         check("base QCT without the attack (Trinity), mean µs", base, 730,
-              abs(base / 730 - 1) <= 0.2, "T:L1174-1181; depends on the RTT"),
+              abs(base / 730 - 1) <= 0.2, "Trinity §V-C; depends on the RTT"),
         check("Trinity's p99 under the attack within 25 % of its p99 without",
               float(s.loc["trinity", "p99_us"] / s.loc["base (no UDP)", "p99_us"]),
               "not stated", bool(s.loc["trinity", "p99_us"] <= 1.25 * s.loc["base (no UDP)",
