@@ -41,7 +41,8 @@ pub struct Packet {
     pub at: NodeId,
     /// Size on the wire, headers included, in bytes.
     pub size: u32,
-    /// Payload bytes.
+    /// Data: payload bytes. ACK: its SACK option's handle plus one, 0 for none
+    /// (`crate::sim::sack_store`). Control: the message's kind.
     pub len: u32,
     /// ECMP hash of the packet's flow and direction.
     pub hash: u32,

@@ -19,7 +19,7 @@ use crate::net::{Network, NetworkBuilder, NodeKind};
 use crate::scenario::spec::Scope;
 use crate::sim::footprint::{self as fp, human_count, Footprint, PartKind};
 use crate::sim::recorder::OutputParams;
-use crate::transport::TcpConfig;
+use crate::transport::{Recovery, TcpConfig};
 use crate::vswitch::VswitchParams;
 use crate::workload::{FlowKind, FlowSpec};
 
@@ -223,14 +223,22 @@ impl Estimator {
                 / pkt
         });
         let n = everything.min(alive);
+        let sack = sack_flows(r.flows, r.tcp);
         let what = format!("{} packets alive at once", human_count(n));
+        let per_packet = fp::per_packet(sack > 0);
         self.add(
             ctx,
             PartKind::Packets,
             what,
             "network.buffer",
-            n * fp::PER_PACKET,
-        )
+            n * per_packet,
+        )?;
+        if sack == 0 {
+            return Ok(());
+        }
+        let what = format!("{} SACK scoreboards", human_count(sack as f64));
+        let bytes = sack as f64 * fp::PER_SACK_FLOW;
+        self.add(ctx, PartKind::Fixed, what, "transport.recovery", bytes)
     }
 }
 
@@ -403,6 +411,15 @@ fn events(r: &RunShape) -> f64 {
 }
 
 /// A flow's full-size packet on the wire, bytes.
+/// How many flows recover with SACK.
+fn sack_flows(flows: &[FlowSpec], tcp: &[TcpConfig]) -> u64 {
+    let sack = |f: &&FlowSpec| match &f.kind {
+        FlowKind::Tcp { transport } => tcp[*transport as usize].recovery == Recovery::Sack,
+        FlowKind::Udp { .. } => false,
+    };
+    flows.iter().filter(sack).count() as u64
+}
+
 fn packet_size(f: &FlowSpec, tcp: &[TcpConfig]) -> u64 {
     match &f.kind {
         FlowKind::Tcp { transport } => tcp[*transport as usize].packet_size(),

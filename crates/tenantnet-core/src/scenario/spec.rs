@@ -11,7 +11,7 @@ use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecE
 use crate::net::NetworkBuilder;
 use crate::switch::buffer::BufferPolicyKind;
 use crate::switch::ecn::{EcnMarkPoint, EcnScope};
-use crate::transport::DctcpCut;
+use crate::transport::{DctcpCut, Recovery};
 use crate::units::{Size, TimeSpan};
 
 // `T` and `W` are the topology and workload types: the parser first reads both as
@@ -361,6 +361,8 @@ pub struct TransportSpec {
     pub dctcp_cut: Option<DctcpCut>,
     /// TCP small queues: a sender stops while more than this many bytes of its data are in its host (vswitch and NIC queues and the NIC's wire), as with Linux's `tcp_limit_output_bytes` (128KB in 2012, 256KB from 2015, 4MB from 2025). A packet counts until its last bit leaves the host's NIC [no limit].
     pub limit_output_bytes: Option<Size>,
+    /// How losses are detected and repaired: `newreno` (cumulative ACKs, RFC 6582: one hole a round trip, go-back-N after a timeout) or `sack` (up to three SACK blocks on every ACK, RFC 2018/2883; RFC 6675's scoreboard with Proportional Rate Reduction, RFC 6937; after a timeout only holes are resent; a lost retransmission waits for the timeout) [newreno].
+    pub recovery: Option<Recovery>,
 }
 
 impl TransportSpec {
@@ -386,6 +388,7 @@ impl TransportSpec {
             dctcp_alpha_init: Some(d.dctcp_alpha_init),
             dctcp_cut: Some(d.dctcp_cut),
             limit_output_bytes: None,
+            recovery: Some(d.recovery),
         }
     }
 
@@ -411,7 +414,8 @@ impl TransportSpec {
             dctcp_g,
             dctcp_alpha_init,
             dctcp_cut,
-            limit_output_bytes
+            limit_output_bytes,
+            recovery
         )
     }
 }

@@ -354,6 +354,9 @@ impl Sim {
     /// its bytes to its sender's small queue if it still counts there.
     pub(super) fn discard(&mut self, id: PktId) {
         let p = &self.pkts[id];
+        if p.len > 0 && p.has(flags::ACK) {
+            self.sacks.take(p.len);
+        }
         if self.small_queues && p.has(flags::TSQ) {
             let (flow, size) = (p.flow, p.size as u64);
             self.pkts.free(id);

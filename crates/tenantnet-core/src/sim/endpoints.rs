@@ -149,6 +149,10 @@ impl Sim {
             p.dscp = self.flows[f.idx()].spec.dscp_at(a.ack.saturating_sub(1));
             p.ts = a.ts;
             p.flags = flags::ACK | pin | if a.ece { flags::ECE } else { 0 };
+            if a.sack.n > 0 {
+                p.size += a.sack.wire_bytes();
+                p.len = self.sacks.put(a.sack);
+            }
             let id = self.alloc_packet(p);
             self.send_from(rcv_host, rcv_vm, id, false);
         }
@@ -208,8 +212,10 @@ impl Sim {
     }
 
     fn on_ack(&mut self, p: Packet) {
+        // an ACK's `len` holds its SACK option's handle (see `SackStore`)
+        let sack = self.sacks.take(p.len);
         self.drive_sender(p.flow, true, |snd, now, cfg, out| {
-            snd.on_ack(now, p.seq, p.has(flags::ECE), p.ts, cfg, out)
+            snd.on_ack(now, p.seq, p.has(flags::ECE), p.ts, sack.as_ref(), cfg, out)
         });
     }
 

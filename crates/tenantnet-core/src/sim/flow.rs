@@ -6,6 +6,7 @@ use crate::net::routing::mix32;
 use crate::transport::tcp_receiver::TcpReceiver;
 use crate::transport::tcp_sender::TcpSender;
 use crate::transport::udp::UdpSource;
+use crate::transport::Recovery;
 use crate::transport::TcpConfig;
 use crate::vswitch::{PairId, NO_PAIR};
 use crate::workload::{FlowKind, FlowSpec};
@@ -107,7 +108,10 @@ impl Flow {
         let ep = match &spec.kind {
             FlowKind::Tcp { transport } => Endpoint::Tcp {
                 snd: TcpSender::new(&tcp[*transport as usize], spec.size.unwrap_or(u64::MAX)),
-                rcv: TcpReceiver::new(),
+                rcv: match tcp[*transport as usize].recovery {
+                    Recovery::NewReno => TcpReceiver::new(),
+                    Recovery::Sack => TcpReceiver::with_sack(),
+                },
             },
             FlowKind::Udp {
                 rate_bps,

@@ -46,6 +46,21 @@ pub const PER_EXTRA_QUEUE: f64 = 200.0;
 pub const PER_ROUTE: f64 = 12.0;
 /// Bytes per packet alive at once (its slot, its event or queue entry).
 pub const PER_PACKET: f64 = 80.0;
+/// Bytes more per packet alive when a flow recovers with SACK: the option an ACK
+/// carries in the run's `SackStore` (56 bytes and its free-list entry; at most one
+/// per packet alive).
+pub const PER_SACK_OPTION: f64 = 64.0;
+/// Bytes more per flow that recovers with SACK: the sender's boxed state (120
+/// bytes and the allocator's 16), the receiver's boxed reporter with its four
+/// ranges (24 + 64 and 16), and eight SACKed ranges on the scoreboard at 24 bytes
+/// each (a range and its suffix sum), by construction; a flow with more holes
+/// grows past it.
+pub const PER_SACK_FLOW: f64 = 440.0;
+
+/// Bytes per packet alive at once, with or without SACK options beside them.
+pub fn per_packet(sack: bool) -> f64 {
+    PER_PACKET + if sack { PER_SACK_OPTION } else { 0.0 }
+}
 /// Bytes per segment of an initial window handed over in one call.
 pub const PER_SEGMENT: f64 = 24.0;
 

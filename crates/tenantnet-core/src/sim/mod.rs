@@ -22,6 +22,7 @@ pub mod ideal;
 pub mod queries;
 pub mod recorder;
 pub mod results;
+pub mod sack_store;
 pub mod shaping;
 pub mod vm_results;
 
@@ -38,7 +39,7 @@ use crate::net::PacketPool;
 use crate::net::{Network, NodeId, NodeKind, Packet, PktId, PortId, SwitchId};
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
-use crate::transport::TcpConfig;
+use crate::transport::{Recovery, TcpConfig};
 use crate::vswitch::policy::ControlMsg;
 use crate::vswitch::{HostVswitch, ShaperId, Shapers, Vm, VmPair, VswitchParams};
 use crate::workload::{Exchanges, FlowSpec};
@@ -156,6 +157,8 @@ pub struct Sim {
     failure: Option<RunFailure>,
     /// The flows' ACK routes when ACKs retrace the data's path.
     ack_routes: Option<AckRoutes>,
+    /// The SACK options of ACKs in flight (empty unless a flow uses SACK).
+    sacks: sack_store::SackStore,
     /// Whether any flow has a TCP-small-queues limit: the default path then skips
     /// every check of it.
     small_queues: bool,
@@ -258,6 +261,7 @@ impl Sim {
             failure: None,
             ack_routes,
             small_queues,
+            sacks: Default::default(),
             cpu,
         };
         sim.start();
@@ -268,7 +272,9 @@ impl Sim {
     /// and schedules the first flow start and the first sample.
     fn start(&mut self) {
         let room = self.budget as f64 - self.footprint.of(PartKind::Fixed);
-        self.pkts = PacketPool::with_cap((room / footprint::PER_PACKET).max(1024.0) as usize);
+        let sack = self.tcp.iter().any(|c| c.recovery == Recovery::Sack);
+        let per_packet = footprint::per_packet(sack);
+        self.pkts = PacketPool::with_cap((room / per_packet).max(1024.0) as usize);
         self.start_vswitches();
         self.start_cpu();
         if let Some(&first) = self.start_order.first() {
@@ -329,6 +335,7 @@ impl Sim {
             + self.rec.q.time.len() as f64 * PER_QUEUE_ROW
             + self.vm_rates.time.len() as f64 * PER_VM_RATE_ROW
             + self.pkts.slots() as f64 * PER_PACKET
+            + self.sacks.bytes() as f64
     }
 
     /// Stores a new packet. Past the pool's cap (what the memory budget leaves for

@@ -6,6 +6,7 @@
 
 pub mod dctcp;
 pub mod rtt;
+pub mod sack;
 pub mod tcp_receiver;
 pub mod tcp_sender;
 pub mod udp;
@@ -59,6 +60,18 @@ pub struct TcpConfig {
     /// TCP small queues: the most data bytes a sender may have in its host, not yet
     /// on the wire, or `None` (no limit). See [`TcpConfig::small_queue_limit`].
     pub limit_output_bytes: Option<u64>,
+    /// How losses are detected and repaired.
+    pub recovery: Recovery,
+}
+
+crate::kinds::named_kinds! {
+    /// How a TCP sender detects and repairs losses (`transport.recovery`).
+    Recovery {
+        /// Cumulative ACKs only: NewReno's fast retransmit and fast recovery (RFC 6582), one hole repaired per round trip, go-back-N after a timeout.
+        NewReno = "newreno",
+        /// SACK (RFC 2018, D-SACK of RFC 2883) with RFC 6675's scoreboard and Proportional Rate Reduction (RFC 6937), as Linux repairs losses; after a timeout only the holes are resent.
+        Sack = "sack",
+    }
 }
 
 crate::kinds::named_kinds! {
@@ -116,6 +129,7 @@ impl Default for TcpConfig {
             dctcp_alpha_init: 1.0,
             dctcp_cut: DctcpCut::OnEce,
             limit_output_bytes: None,
+            recovery: Recovery::NewReno,
         }
     }
 }

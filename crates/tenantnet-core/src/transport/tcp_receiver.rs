@@ -11,12 +11,16 @@
 //!   old state, so the sender sees exactly how many bytes were marked.
 //! * The ACK echoes the send time of the oldest segment it acknowledges (RFC 7323
 //!   §4.3) for the sender's RTT estimate.
+//! * With SACK (`transport.recovery = "sack"`) every ACK carries the out-of-order
+//!   ranges, the one holding the segment that triggered it first (RFC 2018 §4), and
+//!   a segment that arrives again is reported in a D-SACK block (RFC 2883).
 
+use super::sack::{SackOption, SackReporter};
 use crate::engine::timer::{Fired, LazyTimer};
 use crate::engine::Time;
 
 /// An ACK the receiver wants sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ack {
     /// Cumulative acknowledgement number.
     pub ack: u64,
@@ -24,6 +28,8 @@ pub struct Ack {
     pub ece: bool,
     /// Echoed send time.
     pub ts: Time,
+    /// SACK blocks (none without SACK).
+    pub sack: SackOption,
 }
 
 /// A data segment as the receiver sees it.
@@ -58,12 +64,24 @@ pub struct TcpReceiver {
     ce_state: bool,
     pending_ts: Time,
     delack: LazyTimer,
+    /// SACK's reporting state, when SACK is on.
+    sack: Option<Box<SackReporter>>,
+    /// A duplicate segment to report in the next ACK (D-SACK).
+    dup: Option<(u64, u64)>,
 }
 
 impl TcpReceiver {
     /// A receiver expecting byte 0.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A receiver that puts SACK blocks on its ACKs.
+    pub fn with_sack() -> Self {
+        TcpReceiver {
+            sack: Some(Box::default()),
+            ..Self::default()
+        }
     }
 
     /// Out-of-order byte ranges held for reassembly.
@@ -85,10 +103,15 @@ impl TcpReceiver {
     }
 
     fn ack_now(&mut self, ece: bool, ts: Time, out: &mut ReceiverOut) {
+        let sack = match &self.sack {
+            Some(r) => r.option(self.dup.take()),
+            None => SackOption::default(),
+        };
         out.acks.push(Ack {
             ack: self.rcv_nxt,
             ece,
             ts,
+            sack,
         });
         self.unacked = 0;
         self.delack.cancel();
@@ -105,6 +128,9 @@ impl TcpReceiver {
     ) {
         let DataSegment { seq, len, ce, ts } = d;
         let end = seq + len as u64;
+        if self.sack.is_some() {
+            self.note_for_sack(seq, end);
+        }
         let Some(timeout) = delayed_ack else {
             self.advance(seq, end);
             self.ack_now(ce, ts, out);
@@ -131,6 +157,30 @@ impl TcpReceiver {
         }
     }
 
+    /// SACK's bookkeeping for a segment `[seq, end)` about to be taken in: a
+    /// duplicate is remembered for a D-SACK, an out-of-order one makes its range the
+    /// first reported.
+    fn note_for_sack(&mut self, seq: u64, end: u64) {
+        // the first held range that ends at or after the segment's start
+        let i = self.ooo.partition_point(|r| r.1 < seq);
+        let held = self.ooo.get(i).is_some_and(|r| r.0 <= seq && end <= r.1);
+        if end <= self.rcv_nxt || held {
+            self.dup = Some((seq, end));
+            return;
+        }
+        if seq > self.rcv_nxt {
+            // the range it will lie in: it and the held ranges it touches
+            let (mut lo, mut hi) = (seq, end);
+            for &(s, e) in self.ooo[i..].iter().take_while(|r| r.0 <= end) {
+                lo = lo.min(s);
+                hi = hi.max(e);
+            }
+            if let Some(r) = self.sack.as_deref_mut() {
+                r.arrived((lo, hi));
+            }
+        }
+    }
+
     fn advance(&mut self, seq: u64, end: u64) {
         if end <= self.rcv_nxt {
             return;
@@ -146,6 +196,9 @@ impl TcpReceiver {
             }
             self.rcv_nxt = self.rcv_nxt.max(e);
             self.ooo.remove(0);
+        }
+        if let Some(r) = self.sack.as_deref_mut() {
+            r.delivered(self.rcv_nxt);
         }
     }
 
@@ -223,7 +276,8 @@ mod tests {
             vec![Ack {
                 ack: 200,
                 ece: false,
-                ts: 5
+                ts: 5,
+                ..Ack::default()
             }]
         );
         out = ReceiverOut::default();
@@ -237,9 +291,35 @@ mod tests {
             vec![Ack {
                 ack: 300,
                 ece: false,
-                ts: 7
+                ts: 7,
+                ..Ack::default()
             }]
         );
+    }
+
+    #[test]
+    fn sack_blocks_report_the_latest_range_first_and_duplicates() {
+        let mut r = TcpReceiver::with_sack();
+        let mut out = ReceiverOut::default();
+        r.on_data(0, seg(0, 100, false, 0), None, &mut out);
+        r.on_data(0, seg(200, 100, false, 0), None, &mut out);
+        r.on_data(0, seg(400, 100, false, 0), None, &mut out);
+        r.on_data(0, seg(300, 100, false, 0), None, &mut out); // joins 200-300 and 400-500
+        let last = out.acks.last().unwrap();
+        assert_eq!((last.ack, last.sack.blocks()), (100, &[(200, 500)][..]));
+        r.on_data(0, seg(300, 100, false, 0), None, &mut out); // a duplicate: D-SACK
+        let last = out.acks.last().unwrap();
+        assert!(last.sack.dsack && last.sack.blocks() == [(300, 400), (200, 500)]);
+        r.on_data(0, seg(100, 100, false, 0), None, &mut out); // fills the hole
+        let last = out.acks.last().unwrap();
+        assert_eq!((last.ack, last.sack.n), (500, 0));
+        r.on_data(0, seg(0, 100, false, 0), None, &mut out); // below rcv_nxt: D-SACK
+        let last = out.acks.last().unwrap();
+        assert!(last.sack.dsack && last.sack.blocks() == [(0, 100)]);
+        // without SACK, no blocks ever
+        let mut plain = TcpReceiver::new();
+        plain.on_data(0, seg(200, 100, false, 0), None, &mut out);
+        assert_eq!(out.acks.last().unwrap().sack, SackOption::default());
     }
 
     #[test]

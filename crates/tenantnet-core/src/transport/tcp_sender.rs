@@ -26,10 +26,17 @@
 //! * ECE (DCTCP, or NewReno with `ecn`) cuts the window at most once per window of
 //!   data and not during loss recovery; DCTCP cuts to cwnd·(1 − α/2), NewReno
 //!   halves (RFC 3168 §6.1.2); both floor at 2 MSS and set ssthresh = cwnd.
+//!
+//! With `transport.recovery = "sack"` losses are found and repaired by SACK instead
+//! (`sack_path.rs`); everything else above holds.
+
+mod sack_path;
 
 use super::dctcp::DctcpEstimator;
 use super::rtt::RttEstimator;
+use super::sack::SackOption;
 use super::DctcpCut;
+use super::Recovery;
 use super::{CongestionControl, TcpConfig};
 use crate::engine::timer::{Fired, LazyTimer};
 use crate::engine::Time;
@@ -113,6 +120,8 @@ pub struct TcpSender {
     rto_timer: LazyTimer,
     dctcp: Option<DctcpEstimator>,
     room_limited: bool,
+    /// The SACK sender's scoreboard and recovery state (`recovery = "sack"`).
+    sack: Option<Box<sack_path::SackState>>,
 }
 
 impl TcpSender {
@@ -139,6 +148,7 @@ impl TcpSender {
             dctcp: (cfg.cc == CongestionControl::Dctcp)
                 .then(|| DctcpEstimator::new(cfg.dctcp_alpha_init, cfg.dctcp_g)),
             room_limited: false,
+            sack: (cfg.recovery == Recovery::Sack).then(Box::default),
         }
     }
 
@@ -164,7 +174,17 @@ impl TcpSender {
 
     /// Opens the connection at `now`: sends the initial window.
     pub fn start(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
-        self.fill(now, cfg, out);
+        self.send(now, cfg, out);
+    }
+
+    /// Sends what the window allows: NextSeg's choice with SACK, else new (or
+    /// go-back-N) segments.
+    fn send(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
+        if self.sack.is_some() {
+            self.fill_sack(now, cfg, out);
+        } else {
+            self.fill(now, cfg, out);
+        }
     }
 
     fn flight(&self) -> u64 {
@@ -177,7 +197,7 @@ impl TcpSender {
 
     /// Room for a blocked sender again: sends what the window and `out.room` allow.
     pub fn resume(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
-        self.fill(now, cfg, out);
+        self.send(now, cfg, out);
     }
 
     /// Sends new (or go-back-N) segments while the window and the host's room allow.
@@ -193,19 +213,15 @@ impl TcpSender {
             if self.snd_nxt - self.snd_una + len > self.cwnd {
                 break;
             }
-            let wire = len + cfg.header as u64;
-            if wire > out.room {
-                self.room_limited = true;
-                out.blocked = true;
-                break;
-            }
-            out.room -= wire;
             let retx = self.snd_nxt < self.snd_max;
-            out.segments.push(Segment {
+            let seg = Segment {
                 seq: self.snd_nxt,
                 len: len as u32,
                 retx,
-            });
+            };
+            if !self.emit(seg, cfg, out) {
+                break;
+            }
             self.stats.retransmits += retx as u64;
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
@@ -214,6 +230,21 @@ impl TcpSender {
         if sent && !self.rto_timer.is_armed() {
             out.rto_event = self.rto_timer.arm(now + self.rtt.rto());
         }
+    }
+
+    /// Hands `seg` to the host if it has room for it (MSS + header); else notes
+    /// that the sender waits for room with its window open.
+    #[inline]
+    fn emit(&mut self, seg: Segment, cfg: &TcpConfig, out: &mut SenderOut) -> bool {
+        let wire = seg.len as u64 + cfg.header as u64;
+        if wire > out.room {
+            self.room_limited = true;
+            out.blocked = true;
+            return false;
+        }
+        out.room -= wire;
+        out.segments.push(seg);
+        true
     }
 
     fn retransmit_head(&mut self, cfg: &TcpConfig, out: &mut SenderOut) {
@@ -247,31 +278,29 @@ impl TcpSender {
         }
     }
 
-    /// Processes an ACK for `ack` arriving at `now`, carrying ECE or not and echoing
-    /// the send time `ts_echo` of the segment that caused it.
+    /// Processes an ACK for `ack` arriving at `now`, carrying ECE or not, echoing
+    /// the send time `ts_echo` of the segment that caused it, and carrying SACK
+    /// blocks or not.
+    #[allow(clippy::too_many_arguments)]
     pub fn on_ack(
         &mut self,
         now: Time,
         ack: u64,
         ece: bool,
         ts_echo: Time,
+        sack: Option<&SackOption>,
         cfg: &TcpConfig,
         out: &mut SenderOut,
     ) {
         if ack > self.snd_max {
             return; // acknowledges bytes never sent: ignore
         }
+        if self.sack.is_some() {
+            return self.on_ack_sack(now, (ack, ece, ts_echo), sack, cfg, out);
+        }
         let mss = cfg.mss as u64;
         let acked = ack.saturating_sub(self.snd_una);
-        let window_ended = match &mut self.dctcp {
-            Some(d) => d.on_ack(acked, ece, ack.max(self.snd_una), self.snd_max),
-            None => false,
-        };
-        let every_window = cfg.dctcp_cut == DctcpCut::EveryWindow && self.dctcp.is_some();
-        if every_window {
-            // before the ACK's own processing, as htsim's DCTCPSrc does
-            self.cut_every_window(ece, window_ended, mss);
-        }
+        let every_window = self.dctcp_ack(acked, ack, ece, cfg);
         if acked > 0 {
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
@@ -320,16 +349,36 @@ impl TcpSender {
             }
         }
         if !every_window && ece && !self.in_recovery && self.snd_una >= self.cwr_end && cfg.ect() {
-            self.cwnd = match &self.dctcp {
-                Some(d) => d.reduced_window(self.cwnd, 2 * mss),
-                None => (self.cwnd / 2).max(2 * mss),
-            };
-            self.ssthresh = self.cwnd;
-            self.ca_acked = 0;
-            self.cwr_end = self.snd_max.max(self.snd_una + 1);
-            self.stats.ecn_cuts += 1;
+            self.ecn_cut(mss);
         }
         self.fill(now, cfg, out);
+    }
+
+    /// The response to ECE (module doc): DCTCP's cut or NewReno's halving.
+    /// DCTCP's bookkeeping of an ACK that advanced `acked` bytes to `ack`; with
+    /// `dctcp_cut = "every_window"`, the cut at a window's end, before the ACK's own
+    /// processing as htsim's DCTCPSrc does. Whether the cut is every-window.
+    fn dctcp_ack(&mut self, acked: u64, ack: u64, ece: bool, cfg: &TcpConfig) -> bool {
+        let window_ended = match &mut self.dctcp {
+            Some(d) => d.on_ack(acked, ece, ack.max(self.snd_una), self.snd_max),
+            None => false,
+        };
+        let every_window = cfg.dctcp_cut == DctcpCut::EveryWindow && self.dctcp.is_some();
+        if every_window {
+            self.cut_every_window(ece, window_ended, cfg.mss as u64);
+        }
+        every_window
+    }
+
+    fn ecn_cut(&mut self, mss: u64) {
+        self.cwnd = match &self.dctcp {
+            Some(d) => d.reduced_window(self.cwnd, 2 * mss),
+            None => (self.cwnd / 2).max(2 * mss),
+        };
+        self.ssthresh = self.cwnd;
+        self.ca_acked = 0;
+        self.cwr_end = self.snd_max.max(self.snd_una + 1);
+        self.stats.ecn_cuts += 1;
     }
 
     /// DCTCP as htsim runs it ([`DctcpCut::EveryWindow`]): an ECE ends slow start;
@@ -365,13 +414,17 @@ impl TcpSender {
                 self.backed_off = true;
                 self.cwnd = mss;
                 self.ca_acked = 0;
-                self.snd_nxt = self.snd_una;
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.recover = Some(self.snd_max);
                 self.stats.timeouts += 1;
                 self.rtt.backoff();
-                self.fill(now, cfg, out);
+                if self.sack.is_some() {
+                    self.timeout_sack(now, cfg, out);
+                } else {
+                    self.snd_nxt = self.snd_una;
+                    self.fill(now, cfg, out);
+                }
                 if !self.rto_timer.is_armed() {
                     out.rto_event = self.rto_timer.arm(now + self.rtt.rto());
                 }
@@ -382,3 +435,5 @@ impl TcpSender {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_sack;

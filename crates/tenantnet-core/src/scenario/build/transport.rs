@@ -152,6 +152,7 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         dctcp_alpha_init: t.dctcp_alpha_init.unwrap_or(d.dctcp_alpha_init),
         dctcp_cut: t.dctcp_cut.unwrap_or(d.dctcp_cut),
         limit_output_bytes: k.output_limit(t.limit_output_bytes)?,
+        recovery: t.recovery.unwrap_or(d.recovery),
     };
     check(&k, &cfg)?;
     Ok(cfg)

@@ -30,8 +30,8 @@ fn slow_start_doubles_per_round() {
     assert_eq!(seqs(&out), vec![(0, false), (1000, false)]);
     assert_eq!(out.rto_event, Some(1000));
     out.segments.clear();
-    s.on_ack(10, 1000, false, 0, &c, &mut out);
-    s.on_ack(11, 2000, false, 0, &c, &mut out);
+    s.on_ack(10, 1000, false, 0, None, &c, &mut out);
+    s.on_ack(11, 2000, false, 0, None, &c, &mut out);
     assert_eq!(s.cwnd, 4000);
     assert_eq!(out.segments.len(), 4);
 }
@@ -43,9 +43,9 @@ fn congestion_avoidance_adds_one_mss_per_window() {
         ..cfg()
     };
     let (mut s, mut out) = started(&c, u64::MAX);
-    s.on_ack(10, 1000, false, 0, &c, &mut out);
+    s.on_ack(10, 1000, false, 0, None, &c, &mut out);
     assert_eq!(s.cwnd, 2000);
-    s.on_ack(10, 2000, false, 0, &c, &mut out);
+    s.on_ack(10, 2000, false, 0, None, &c, &mut out);
     assert_eq!(s.cwnd, 3000);
 }
 
@@ -60,7 +60,7 @@ fn three_dupacks_fast_retransmit_and_newreno_recovery() {
     // segment 0 lost: the next three arrivals produce dupacks for 0
     out.segments.clear();
     for _ in 0..3 {
-        s.on_ack(10, 0, false, 0, &c, &mut out);
+        s.on_ack(10, 0, false, 0, None, &c, &mut out);
     }
     assert_eq!(seqs(&out), vec![(0, true)]);
     assert_eq!(s.ssthresh, 5000);
@@ -68,7 +68,7 @@ fn three_dupacks_fast_retransmit_and_newreno_recovery() {
     assert_eq!(s.stats.fast_retransmits, 1);
     // segment 3000 was lost too: the partial ACK retransmits it
     out.segments.clear();
-    s.on_ack(20, 3000, false, 0, &c, &mut out);
+    s.on_ack(20, 3000, false, 0, None, &c, &mut out);
     assert_eq!(
         out.segments[0],
         Segment {
@@ -79,7 +79,7 @@ fn three_dupacks_fast_retransmit_and_newreno_recovery() {
     );
     // the full ACK ends recovery with cwnd <= ssthresh
     out.segments.clear();
-    s.on_ack(30, 10_000, false, 0, &c, &mut out);
+    s.on_ack(30, 10_000, false, 0, None, &c, &mut out);
     assert!(s.cwnd <= 5000);
     assert_eq!(s.stats.retransmits, 2);
 }
@@ -92,16 +92,16 @@ fn only_the_first_partial_ack_restarts_the_timer() {
     };
     let (mut s, mut out) = started(&c, u64::MAX);
     for _ in 0..3 {
-        s.on_ack(10, 0, false, 0, &c, &mut out);
+        s.on_ack(10, 0, false, 0, None, &c, &mut out);
     }
     // first partial ACK: timer restarted (sample 20 -> rto = min_rto 100)
     out = SenderOut::default();
-    s.on_ack(20, 2000, false, 0, &c, &mut out);
+    s.on_ack(20, 2000, false, 0, None, &c, &mut out);
     assert_eq!(out.rto_event, Some(120));
     let deadline = 120;
     // later partial ACKs leave it alone, so it expires during recovery
-    s.on_ack(30, 4000, false, 0, &c, &mut out);
-    s.on_ack(40, 6000, false, 0, &c, &mut out);
+    s.on_ack(30, 4000, false, 0, None, &c, &mut out);
+    s.on_ack(40, 6000, false, 0, None, &c, &mut out);
     out = SenderOut::default();
     s.on_rto_event(deadline, &c, &mut out);
     assert_eq!(s.stats.timeouts, 1);
@@ -140,7 +140,7 @@ fn timeout_goes_back_to_snd_una_with_one_segment() {
     assert_eq!((again.ssthresh, again.rto()), (2000, 4000));
     // an ACK covering everything that was delivered moves snd_nxt past the hole
     out = SenderOut::default();
-    s.on_ack(at + 10, 4000, false, at, &c, &mut out);
+    s.on_ack(at + 10, 4000, false, at, None, &c, &mut out);
     // slow start to ssthresh (2000), the other 3000 acked bytes count toward
     // congestion avoidance: one more MSS, cwnd 3000
     assert_eq!(s.cwnd, 3000);
@@ -153,9 +153,9 @@ fn rto_rearm_later_schedules_no_event() {
     let (mut s, mut out) = started(&c, u64::MAX);
     assert_eq!(out.rto_event.take(), Some(1000));
     // the first RTT sample shrinks the RTO to min_rto: an earlier event is needed
-    s.on_ack(10, 1000, false, 0, &c, &mut out);
+    s.on_ack(10, 1000, false, 0, None, &c, &mut out);
     assert_eq!(out.rto_event.take(), Some(110));
-    s.on_ack(20, 2000, false, 10, &c, &mut out);
+    s.on_ack(20, 2000, false, 10, None, &c, &mut out);
     assert_eq!(out.rto_event, None, "deadline moved later: no new event");
     // the event at 110 reschedules itself to the real deadline, 120
     let mut o2 = SenderOut::default();
@@ -177,11 +177,11 @@ fn dctcp_cuts_once_per_window_by_alpha() {
         ..cfg()
     };
     let (mut s, mut out) = started(&c, u64::MAX);
-    s.on_ack(10, 1000, true, 0, &c, &mut out);
+    s.on_ack(10, 1000, true, 0, None, &c, &mut out);
     // alpha after the first (all-marked) window stays 1: cut to cwnd/2
     let after_first = s.cwnd;
     assert_eq!(after_first, (10_000u64 + 1000) / 2);
-    s.on_ack(11, 2000, true, 0, &c, &mut out);
+    s.on_ack(11, 2000, true, 0, None, &c, &mut out);
     assert_eq!(s.cwnd, after_first, "no second cut in the same window");
     assert_eq!(s.stats.ecn_cuts, 1);
 }
@@ -198,15 +198,15 @@ fn htsims_dctcp_cuts_at_every_window_end_while_alpha_is_positive() {
     };
     let (mut s, mut out) = started(&c, u64::MAX);
     // the first ACK closes the empty first window; alpha 0: no cut, slow start goes on
-    s.on_ack(10, 1000, false, 0, &c, &mut out);
+    s.on_ack(10, 1000, false, 0, None, &c, &mut out);
     assert_eq!((s.cwnd, s.stats.ecn_cuts), (11_000, 0));
     // an ECE ends slow start (before the ACK grows the window) without cutting
-    s.on_ack(11, 2000, true, 0, &c, &mut out);
+    s.on_ack(11, 2000, true, 0, None, &c, &mut out);
     assert_eq!((s.cwnd, s.ssthresh, s.stats.ecn_cuts), (11_000, 11_000, 0));
     // the window (up to the 11 000 bytes sent when it opened) ends with 1 of its
     // 10 000 bytes marked: alpha = 0.5 * 0.1 = 0.05, and the window is cut by
     // alpha/2 although this ACK carries no ECE
-    s.on_ack(12, 11_000, false, 0, &c, &mut out);
+    s.on_ack(12, 11_000, false, 0, None, &c, &mut out);
     assert!((s.alpha().unwrap() - 0.05).abs() < 1e-12);
     assert_eq!(s.stats.ecn_cuts, 1);
     assert_eq!(s.cwnd, 11_000 - (11_000.0 * 0.025) as u64);
@@ -216,10 +216,10 @@ fn htsims_dctcp_cuts_at_every_window_end_while_alpha_is_positive() {
         ..c.clone()
     };
     let (mut s2, mut out2) = started(&c2, u64::MAX);
-    s2.on_ack(10, 1000, false, 0, &c2, &mut out2);
-    s2.on_ack(11, 2000, true, 0, &c2, &mut out2);
+    s2.on_ack(10, 1000, false, 0, None, &c2, &mut out2);
+    s2.on_ack(11, 2000, true, 0, None, &c2, &mut out2);
     let cuts = s2.stats.ecn_cuts;
-    s2.on_ack(12, 11_000, false, 0, &c2, &mut out2);
+    s2.on_ack(12, 11_000, false, 0, None, &c2, &mut out2);
     assert_eq!(s2.stats.ecn_cuts, cuts);
 }
 
@@ -227,7 +227,7 @@ fn htsims_dctcp_cuts_at_every_window_end_while_alpha_is_positive() {
 fn finite_flow_stops_at_its_size() {
     let c = cfg();
     let (mut s, mut out) = started(&c, 2500);
-    s.on_ack(10, 2000, false, 0, &c, &mut out);
+    s.on_ack(10, 2000, false, 0, None, &c, &mut out);
     assert_eq!(
         out.segments.last().unwrap(),
         &Segment {
@@ -236,7 +236,7 @@ fn finite_flow_stops_at_its_size() {
             retx: false
         }
     );
-    s.on_ack(20, 2500, false, 0, &c, &mut out);
+    s.on_ack(20, 2500, false, 0, None, &c, &mut out);
     assert!(s.done());
 }
 
@@ -259,7 +259,7 @@ fn a_sender_out_of_room_waits_and_does_not_grow_its_window() {
         room: 0,
         ..Default::default()
     };
-    s.on_ack(10, 2000, false, 0, &c, &mut out);
+    s.on_ack(10, 2000, false, 0, None, &c, &mut out);
     assert_eq!(s.cwnd, 10_000);
     assert!(out.segments.is_empty() && out.blocked);
     // room again: it sends up to its window, and is window-limited once more
@@ -267,6 +267,6 @@ fn a_sender_out_of_room_waits_and_does_not_grow_its_window() {
     s.resume(20, &c, &mut out);
     assert_eq!(out.segments.len(), 10);
     assert!(!out.blocked);
-    s.on_ack(30, 3000, false, 0, &c, &mut out);
+    s.on_ack(30, 3000, false, 0, None, &c, &mut out);
     assert_eq!(s.cwnd, 11_000, "slow start resumes");
 }

@@ -1,0 +1,258 @@
+//! The sender with SACK (`transport.recovery = "sack"`): RFC 6675 loss recovery with
+//! Proportional Rate Reduction (RFC 6937), as Linux repairs losses.
+//!
+//! * Sending is limited by the pipe (RFC 6675's SetPipe: bytes not SACKed and not
+//!   lost, retransmissions counted again) against cwnd, in and out of recovery.
+//! * Recovery starts on DupThresh duplicate ACKs (ACKs that carry new SACK
+//!   information and advance nothing) or when the first hole is lost by IsLost, at
+//!   most once per window of data (the ACK must be at or past the last recovery
+//!   point). ssthresh = max(FlightSize/2, 2·SMSS), and PRR sets cwnd on every ACK
+//!   until the recovery point is acknowledged; then cwnd = ssthresh (RFC 6937 §3).
+//!   The first retransmission goes whatever PRR allows (RFC 6675 §5, step 4.3).
+//! * What is sent comes from NextSeg: lost holes first, then new data, then other
+//!   holes below the highest SACK, then one rescue retransmission per recovery.
+//! * After a retransmission timeout the scoreboard is kept (RFC 6675 §5.1): every
+//!   un-SACKed byte sent so far counts as lost, only holes are resent, and cwnd
+//!   grows from one segment in slow start until the timeout's recovery point is
+//!   acknowledged.
+//! * ECE cuts the window as without SACK: once per window, not during recovery.
+
+use super::{Segment, SenderOut, TcpConfig, TcpSender, Time};
+use crate::transport::sack::{next_seg, Next, NextSegState, Prr, SackOption, Scoreboard};
+
+/// The SACK sender's state beside the common one.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SackState {
+    sb: Scoreboard,
+    prr: Prr,
+    /// RecoveryPoint of the current or last recovery: snd_max when it began.
+    recovery_point: u64,
+    /// The recovery point of the recovery whose rescue retransmission was sent.
+    rescued: Option<u64>,
+    /// After a timeout, until it is acknowledged: every un-SACKed byte below it is
+    /// lost (0: none).
+    all_lost_below: u64,
+}
+
+impl TcpSender {
+    fn sack_state(&self) -> &SackState {
+        self.sack.as_deref().expect("a SACK sender")
+    }
+
+    fn lost_params(&self, cfg: &TcpConfig) -> (u32, u64, u64) {
+        (
+            cfg.dupack_threshold,
+            cfg.mss as u64,
+            self.sack_state().all_lost_below,
+        )
+    }
+
+    /// RFC 6675's pipe.
+    pub(super) fn pipe(&self, cfg: &TcpConfig) -> u64 {
+        let lost = self.lost_params(cfg);
+        let sb = &self.sack_state().sb;
+        let pipe = sb.pipe(self.snd_una, self.snd_max, lost);
+        debug_assert_eq!(pipe, sb.pipe_by_walk(self.snd_una, self.snd_max, lost));
+        pipe
+    }
+
+    /// The SACK sender's ACK (see the module doc).
+    pub(super) fn on_ack_sack(
+        &mut self,
+        now: Time,
+        (ack, ece, ts_echo): (u64, bool, Time),
+        opt: Option<&SackOption>,
+        cfg: &TcpConfig,
+        out: &mut SenderOut,
+    ) {
+        let mss = cfg.mss as u64;
+        let acked = ack.saturating_sub(self.snd_una);
+        let every_window = self.dctcp_ack(acked, ack, ece, cfg);
+        let una = ack.max(self.snd_una);
+        let st = self.sack.as_deref_mut().expect("a SACK sender");
+        let sacked = st.sb.update(una, opt);
+        let delivered = (acked as i64 + sacked).max(0) as u64;
+        if acked > 0 {
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            st.sb.rxt_end = st.sb.rxt_end.max(ack);
+            if st.all_lost_below > 0 && ack >= st.all_lost_below {
+                st.all_lost_below = 0;
+            }
+            self.rtt.sample(now.saturating_sub(ts_echo));
+            self.backed_off = false;
+            self.dupacks = 0;
+            if self.snd_una >= self.snd_max {
+                self.rto_timer.cancel();
+            } else {
+                out.rto_event = self.rto_timer.arm(now + self.rtt.rto());
+            }
+        } else if ack == self.snd_una && self.snd_max > self.snd_una && sacked > 0 {
+            self.dupacks += 1;
+        }
+        let pipe = self.window_after_ack(acked, delivered, cfg);
+        if !every_window && ece && !self.in_recovery && self.snd_una >= self.cwr_end && cfg.ect() {
+            self.ecn_cut(mss);
+        }
+        self.fill_sack_from(pipe, now, cfg, out);
+    }
+
+    /// The window after an ACK that advanced `acked` bytes and reported `delivered`:
+    /// PRR in recovery, slow start after a timeout, growth otherwise, and the start
+    /// of recovery when a loss shows. Returns the pipe.
+    fn window_after_ack(&mut self, acked: u64, delivered: u64, cfg: &TcpConfig) -> u64 {
+        let mss = cfg.mss as u64;
+        let recovery_point = self.sack_state().recovery_point;
+        let pipe = self.pipe(cfg);
+        if self.in_recovery {
+            if self.snd_una >= recovery_point {
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.cwnd = self.ssthresh;
+            } else {
+                let st = self.sack.as_deref_mut().expect("a SACK sender");
+                self.cwnd = st.prr.on_ack(delivered, pipe, self.ssthresh, mss);
+            }
+            return pipe;
+        }
+        if self.sack_state().all_lost_below > 0 {
+            if !self.room_limited {
+                self.grow(delivered, mss);
+            }
+            return pipe;
+        }
+        if acked > 0 && !self.room_limited {
+            self.grow(acked, mss);
+        }
+        let st = self.sack_state();
+        let head_lost =
+            st.sb.sacked_bytes() > 0 && st.sb.is_lost(self.snd_una, cfg.dupack_threshold, mss);
+        let loss = self.dupacks >= cfg.dupack_threshold || head_lost;
+        if loss && self.snd_max > self.snd_una && self.snd_una >= recovery_point {
+            self.ssthresh = self.loss_ssthresh(mss);
+            let (una, max) = (self.snd_una, self.snd_max);
+            let st = self.sack.as_deref_mut().expect("a SACK sender");
+            st.recovery_point = max;
+            st.prr = Prr::start(max - una);
+            st.sb.rxt_end = una;
+            self.in_recovery = true;
+            self.stats.fast_retransmits += 1;
+            let pipe = self.pipe(cfg);
+            let st = self.sack.as_deref_mut().expect("a SACK sender");
+            // the fast retransmit goes whatever PRR allows (RFC 6675 §5, step 4.3)
+            self.cwnd = st
+                .prr
+                .on_ack(delivered, pipe, self.ssthresh, mss)
+                .max(pipe + mss);
+            return pipe;
+        }
+        pipe
+    }
+
+    /// Sends what NextSeg gives while the pipe leaves room in cwnd and the host has
+    /// room.
+    pub(super) fn fill_sack(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
+        let pipe = self.pipe(cfg);
+        self.fill_sack_from(pipe, now, cfg, out);
+    }
+
+    /// [`fill_sack`](Self::fill_sack) with the pipe known: counted once, then as
+    /// each segment adds to it (SetPipe's count: new data and a retransmission below
+    /// HighRxt count once more, the rescue does not).
+    fn fill_sack_from(&mut self, mut pipe: u64, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
+        let mss = cfg.mss as u64;
+        let mut sent = false;
+        self.room_limited = false;
+        let repairing = self.in_recovery || self.sack_state().all_lost_below > 0;
+        loop {
+            debug_assert_eq!(pipe, self.pipe(cfg));
+            let next = if repairing {
+                self.next_seg(cfg)
+            } else if self.snd_max < self.limit {
+                Next::New(self.snd_max, (self.limit - self.snd_max).min(mss))
+            } else {
+                Next::Nothing
+            };
+            let (seq, len, retx) = match next {
+                Next::Retransmit(s, l) | Next::Rescue(s, l) => (s, l, true),
+                Next::New(s, l) => (s, l, false),
+                Next::Nothing => break,
+            };
+            if pipe + len > self.cwnd {
+                break;
+            }
+            let seg = Segment {
+                seq,
+                len: len as u32,
+                retx,
+            };
+            if !self.emit(seg, cfg, out) {
+                break;
+            }
+            sent = true;
+            if !repairing {
+                pipe += len;
+                self.snd_max += len;
+                self.snd_nxt = self.snd_max;
+                continue;
+            }
+            pipe += self.sent_in_repair(next, len);
+        }
+        if sent && !self.rto_timer.is_armed() {
+            out.rto_event = self.rto_timer.arm(now + self.rtt.rto());
+        }
+    }
+
+    /// NextSeg for this sender now.
+    fn next_seg(&self, cfg: &TcpConfig) -> Next {
+        let st = self.sack_state();
+        let state = NextSegState {
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            limit: self.limit,
+            mss: cfg.mss as u64,
+            dupthresh: cfg.dupack_threshold,
+            all_lost_below: st.all_lost_below,
+            rescue: self.in_recovery && st.rescued != Some(st.recovery_point),
+        };
+        next_seg(&st.sb, &state)
+    }
+
+    /// Notes segment `next` of `len` bytes sent during a repair; what it adds to
+    /// the pipe.
+    fn sent_in_repair(&mut self, next: Next, len: u64) -> u64 {
+        let in_recovery = self.in_recovery;
+        let st = self.sack.as_deref_mut().expect("a SACK sender");
+        if in_recovery {
+            st.prr.out += len;
+        }
+        match next {
+            Next::Retransmit(seq, _) => {
+                st.sb.rxt_end = st.sb.rxt_end.max(seq + len);
+                self.stats.retransmits += 1;
+                len
+            }
+            Next::Rescue(..) => {
+                st.rescued = Some(st.recovery_point);
+                self.stats.retransmits += 1;
+                0
+            }
+            _ => {
+                self.snd_max += len;
+                self.snd_nxt = self.snd_max;
+                len
+            }
+        }
+    }
+
+    /// The SACK sender's timeout (see the module doc): the scoreboard is kept.
+    pub(super) fn timeout_sack(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
+        let (una, max) = (self.snd_una, self.snd_max);
+        let st = self.sack.as_deref_mut().expect("a SACK sender");
+        st.all_lost_below = max;
+        st.recovery_point = max;
+        st.sb.rxt_end = una;
+        st.prr = Prr::default();
+        self.fill_sack(now, cfg, out);
+    }
+}

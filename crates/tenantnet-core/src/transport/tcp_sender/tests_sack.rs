@@ -1,0 +1,277 @@
+//! The SACK sender against a SACK receiver over a loop that loses chosen
+//! transmissions: one round trip a round, every segment of a round delivered in
+//! order unless lost, every ACK fed back.
+
+use super::*;
+use crate::transport::tcp_receiver::{DataSegment, ReceiverOut, TcpReceiver};
+
+const RTT: Time = 100;
+
+fn sack_cfg(recovery: Recovery) -> TcpConfig {
+    TcpConfig {
+        mss: 1000,
+        init_cwnd: 10,
+        min_rto: 1000,
+        initial_rto: 1000,
+        delayed_ack: false,
+        recovery,
+        ..Default::default()
+    }
+}
+
+/// A sender and receiver joined by a loop that drops transmission `n` (counted
+/// from 1) of the segment starting at `seq` for each `(seq, n)` in `losses`.
+struct Loop {
+    c: TcpConfig,
+    s: TcpSender,
+    r: TcpReceiver,
+    losses: Vec<(u64, u32)>,
+    sent: std::collections::HashMap<u64, u32>,
+    now: Time,
+    /// Segments the sender sent, in order: (seq, retransmission).
+    log: Vec<(u64, bool)>,
+    /// Bytes sent on ACKs that left the sender in recovery.
+    sent_in_recovery: u64,
+    /// RecoverFS: the flight when recovery began.
+    recover_fs: u64,
+}
+
+impl Loop {
+    fn new(recovery: Recovery, bytes: u64, losses: &[(u64, u32)]) -> Self {
+        let c = sack_cfg(recovery);
+        let r = match recovery {
+            Recovery::Sack => TcpReceiver::with_sack(),
+            Recovery::NewReno => TcpReceiver::new(),
+        };
+        let s = TcpSender::new(&c, bytes);
+        Loop {
+            c,
+            s,
+            r,
+            losses: losses.to_vec(),
+            sent: Default::default(),
+            now: 0,
+            log: Vec::new(),
+            sent_in_recovery: 0,
+            recover_fs: 0,
+        }
+    }
+
+    /// Runs until every byte is acknowledged or `rounds` round trips pass; returns
+    /// the round trips it took.
+    fn run(&mut self, rounds: u32) -> u32 {
+        let mut out = SenderOut::default();
+        // the timer's pending events, as the simulator's queue would hold them
+        let mut timers: Vec<Time> = Vec::new();
+        self.s.start(0, &self.c, &mut out);
+        for round in 1..=rounds {
+            self.now += RTT;
+            // timer events due by now fire at their times; with nothing else in
+            // the loop, the next one fires whenever it is due
+            loop {
+                timers.extend(out.rto_event.take());
+                timers.sort_unstable();
+                let due = timers.first().is_some_and(|&t| t <= self.now);
+                let silent = out.segments.is_empty() && !timers.is_empty();
+                if !due && !silent {
+                    break;
+                }
+                let t = timers.remove(0);
+                self.now = self.now.max(t);
+                self.s.on_rto_event(t, &self.c, &mut out);
+            }
+            let segs = std::mem::take(&mut out.segments);
+            assert!(
+                !segs.is_empty() || self.s.done(),
+                "a silent sender has its timer armed"
+            );
+            let mut acks = ReceiverOut::default();
+            for g in segs {
+                self.log.push((g.seq, g.retx));
+                let n = self.sent.entry(g.seq).or_default();
+                *n += 1;
+                if self.losses.contains(&(g.seq, *n)) {
+                    continue;
+                }
+                let d = DataSegment {
+                    seq: g.seq,
+                    len: g.len,
+                    ce: false,
+                    ts: self.now - RTT,
+                };
+                self.r.on_data(self.now, d, None, &mut acks);
+            }
+            for a in acks.acks.drain(..) {
+                let sack = (a.sack.n > 0).then_some(&a.sack);
+                let (before, was) = (out.segments.len(), self.s.in_recovery);
+                let flight = self.s.snd_max - self.s.snd_una;
+                self.s
+                    .on_ack(self.now, a.ack, a.ece, a.ts, sack, &self.c, &mut out);
+                if self.s.in_recovery {
+                    let new = &out.segments[before..];
+                    self.sent_in_recovery += new.iter().map(|g| g.len as u64).sum::<u64>();
+                    if !was {
+                        self.recover_fs = flight;
+                    }
+                }
+            }
+            if self.s.done() {
+                return round;
+            }
+        }
+        panic!(
+            "not done in {rounds} round trips: snd_una {}",
+            self.s.snd_una
+        );
+    }
+
+    fn retransmitted(&self) -> Vec<u64> {
+        self.log.iter().filter(|l| l.1).map(|l| l.0).collect()
+    }
+}
+
+#[test]
+fn one_loss_is_repaired_by_one_retransmission_and_halves_the_window() {
+    let mut l = Loop::new(Recovery::Sack, 60_000, &[(3000, 1)]);
+    l.run(50);
+    assert_eq!(l.retransmitted(), vec![3000]);
+    assert_eq!((l.s.stats.fast_retransmits, l.s.stats.timeouts), (1, 0));
+    // ssthresh = FlightSize/2 at the third duplicate ACK: three ACKs grew cwnd to
+    // 13 segments from 3000, the first two duplicates each let one more segment
+    // out as they took one from the pipe (Limited Transmit, RFC 3042): 15 in flight
+    assert_eq!(l.s.ssthresh, 7_500);
+}
+
+#[test]
+fn several_losses_in_one_window_are_repaired_in_one_recovery_without_a_timeout() {
+    let losses = [(2000, 1), (5000, 1), (7000, 1), (8000, 1)];
+    let mut sack = Loop::new(Recovery::Sack, 40_000, &losses);
+    let rounds = sack.run(50);
+    assert_eq!(sack.retransmitted(), vec![2000, 5000, 7000, 8000]);
+    assert_eq!(
+        (sack.s.stats.fast_retransmits, sack.s.stats.timeouts),
+        (1, 0)
+    );
+    // NewReno repairs one hole a round trip
+    let mut newreno = Loop::new(Recovery::NewReno, 40_000, &losses);
+    let nr_rounds = newreno.run(50);
+    assert!(
+        nr_rounds > rounds,
+        "newreno {nr_rounds} round trips, sack {rounds}"
+    );
+}
+
+#[test]
+fn a_lost_retransmission_waits_for_the_timeout_which_resends_only_holes() {
+    // 2000 lost twice; 5000 lost once and repaired in recovery
+    let losses = [(2000, 1), (2000, 2), (5000, 1)];
+    let mut l = Loop::new(Recovery::Sack, 20_000, &losses);
+    l.run(50);
+    assert_eq!(l.s.stats.timeouts, 1);
+    // recovery resends both holes, then the rescue retransmission of the last
+    // segment (RFC 6675 §4, NextSeg rule 4); after the timeout only the hole is
+    // resent, not the SACKed segments above it
+    assert_eq!(l.retransmitted(), vec![2000, 5000, 19_000, 2000]);
+}
+
+#[test]
+fn losses_of_the_tail_are_resent_without_retransmitting_sacked_data() {
+    // the last two segments are lost: no duplicate ACKs follow them, so the
+    // timeout repairs them, and only them
+    let losses = [(8000, 1), (9000, 1)];
+    let mut l = Loop::new(Recovery::Sack, 10_000, &losses);
+    l.run(50);
+    assert_eq!(l.s.stats.timeouts, 1);
+    assert_eq!(l.retransmitted(), vec![8000, 9000]);
+}
+
+#[test]
+fn without_sack_options_the_sack_sender_still_completes() {
+    // a receiver that sends no SACK blocks: its duplicate ACKs report nothing new,
+    // so the timeout finds the loss; the receiver held what followed the hole
+    let mut l = Loop::new(Recovery::Sack, 10_000, &[(4000, 1)]);
+    l.r = TcpReceiver::new();
+    l.run(50);
+    assert_eq!((l.s.stats.fast_retransmits, l.s.stats.timeouts), (0, 1));
+    assert_eq!(l.retransmitted(), vec![4000]);
+}
+
+#[test]
+fn prr_sends_ssthresh_worth_during_recovery_and_exits_at_ssthresh() {
+    // RFC 6937 §3: over the recovery, PRR sends ssthresh/RecoverFS of what is
+    // delivered; nearly all of RecoverFS is delivered before the recovery point
+    // is acknowledged, the last ACK's share going out after the exit
+    let mut l = Loop::new(Recovery::Sack, 200_000, &[(30_000, 1)]);
+    l.run(60);
+    let (ssthresh, mss) = (l.s.ssthresh, 1000);
+    assert_eq!(l.s.stats.fast_retransmits, 1);
+    assert_eq!(ssthresh, l.recover_fs / 2);
+    assert!(
+        l.sent_in_recovery <= ssthresh && l.sent_in_recovery + 2 * mss >= ssthresh,
+        "sent {} in recovery, ssthresh {ssthresh}",
+        l.sent_in_recovery
+    );
+}
+
+/// The window after each of `acks` (ACK number, ECE) without losses.
+fn windows(c: &TcpConfig, acks: &[(u64, bool)]) -> Vec<(u64, u64)> {
+    let mut s = TcpSender::new(c, u64::MAX);
+    let mut out = SenderOut::default();
+    s.start(0, c, &mut out);
+    let mut w = Vec::new();
+    for (i, &(ack, ece)) in acks.iter().enumerate() {
+        s.on_ack(10 + i as Time, ack, ece, 0, None, c, &mut out);
+        w.push((s.cwnd, s.stats.ecn_cuts));
+    }
+    w
+}
+
+#[test]
+fn dctcps_cuts_are_the_same_with_sack_and_newreno() {
+    let acks: Vec<(u64, bool)> = (1..60)
+        .map(|i| (i * 1000, i % 7 == 0 || i % 11 == 0))
+        .collect();
+    for cut in [DctcpCut::OnEce, DctcpCut::EveryWindow] {
+        let c = TcpConfig {
+            cc: CongestionControl::Dctcp,
+            dctcp_cut: cut,
+            dctcp_g: 0.25,
+            ..sack_cfg(Recovery::NewReno)
+        };
+        let sack = TcpConfig {
+            recovery: Recovery::Sack,
+            ..c.clone()
+        };
+        let w = windows(&c, &acks);
+        assert!(w.last().unwrap().1 >= 3, "{cut:?}: the ACKs cut the window");
+        assert_eq!(windows(&sack, &acks), w, "{cut:?}");
+    }
+}
+
+#[test]
+fn under_random_losses_sack_times_out_far_less_often_than_newreno() {
+    // 15 % of transmissions lost, retransmissions included (the same ones for both)
+    let mut x: u64 = 12345;
+    let mut losses = Vec::new();
+    for seq in (0..500_000u64).step_by(1000) {
+        for n in 1..4 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if (x >> 33) % 100 < 15 {
+                losses.push((seq, n));
+            }
+        }
+    }
+    let mut timeouts = Vec::new();
+    for recovery in [Recovery::NewReno, Recovery::Sack] {
+        let mut l = Loop::new(recovery, 500_000, &losses);
+        l.run(100_000);
+        timeouts.push(l.s.stats.timeouts);
+    }
+    let (newreno, sack) = (timeouts[0], timeouts[1]);
+    assert!(
+        newreno >= 10 && 4 * sack <= newreno,
+        "newreno {newreno}, sack {sack}"
+    );
+}
