@@ -84,7 +84,8 @@ def test_the_estimate_counts_every_periodic_table() -> None:
     ('simulation = ["10ms"]\n[topology]\nkind = "star"\n', "simulation",
      "expected a table of duration, seed, stop_when_done"),
     ('network = [1, "a"]\n' + BASE, "network", "expected a table of ack_path"),
-    (BASE + 'transport = [1]\n', "workloads[0].transport", "expected a table of ack_size"),
+    (BASE + 'transport = [1]\n', "workloads[0].transport",
+     "expected a table of ack_push, ack_size"),
 ])
 def test_a_list_is_not_read_as_a_table(text: str, key: str, says: str) -> None:
     refused(text, key, says)

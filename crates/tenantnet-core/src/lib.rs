@@ -8,7 +8,7 @@
 //! * [`net`]: packets, ports (queues + link), hosts, switches, ECMP routing, topologies.
 //! * [`switch`]: a port's queues, DSCP classification, schedulers, buffer policies
 //!   (including BarberQ) and ECN marking.
-//! * [`transport`]: TCP NewReno, DCTCP, UDP sources.
+//! * [`transport`]: TCP NewReno, DCTCP, SACK and RACK-TLP loss recovery, UDP sources.
 //! * [`vswitch`]: tenants' VMs in the host's virtual switch: per-VM queues, token
 //!   buckets, static reservation and MBFQ.
 //! * [`workload`]: flow-size distributions and traffic generators.

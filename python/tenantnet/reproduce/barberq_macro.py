@@ -75,8 +75,10 @@ TSQ = "256KB"
 drop or mark."""
 
 
-def scenario(workload: str, load: float, scheme: str, flows: int = FLOWS) -> dict[str, Any]:
-    """The macrobenchmark at one workload, load and scheme."""
+def scenario(workload: str, load: float, scheme: str, flows: int = FLOWS,
+             profile: str | None = None) -> dict[str, Any]:
+    """The macrobenchmark at one workload, load and scheme; `profile` names a transport
+    profile (``transport.profile``) beside the paper's keys (RTO_min 5 ms stays)."""
     d = Scenario.builtin("fct-websearch-144").data()
     d["name"] = f"barberq-macro {workload} {load:.0%} {scheme}"
     w = d["workloads"][0]
@@ -85,6 +87,8 @@ def scenario(workload: str, load: float, scheme: str, flows: int = FLOWS) -> dic
     net = d["network"]
     net["host_buffer"], net["host_ecn"], net["host_nic"] = HOST_BUFFER, False, "dscp"
     d["transport"]["limit_output_bytes"] = TSQ
+    if profile is not None:
+        d["transport"]["profile"] = profile
     if scheme == "BarberQ":
         net["buffer_policy"] = "barberq"
     elif scheme == "Best-Effort":
@@ -101,12 +105,13 @@ def scenario(workload: str, load: float, scheme: str, flows: int = FLOWS) -> dic
     return d
 
 
-def run_point(workload: str, load: float, scheme: str, flows: int) -> dict[str, Any]:
+def run_point(workload: str, load: float, scheme: str, flows: int,
+              profile: str | None = None) -> dict[str, Any]:
     """One run's row: mean FCT of all and of small flows, counts, drops, evictions,
     ECN marks, events, packets and wall time."""
     from ..api import run
     start = time.monotonic()
-    r = run(scenario(workload, load, scheme, flows))
+    r = run(scenario(workload, load, scheme, flows, profile))
     wall = time.monotonic() - start
     f = r.flows
     done = f.dropna(subset=["fct_s"])
@@ -125,13 +130,14 @@ def run_point(workload: str, load: float, scheme: str, flows: int) -> dict[str, 
 
 
 def macro(schemes: tuple[str, ...], flows: int = FLOWS, workloads: list[str] | None = None,
-          loads: list[float] | None = None, jobs: int | None = None) -> pd.DataFrame:
+          loads: list[float] | None = None, jobs: int | None = None,
+          profile: str | None = None) -> pd.DataFrame:
     """Every (workload, load, scheme) run, in parallel over the cores, with each
     FCT normalised to BarberQ's at the same workload and load."""
     from ..pool import pool_map, workers
-    tasks = [(w, ld, s, flows) for w in workloads or WORKLOADS for ld in loads or LOADS
-             for s in schemes]
-    names = [f"{w} {ld:.0%} {s}" for w, ld, s, _ in tasks]
+    tasks = [(w, ld, s, flows, profile) for w in workloads or WORKLOADS
+             for ld in loads or LOADS for s in schemes]
+    names = [f"{w} {ld:.0%} {s}" for w, ld, s, _, _ in tasks]
 
     def label(done: int, total: int, now: list[str]) -> str:
         return f"BarberQ macrobenchmark: {done}/{total} runs done; running {', '.join(now)}"

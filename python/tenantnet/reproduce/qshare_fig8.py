@@ -75,8 +75,10 @@ def background(load: float) -> list[str]:
     return [f"bg{i + 1}" for i in range(round(load * 10))]
 
 
-def scenario(scheme: str, load: float, duration_s: float = DURATION_S) -> dict[str, Any]:
-    """The shuffle at fabric `load` under `scheme` (a key of `SCHEMES`)."""
+def scenario(scheme: str, load: float, duration_s: float = DURATION_S,
+             profile: str | None = None) -> dict[str, Any]:
+    """The shuffle at fabric `load` under `scheme` (a key of `SCHEMES`); `profile`
+    names a transport profile (``transport.profile``) beside the testbed's keys."""
     stop = f"{round(duration_s * 1e3)}ms"
     names = ["T", *background(load)]
     shuffle = [{"kind": "closed_loop", "tenant": "T", "cdf": "enterprise", "src": f"T/{a}*",
@@ -94,6 +96,8 @@ def scenario(scheme: str, load: float, duration_s: float = DURATION_S) -> dict[s
         "output": {"sample_interval": f"{round(SAMPLE_S * 1e3)}ms", "throughput": ["link"],
                    "queues": False},
     }
+    if profile is not None:
+        d.setdefault("transport", {})["profile"] = profile
     vswitch = SCHEMES[scheme][1]
     if vswitch is None:
         d["qshare"] = {"interval": f"{round(QSHARE_INTERVAL_S * 1e3)}ms", "dedicated": ["T"]}
@@ -115,9 +119,10 @@ def fct_stats(flows: pd.DataFrame) -> dict[str, float]:
     return out
 
 
-def point(scheme: str, load: float, duration_s: float = DURATION_S) -> dict[str, Any]:
+def point(scheme: str, load: float, duration_s: float = DURATION_S,
+          profile: str | None = None) -> dict[str, Any]:
     """One run: T's FCT statistics, its timeouts and the core's utilisation."""
-    r = run(scenario(scheme, load, duration_s))
+    r = run(scenario(scheme, load, duration_s, profile))
     f = r.flows
     f = f[(f["tenant"] == "T") & (f["start_s"] > WARMUP_S) & f["fct_s"].notna()]
     return {"scheme": scheme, "load": load, **fct_stats(f),

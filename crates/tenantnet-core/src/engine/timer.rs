@@ -43,6 +43,21 @@ impl LazyTimer {
         }
     }
 
+    /// Asks for an event at `at` without touching the deadline (a second deadline
+    /// the owner keeps beside it, sharing this timer's events); returns the time to
+    /// schedule an event at, if one is needed. When it fires, [`fire`](Self::fire)
+    /// reschedules for the deadline, if any, and the owner checks its own.
+    #[inline]
+    pub fn wake(&mut self, at: Time) -> Option<Time> {
+        match self.event_at {
+            Some(e) if e <= at => None,
+            _ => {
+                self.event_at = Some(at);
+                Some(at)
+            }
+        }
+    }
+
     /// Disarms the timer (its queued event, if any, will fire as stale).
     #[inline]
     pub fn cancel(&mut self) {
@@ -102,6 +117,19 @@ mod tests {
         assert_eq!(t.arm(50), Some(50));
         assert_eq!(t.fire(50), Fired::Expired);
         assert_eq!(t.fire(100), Fired::Stale);
+    }
+
+    #[test]
+    fn a_wake_event_reschedules_for_the_deadline() {
+        let mut t = LazyTimer::default();
+        assert_eq!(t.arm(100), Some(100));
+        assert_eq!(t.wake(40), Some(40));
+        assert_eq!(t.wake(60), None);
+        assert_eq!(t.fire(40), Fired::Reschedule(100));
+        assert_eq!(t.fire(100), Fired::Expired);
+        let mut idle = LazyTimer::default();
+        assert_eq!(idle.wake(10), Some(10));
+        assert_eq!(idle.fire(10), Fired::Stale);
     }
 
     #[test]

@@ -238,6 +238,13 @@ impl Estimator {
         }
         let what = format!("{} SACK scoreboards", human_count(sack as f64));
         let bytes = sack as f64 * fp::PER_SACK_FLOW;
+        self.add(ctx, PartKind::Fixed, what, "transport.recovery", bytes)?;
+        let rack = flows_with(r.flows, r.tcp, |c| c.recovery == Recovery::Rack);
+        if rack == 0 {
+            return Ok(());
+        }
+        let what = format!("{} RACK-TLP states", human_count(rack as f64));
+        let bytes = rack as f64 * fp::PER_RACK_FLOW;
         self.add(ctx, PartKind::Fixed, what, "transport.recovery", bytes)
     }
 }
@@ -413,11 +420,16 @@ fn events(r: &RunShape) -> f64 {
 /// A flow's full-size packet on the wire, bytes.
 /// How many flows recover with SACK.
 fn sack_flows(flows: &[FlowSpec], tcp: &[TcpConfig]) -> u64 {
-    let sack = |f: &&FlowSpec| match &f.kind {
-        FlowKind::Tcp { transport } => tcp[*transport as usize].recovery == Recovery::Sack,
+    flows_with(flows, tcp, |c| c.recovery.uses_sack())
+}
+
+/// How many TCP flows have a transport that `pred` holds for.
+fn flows_with(flows: &[FlowSpec], tcp: &[TcpConfig], pred: impl Fn(&TcpConfig) -> bool) -> u64 {
+    let holds = |f: &&FlowSpec| match &f.kind {
+        FlowKind::Tcp { transport } => pred(&tcp[*transport as usize]),
         FlowKind::Udp { .. } => false,
     };
-    flows.iter().filter(sack).count() as u64
+    flows.iter().filter(holds).count() as u64
 }
 
 fn packet_size(f: &FlowSpec, tcp: &[TcpConfig]) -> u64 {

@@ -11,7 +11,7 @@ use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecE
 use crate::net::NetworkBuilder;
 use crate::switch::buffer::BufferPolicyKind;
 use crate::switch::ecn::{EcnMarkPoint, EcnScope};
-use crate::transport::{DctcpCut, Recovery};
+use crate::transport::{DctcpCut, Recovery, TlpTimeout};
 use crate::units::{Size, TimeSpan};
 
 // `T` and `W` are the topology and workload types: the parser first reads both as
@@ -361,8 +361,48 @@ pub struct TransportSpec {
     pub dctcp_cut: Option<DctcpCut>,
     /// TCP small queues: a sender stops while more than this many bytes of its data are in its host (vswitch and NIC queues and the NIC's wire), as with Linux's `tcp_limit_output_bytes` (128KB in 2012, 256KB from 2015, 4MB from 2025). A packet counts until its last bit leaves the host's NIC [no limit].
     pub limit_output_bytes: Option<Size>,
-    /// How losses are detected and repaired: `newreno` (cumulative ACKs, RFC 6582: one hole a round trip, go-back-N after a timeout) or `sack` (up to three SACK blocks on every ACK, RFC 2018/2883; RFC 6675's scoreboard with Proportional Rate Reduction, RFC 6937; after a timeout only holes are resent; a lost retransmission waits for the timeout) [newreno].
+    /// How losses are detected and repaired: `newreno` (cumulative ACKs, RFC 6582: one hole a round trip, go-back-N after a timeout) or `sack` (up to three SACK blocks on every ACK, RFC 2018/2883; RFC 6675's scoreboard with Proportional Rate Reduction, RFC 6937; after a timeout only holes are resent; a lost retransmission waits for the timeout) or `rack` (SACK with RACK-TLP loss detection, RFC 8985, Linux's default: losses marked by time with a reordering window, lost retransmissions sent again, a tail loss found by a probe) [newreno].
     pub recovery: Option<Recovery>,
+    /// With `recovery = "rack"`, the tail loss probe's timeout: `rfc8985` (two smoothed RTTs, plus the delayed-ACK timeout when one segment is out) or `linux` (two smoothed RTTs plus 2ms, or plus the minimum RTO when one segment is out) [rfc8985].
+    pub tlp_timeout: Option<TlpTimeout>,
+    /// Segments acknowledged at once at a connection's start even with delayed ACKs (Linux's quick-ACK mode: 16) [0].
+    pub quick_acks: Option<u32>,
+    /// With delayed ACKs, acknowledge at once the segment that ends the application's data (Linux does for a PSH segment the application reads) [false].
+    pub ack_push: Option<bool>,
+    /// A named set of defaults for the keys above, which keys set beside it override: `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs: tenantnet's defaults, matched to htsim) or `linux` (what a current Linux host does: RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once) [htsim].
+    pub profile: Option<TransportProfile>,
+}
+
+crate::kinds::named_kinds! {
+    /// A named set of transport defaults (`transport.profile`).
+    TransportProfile {
+        /// tenantnet's defaults, matched to htsim: NewReno without SACK, min RTO 10 ms, no delayed ACKs.
+        Htsim = "htsim",
+        /// A current Linux host: RACK-TLP (`tcp_recovery` = 1, Linux 4.18 on) with Linux's probe timeout, min RTO 200 ms (TCP_RTO_MIN), max RTO 120 s (TCP_RTO_MAX), delayed ACKs with a 40 ms timer (TCP_DELACK_MIN), 16 quick ACKs at the start (TCP_MAX_QUICKACKS), PSH segments acknowledged at once. The initial RTO is the min RTO (whatever it is set to): Linux's data segments follow a handshake whose RTT sample on a datacenter path puts the RTO at its minimum, and tenantnet has no handshake (TCP_TIMEOUT_INIT, 1 s, is the SYN's).
+        Linux = "linux",
+    }
+}
+
+impl TransportProfile {
+    /// The transport this profile sets when no key overrides it.
+    pub fn config(self) -> crate::transport::TcpConfig {
+        let d = crate::transport::TcpConfig::default();
+        match self {
+            TransportProfile::Htsim => d,
+            TransportProfile::Linux => crate::transport::TcpConfig {
+                recovery: Recovery::Rack,
+                tlp_timeout: TlpTimeout::Linux,
+                min_rto: 200_000_000_000,
+                initial_rto: 200_000_000_000,
+                max_rto: 120_000_000_000_000,
+                delayed_ack: true,
+                delayed_ack_timeout: 40_000_000_000,
+                quick_acks: 16,
+                ack_push: true,
+                ..d
+            },
+        }
+    }
 }
 
 impl TransportSpec {
@@ -389,6 +429,10 @@ impl TransportSpec {
             dctcp_cut: Some(d.dctcp_cut),
             limit_output_bytes: None,
             recovery: Some(d.recovery),
+            tlp_timeout: Some(d.tlp_timeout),
+            quick_acks: Some(d.quick_acks),
+            ack_push: Some(d.ack_push),
+            profile: Some(TransportProfile::Htsim),
         }
     }
 
@@ -415,7 +459,11 @@ impl TransportSpec {
             dctcp_alpha_init,
             dctcp_cut,
             limit_output_bytes,
-            recovery
+            recovery,
+            tlp_timeout,
+            quick_acks,
+            ack_push,
+            profile
         )
     }
 }

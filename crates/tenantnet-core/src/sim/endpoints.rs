@@ -196,6 +196,7 @@ impl Sim {
                     len: p.len,
                     ce: p.has(flags::CE),
                     ts: p.ts,
+                    push: cfg.ack_push && flow.spec.size == Some(p.seq + p.len as u64),
                 };
                 rcv.on_data(now, seg, delack, &mut out);
                 let gained = rcv.rcv_nxt - before;

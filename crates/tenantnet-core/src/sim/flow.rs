@@ -6,7 +6,6 @@ use crate::net::routing::mix32;
 use crate::transport::tcp_receiver::TcpReceiver;
 use crate::transport::tcp_sender::TcpSender;
 use crate::transport::udp::UdpSource;
-use crate::transport::Recovery;
 use crate::transport::TcpConfig;
 use crate::vswitch::{PairId, NO_PAIR};
 use crate::workload::{FlowKind, FlowSpec};
@@ -108,10 +107,12 @@ impl Flow {
         let ep = match &spec.kind {
             FlowKind::Tcp { transport } => Endpoint::Tcp {
                 snd: TcpSender::new(&tcp[*transport as usize], spec.size.unwrap_or(u64::MAX)),
-                rcv: match tcp[*transport as usize].recovery {
-                    Recovery::NewReno => TcpReceiver::new(),
-                    Recovery::Sack => TcpReceiver::with_sack(),
-                },
+                rcv: if tcp[*transport as usize].recovery.uses_sack() {
+                    TcpReceiver::with_sack()
+                } else {
+                    TcpReceiver::new()
+                }
+                .with_quick_acks(tcp[*transport as usize].quick_acks),
             },
             FlowKind::Udp {
                 rate_bps,

@@ -56,6 +56,12 @@ pub const PER_SACK_OPTION: f64 = 64.0;
 /// each (a range and its suffix sum), by construction; a flow with more holes
 /// grows past it.
 pub const PER_SACK_FLOW: f64 = 440.0;
+/// Bytes more per flow that detects losses with RACK-TLP: its boxed state (240
+/// bytes and the allocator's 16), eight send-time records of new data (16 bytes
+/// each) and four retransmissions in flight, kept in send order (24 bytes) and by
+/// sequence (24 bytes), with each buffer's allocator overhead; by construction, a
+/// flow with more grows past it.
+pub const PER_RACK_FLOW: f64 = 640.0;
 
 /// Bytes per packet alive at once, with or without SACK options beside them.
 pub fn per_packet(sack: bool) -> f64 {

@@ -39,7 +39,7 @@ use crate::net::PacketPool;
 use crate::net::{Network, NodeId, NodeKind, Packet, PktId, PortId, SwitchId};
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
-use crate::transport::{Recovery, TcpConfig};
+use crate::transport::TcpConfig;
 use crate::vswitch::policy::ControlMsg;
 use crate::vswitch::{HostVswitch, ShaperId, Shapers, Vm, VmPair, VswitchParams};
 use crate::workload::{Exchanges, FlowSpec};
@@ -272,7 +272,7 @@ impl Sim {
     /// and schedules the first flow start and the first sample.
     fn start(&mut self) {
         let room = self.budget as f64 - self.footprint.of(PartKind::Fixed);
-        let sack = self.tcp.iter().any(|c| c.recovery == Recovery::Sack);
+        let sack = self.tcp.iter().any(|c| c.recovery.uses_sack());
         let per_packet = footprint::per_packet(sack);
         self.pkts = PacketPool::with_cap((room / per_packet).max(1024.0) as usize);
         self.start_vswitches();

@@ -1,10 +1,12 @@
-//! Transports: TCP NewReno and DCTCP senders and receivers, UDP sources.
+//! Transports: TCP NewReno and DCTCP senders (loss recovery by NewReno, SACK or
+//! RACK-TLP) and receivers, UDP sources.
 //!
 //! Each is a state machine that the simulator drives with arrivals and timer
 //! events and that answers with segments to send and timers to schedule; none of
 //! them touches the network directly, which keeps them testable on their own.
 
 pub mod dctcp;
+pub mod rack;
 pub mod rtt;
 pub mod sack;
 pub mod tcp_receiver;
@@ -62,6 +64,14 @@ pub struct TcpConfig {
     pub limit_output_bytes: Option<u64>,
     /// How losses are detected and repaired.
     pub recovery: Recovery,
+    /// How the tail loss probe's timeout is set (`recovery = "rack"`).
+    pub tlp_timeout: TlpTimeout,
+    /// Segments acknowledged at once at the start of a connection, delayed ACKs
+    /// or not (Linux's quick-ACK mode, `TCP_MAX_QUICKACKS` = 16).
+    pub quick_acks: u32,
+    /// With delayed ACKs, whether the segment that ends the application's data is
+    /// acknowledged at once (Linux, for a PSH segment the application reads).
+    pub ack_push: bool,
 }
 
 crate::kinds::named_kinds! {
@@ -71,6 +81,25 @@ crate::kinds::named_kinds! {
         NewReno = "newreno",
         /// SACK (RFC 2018, D-SACK of RFC 2883) with RFC 6675's scoreboard and Proportional Rate Reduction (RFC 6937), as Linux repairs losses; after a timeout only the holes are resent.
         Sack = "sack",
+        /// SACK as above with RACK-TLP loss detection (RFC 8985), Linux's default since 4.18: a segment is lost when one sent after it was delivered and an RTT plus a reordering window has passed; a tail loss is found by a probe two round trips after the last ACK; lost retransmissions are sent again without waiting for the timeout.
+        Rack = "rack",
+    }
+}
+
+impl Recovery {
+    /// Whether ACKs carry SACK blocks.
+    pub fn uses_sack(self) -> bool {
+        self != Recovery::NewReno
+    }
+}
+
+crate::kinds::named_kinds! {
+    /// How the tail loss probe's timeout is set (`transport.tlp_timeout`).
+    TlpTimeout {
+        /// RFC 8985 §7.2: two smoothed RTTs, plus the delayed-ACK timeout when one segment is out and the receiver delays ACKs; never past the retransmission timer.
+        Rfc8985 = "rfc8985",
+        /// Linux's `tcp_schedule_loss_probe`: two smoothed RTTs plus 2 ms (TCP_TIMEOUT_MIN), or plus the minimum RTO when one segment is out; never past the retransmission timer.
+        Linux = "linux",
     }
 }
 
@@ -130,6 +159,9 @@ impl Default for TcpConfig {
             dctcp_cut: DctcpCut::OnEce,
             limit_output_bytes: None,
             recovery: Recovery::NewReno,
+            tlp_timeout: TlpTimeout::Rfc8985,
+            quick_acks: 0,
+            ack_push: false,
         }
     }
 }

@@ -337,7 +337,15 @@ impl Scoreboard {
 
     /// The first hole at or above `from` and below `top`, cut at `top`, and whether
     /// it is lost.
-    fn first_hole(&self, from: u64, top: u64, lost: (u32, u64, u64)) -> Option<(u64, u64, bool)> {
+    pub fn first_hole(
+        &self,
+        from: u64,
+        top: u64,
+        lost: (u32, u64, u64),
+    ) -> Option<(u64, u64, bool)> {
+        if from >= top {
+            return None;
+        }
         let (dupthresh, mss, all_lost_below) = lost;
         let mut i = self.sacked.partition_point(|r| r.1 <= from);
         let mut at = from;
@@ -352,7 +360,7 @@ impl Scoreboard {
     }
 
     /// Un-SACKed bytes in `[snd_una, x)`.
-    fn unsacked_below(&self, snd_una: u64, x: u64) -> u64 {
+    pub fn unsacked_below(&self, snd_una: u64, x: u64) -> u64 {
         let i = self.sacked.partition_point(|r| r.1 <= x);
         let mut sacked = self.sacked_bytes - self.above.get(i).copied().unwrap_or(0);
         if let Some(r) = self.sacked.get(i) {

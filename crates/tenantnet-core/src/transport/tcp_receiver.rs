@@ -9,6 +9,9 @@
 //!   two-state machine (§3.1, Fig. 10): when the CE mark of arriving segments
 //!   changes, the receiver first acknowledges the segments received so far with the
 //!   old state, so the sender sees exactly how many bytes were marked.
+//! * Linux's quick ACKs (`transport.quick_acks`): the first segments of a
+//!   connection are acknowledged at once even with delayed ACKs; and with
+//!   `transport.ack_push` so is the segment that ends the application's data.
 //! * The ACK echoes the send time of the oldest segment it acknowledges (RFC 7323
 //!   §4.3) for the sender's RTT estimate.
 //! * With SACK (`transport.recovery = "sack"`) every ACK carries the out-of-order
@@ -43,6 +46,10 @@ pub struct DataSegment {
     pub ce: bool,
     /// Its send time, to echo.
     pub ts: Time,
+    /// Whether it ends the application's data and is to be acknowledged at once
+    /// (`transport.ack_push`: Linux ACKs a PSH segment when the application
+    /// reads it).
+    pub push: bool,
 }
 
 /// What a receiver call asks of the simulator.
@@ -68,6 +75,8 @@ pub struct TcpReceiver {
     sack: Option<Box<SackReporter>>,
     /// A duplicate segment to report in the next ACK (D-SACK).
     dup: Option<(u64, u64)>,
+    /// Quick ACKs left: segments still acknowledged at once with delayed ACKs.
+    quick: u32,
 }
 
 impl TcpReceiver {
@@ -82,6 +91,12 @@ impl TcpReceiver {
             sack: Some(Box::default()),
             ..Self::default()
         }
+    }
+
+    /// This receiver, acknowledging its first `n` segments at once even with
+    /// delayed ACKs (Linux's quick-ACK mode at a connection's start).
+    pub fn with_quick_acks(self, n: u32) -> Self {
+        TcpReceiver { quick: n, ..self }
     }
 
     /// Out-of-order byte ranges held for reassembly.
@@ -126,7 +141,13 @@ impl TcpReceiver {
         delayed_ack: Option<Time>,
         out: &mut ReceiverOut,
     ) {
-        let DataSegment { seq, len, ce, ts } = d;
+        let DataSegment {
+            seq,
+            len,
+            ce,
+            ts,
+            push,
+        } = d;
         let end = seq + len as u64;
         if self.sack.is_some() {
             self.note_for_sack(seq, end);
@@ -149,7 +170,9 @@ impl TcpReceiver {
             self.pending_ts = ts;
         }
         self.unacked += 1;
-        if !in_order || had_holes || self.unacked >= 2 {
+        let quick = self.quick > 0;
+        self.quick = self.quick.saturating_sub(1);
+        if !in_order || had_holes || self.unacked >= 2 || quick || push {
             let ts0 = self.pending_ts;
             self.ack_now(ce, ts0, out);
         } else {
@@ -220,7 +243,13 @@ mod tests {
     use super::*;
 
     fn seg(seq: u64, len: u32, ce: bool, ts: Time) -> DataSegment {
-        DataSegment { seq, len, ce, ts }
+        DataSegment {
+            seq,
+            len,
+            ce,
+            ts,
+            push: false,
+        }
     }
 
     fn acks(out: &ReceiverOut) -> Vec<(u64, bool)> {
@@ -295,6 +324,26 @@ mod tests {
                 ..Ack::default()
             }]
         );
+    }
+
+    #[test]
+    fn quick_acks_then_delayed_and_a_push_segment_at_once() {
+        let mut r = TcpReceiver::new().with_quick_acks(2);
+        let mut out = ReceiverOut::default();
+        let d = Some(1000);
+        for k in 0..5 {
+            r.on_data(k * 10, seg(k * 100, 100, false, k), d, &mut out);
+        }
+        // two quick ACKs, then every second segment: 100, 200, 400; 500 waits
+        let got: Vec<u64> = out.acks.iter().map(|a| a.ack).collect();
+        assert_eq!(got, vec![100, 200, 400]);
+        let last = DataSegment {
+            push: true,
+            ..seg(500, 100, false, 9)
+        };
+        out = ReceiverOut::default();
+        r.on_data(60, last, d, &mut out);
+        assert_eq!(acks(&out), vec![(600, false)], "the push segment at once");
     }
 
     #[test]

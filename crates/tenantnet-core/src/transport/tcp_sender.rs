@@ -28,8 +28,10 @@
 //!   halves (RFC 3168 §6.1.2); both floor at 2 MSS and set ssthresh = cwnd.
 //!
 //! With `transport.recovery = "sack"` losses are found and repaired by SACK instead
-//! (`sack_path.rs`); everything else above holds.
+//! (`sack_path.rs`), and with `"rack"` found by RACK-TLP (`rack_path.rs`);
+//! everything else above holds.
 
+mod rack_path;
 mod sack_path;
 
 use super::dctcp::DctcpEstimator;
@@ -90,6 +92,8 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// Window reductions on ECE.
     pub ecn_cuts: u64,
+    /// Tail loss probes sent (RACK-TLP).
+    pub probes: u64,
 }
 
 /// One TCP sender.
@@ -148,7 +152,10 @@ impl TcpSender {
             dctcp: (cfg.cc == CongestionControl::Dctcp)
                 .then(|| DctcpEstimator::new(cfg.dctcp_alpha_init, cfg.dctcp_g)),
             room_limited: false,
-            sack: (cfg.recovery == Recovery::Sack).then(Box::default),
+            sack: cfg
+                .recovery
+                .uses_sack()
+                .then(|| Box::new(sack_path::SackState::new(cfg.recovery == Recovery::Rack))),
         }
     }
 
@@ -228,7 +235,16 @@ impl TcpSender {
             sent = true;
         }
         if sent && !self.rto_timer.is_armed() {
-            out.rto_event = self.rto_timer.arm(now + self.rtt.rto());
+            self.arm_rto(now, out);
+        }
+    }
+
+    /// (Re)starts the retransmission timer at `now`, asking for an event if one is
+    /// needed (an event already asked for in this call is kept).
+    #[inline]
+    fn arm_rto(&mut self, now: Time, out: &mut SenderOut) {
+        if let Some(t) = self.rto_timer.arm(now + self.rtt.rto()) {
+            out.rto_event = Some(t);
         }
     }
 
@@ -328,7 +344,7 @@ impl TcpSender {
             if self.snd_una >= self.snd_max {
                 self.rto_timer.cancel();
             } else if restart_timer {
-                out.rto_event = self.rto_timer.arm(now + self.rtt.rto());
+                self.arm_rto(now, out);
             }
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.dupacks += 1;
@@ -398,42 +414,57 @@ impl TcpSender {
         }
     }
 
-    /// The retransmission-timer event fired at `now`.
+    /// The retransmission-timer event fired at `now` (with RACK-TLP, also the
+    /// reorder and probe timers, which share its events as Linux's do).
     pub fn on_rto_event(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
-        match self.rto_timer.fire(now) {
-            Fired::Stale => {}
-            Fired::Reschedule(t) => out.rto_event = Some(t),
-            Fired::Expired => {
-                if self.snd_una >= self.snd_max {
-                    return;
-                }
-                let mss = cfg.mss as u64;
-                if !self.in_recovery && !self.backed_off {
-                    self.ssthresh = self.loss_ssthresh(mss);
-                }
-                self.backed_off = true;
-                self.cwnd = mss;
-                self.ca_acked = 0;
-                self.in_recovery = false;
-                self.dupacks = 0;
-                self.recover = Some(self.snd_max);
-                self.stats.timeouts += 1;
-                self.rtt.backoff();
-                if self.sack.is_some() {
-                    self.timeout_sack(now, cfg, out);
-                } else {
-                    self.snd_nxt = self.snd_una;
-                    self.fill(now, cfg, out);
-                }
-                if !self.rto_timer.is_armed() {
-                    out.rto_event = self.rto_timer.arm(now + self.rtt.rto());
-                }
+        let expired = match self.rto_timer.fire(now) {
+            Fired::Stale => false,
+            Fired::Reschedule(t) => {
+                out.rto_event = Some(t);
+                false
             }
+            Fired::Expired => true,
+        };
+        if expired {
+            self.retransmission_timeout(now, cfg, out);
+        }
+        if self.rack().is_some() {
+            self.rack_timers_fired(now, cfg, out);
+        }
+    }
+
+    /// The retransmission timer expired at `now`.
+    fn retransmission_timeout(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        let mss = cfg.mss as u64;
+        if !self.in_recovery && !self.backed_off {
+            self.ssthresh = self.loss_ssthresh(mss);
+        }
+        self.backed_off = true;
+        self.cwnd = mss;
+        self.ca_acked = 0;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = Some(self.snd_max);
+        self.stats.timeouts += 1;
+        self.rtt.backoff();
+        if self.sack.is_some() {
+            self.timeout_sack(now, cfg, out);
+        } else {
+            self.snd_nxt = self.snd_una;
+            self.fill(now, cfg, out);
+        }
+        if !self.rto_timer.is_armed() {
+            self.arm_rto(now, out);
         }
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rack;
 #[cfg(test)]
 mod tests_sack;

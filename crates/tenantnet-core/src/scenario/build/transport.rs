@@ -14,7 +14,7 @@
 use super::Ctx;
 use crate::engine::Time;
 use crate::scenario::parse::{join, ScenarioError};
-use crate::scenario::spec::{Protocol, TransportSpec};
+use crate::scenario::spec::{Protocol, TransportProfile, TransportSpec};
 use crate::transport::{CongestionControl, TcpConfig};
 use crate::units::{format_duration, ByteSize, Size, MAX_PACKET};
 
@@ -119,7 +119,8 @@ impl Keys<'_> {
 /// at `key`, or `key = "transport"` itself) into a config.
 pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, ScenarioError> {
     let k = Keys { ctx, key };
-    let d = TcpConfig::default();
+    // the profile's values stand where a key is absent
+    let d = t.profile.unwrap_or_default().config();
     let mss = k.bytes(t.mss, "mss", d.mss, false)?;
     let header = k.bytes(t.header, "header", d.header, true)?;
     if mss as u64 + header as u64 > MAX_PACKET {
@@ -143,7 +144,10 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         init_ssthresh: t.init_ssthresh.or(d.init_ssthresh),
         min_rto: k.timer(t.min_rto.map_or(d.min_rto, |x| x.0), "min_rto")?,
         max_rto: k.timer(t.max_rto.map_or(d.max_rto, |x| x.0), "max_rto")?,
-        initial_rto: k.timer(t.initial_rto.map_or(d.initial_rto, |x| x.0), "initial_rto")?,
+        initial_rto: k.timer(
+            t.initial_rto.map_or(initial_rto(t, &d), |x| x.0),
+            "initial_rto",
+        )?,
         dupack_threshold: t.dupack_threshold.unwrap_or(d.dupack_threshold),
         ecn: t.ecn.unwrap_or(d.ecn),
         delayed_ack: t.delayed_ack.unwrap_or(d.delayed_ack),
@@ -153,9 +157,22 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         dctcp_cut: t.dctcp_cut.unwrap_or(d.dctcp_cut),
         limit_output_bytes: k.output_limit(t.limit_output_bytes)?,
         recovery: t.recovery.unwrap_or(d.recovery),
+        tlp_timeout: t.tlp_timeout.unwrap_or(d.tlp_timeout),
+        quick_acks: t.quick_acks.unwrap_or(d.quick_acks),
+        ack_push: t.ack_push.unwrap_or(d.ack_push),
     };
     check(&k, &cfg)?;
     Ok(cfg)
+}
+
+/// The initial RTO when `initial_rto` is absent: the profile's, but under the
+/// `linux` profile the min RTO as written (Linux's data follows a handshake that
+/// put the RTO at its minimum; see [`TransportProfile::Linux`]).
+fn initial_rto(t: &TransportSpec, d: &TcpConfig) -> Time {
+    match t.profile.unwrap_or_default() {
+        TransportProfile::Linux => t.min_rto.map_or(d.min_rto, |x| x.0),
+        TransportProfile::Htsim => d.initial_rto,
+    }
 }
 
 /// The checks that tie a transport's keys together.

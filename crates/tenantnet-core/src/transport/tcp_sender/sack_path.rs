@@ -16,14 +16,17 @@
 //!   grows from one segment in slow start until the timeout's recovery point is
 //!   acknowledged.
 //! * ECE cuts the window as without SACK: once per window, not during recovery.
+//! * With `recovery = "rack"` RACK-TLP marks the losses instead of DupThresh
+//!   (`rack_path.rs`); the rest holds.
 
 use super::{Segment, SenderOut, TcpConfig, TcpSender, Time};
+use crate::transport::rack::Rack;
 use crate::transport::sack::{next_seg, Next, NextSegState, Prr, SackOption, Scoreboard};
 
 /// The SACK sender's state beside the common one.
 #[derive(Clone, Debug, Default)]
 pub(super) struct SackState {
-    sb: Scoreboard,
+    pub(super) sb: Scoreboard,
     prr: Prr,
     /// RecoveryPoint of the current or last recovery: snd_max when it began.
     recovery_point: u64,
@@ -31,29 +34,61 @@ pub(super) struct SackState {
     rescued: Option<u64>,
     /// After a timeout, until it is acknowledged: every un-SACKed byte below it is
     /// lost (0: none).
-    all_lost_below: u64,
+    pub(super) all_lost_below: u64,
+    /// RACK-TLP's state (`recovery = "rack"`).
+    pub(super) rack: Option<Box<Rack>>,
+}
+
+impl SackState {
+    /// A SACK sender's state, with RACK-TLP's or not.
+    pub(super) fn new(rack: bool) -> Self {
+        SackState {
+            rack: rack.then(Box::default),
+            ..Default::default()
+        }
+    }
 }
 
 impl TcpSender {
-    fn sack_state(&self) -> &SackState {
+    pub(super) fn sack_state(&self) -> &SackState {
         self.sack.as_deref().expect("a SACK sender")
     }
 
-    fn lost_params(&self, cfg: &TcpConfig) -> (u32, u64, u64) {
-        (
-            cfg.dupack_threshold,
-            cfg.mss as u64,
-            self.sack_state().all_lost_below,
-        )
+    pub(super) fn sack_mut(&mut self) -> &mut SackState {
+        self.sack.as_deref_mut().expect("a SACK sender")
     }
 
-    /// RFC 6675's pipe.
+    /// RACK-TLP's state, with `recovery = "rack"`.
+    pub(super) fn rack(&self) -> Option<&Rack> {
+        self.sack.as_deref().and_then(|s| s.rack.as_deref())
+    }
+
+    /// What IsLost reads: DupThresh, SMSS, and the point below which every
+    /// un-SACKed byte is lost. With RACK the DupThresh rule is off (Linux marks
+    /// losses by RACK alone) and RACK's point joins the timeout's.
+    pub(super) fn lost_params(&self, cfg: &TcpConfig) -> (u32, u64, u64) {
+        let st = self.sack_state();
+        match &st.rack {
+            Some(r) => (
+                u32::MAX,
+                cfg.mss as u64,
+                st.all_lost_below.max(r.lost_below),
+            ),
+            None => (cfg.dupack_threshold, cfg.mss as u64, st.all_lost_below),
+        }
+    }
+
+    /// RFC 6675's pipe; with RACK the retransmissions in flight are counted one by
+    /// one rather than as everything below HighRxt.
     pub(super) fn pipe(&self, cfg: &TcpConfig) -> u64 {
         let lost = self.lost_params(cfg);
         let sb = &self.sack_state().sb;
         let pipe = sb.pipe(self.snd_una, self.snd_max, lost);
         debug_assert_eq!(pipe, sb.pipe_by_walk(self.snd_una, self.snd_max, lost));
-        pipe
+        match self.rack() {
+            Some(r) => pipe + self.rack_retransmitted(r),
+            None => pipe,
+        }
     }
 
     /// The SACK sender's ACK (see the module doc).
@@ -69,6 +104,7 @@ impl TcpSender {
         let acked = ack.saturating_sub(self.snd_una);
         let every_window = self.dctcp_ack(acked, ack, ece, cfg);
         let una = ack.max(self.snd_una);
+        let (prior_una, prior_fack) = (self.snd_una, self.sack_state().sb.high_sacked(una));
         let st = self.sack.as_deref_mut().expect("a SACK sender");
         let sacked = st.sb.update(una, opt);
         let delivered = (acked as i64 + sacked).max(0) as u64;
@@ -85,10 +121,14 @@ impl TcpSender {
             if self.snd_una >= self.snd_max {
                 self.rto_timer.cancel();
             } else {
-                out.rto_event = self.rto_timer.arm(now + self.rtt.rto());
+                self.arm_rto(now, out);
             }
         } else if ack == self.snd_una && self.snd_max > self.snd_una && sacked > 0 {
             self.dupacks += 1;
+        }
+        if self.rack().is_some() {
+            let seen = (prior_una, prior_fack, acked, sacked);
+            self.rack_on_ack(now, ts_echo, opt, seen, cfg);
         }
         let pipe = self.window_after_ack(acked, delivered, cfg);
         if !every_window && ece && !self.in_recovery && self.snd_una >= self.cwr_end && cfg.ect() {
@@ -100,7 +140,7 @@ impl TcpSender {
     /// The window after an ACK that advanced `acked` bytes and reported `delivered`:
     /// PRR in recovery, slow start after a timeout, growth otherwise, and the start
     /// of recovery when a loss shows. Returns the pipe.
-    fn window_after_ack(&mut self, acked: u64, delivered: u64, cfg: &TcpConfig) -> u64 {
+    pub(super) fn window_after_ack(&mut self, acked: u64, delivered: u64, cfg: &TcpConfig) -> u64 {
         let mss = cfg.mss as u64;
         let recovery_point = self.sack_state().recovery_point;
         let pipe = self.pipe(cfg);
@@ -109,6 +149,9 @@ impl TcpSender {
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.cwnd = self.ssthresh;
+                if let Some(r) = self.sack_mut().rack.as_deref_mut() {
+                    r.on_recovery_end();
+                }
             } else {
                 let st = self.sack.as_deref_mut().expect("a SACK sender");
                 self.cwnd = st.prr.on_ack(delivered, pipe, self.ssthresh, mss);
@@ -125,9 +168,15 @@ impl TcpSender {
             self.grow(acked, mss);
         }
         let st = self.sack_state();
-        let head_lost =
-            st.sb.sacked_bytes() > 0 && st.sb.is_lost(self.snd_una, cfg.dupack_threshold, mss);
-        let loss = self.dupacks >= cfg.dupack_threshold || head_lost;
+        let loss = match &st.rack {
+            // RACK alone marks losses (Linux's `tcp_time_to_recover` with RACK on)
+            Some(r) => r.lost_below > self.snd_una,
+            None => {
+                self.dupacks >= cfg.dupack_threshold
+                    || st.sb.sacked_bytes() > 0
+                        && st.sb.is_lost(self.snd_una, cfg.dupack_threshold, mss)
+            }
+        };
         if loss && self.snd_max > self.snd_una && self.snd_una >= recovery_point {
             self.ssthresh = self.loss_ssthresh(mss);
             let (una, max) = (self.snd_una, self.snd_max);
@@ -135,6 +184,10 @@ impl TcpSender {
             st.recovery_point = max;
             st.prr = Prr::start(max - una);
             st.sb.rxt_end = una;
+            if let Some(r) = st.rack.as_deref_mut() {
+                r.resend_from = una;
+                r.tlp.end_seq = None;
+            }
             self.in_recovery = true;
             self.stats.fast_retransmits += 1;
             let pipe = self.pipe(cfg);
@@ -159,7 +212,13 @@ impl TcpSender {
     /// [`fill_sack`](Self::fill_sack) with the pipe known: counted once, then as
     /// each segment adds to it (SetPipe's count: new data and a retransmission below
     /// HighRxt count once more, the rescue does not).
-    fn fill_sack_from(&mut self, mut pipe: u64, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
+    pub(super) fn fill_sack_from(
+        &mut self,
+        mut pipe: u64,
+        now: Time,
+        cfg: &TcpConfig,
+        out: &mut SenderOut,
+    ) {
         let mss = cfg.mss as u64;
         let mut sent = false;
         self.room_limited = false;
@@ -167,7 +226,10 @@ impl TcpSender {
         loop {
             debug_assert_eq!(pipe, self.pipe(cfg));
             let next = if repairing {
-                self.next_seg(cfg)
+                match self.rack() {
+                    Some(_) => self.next_seg_rack(cfg),
+                    None => self.next_seg(cfg),
+                }
             } else if self.snd_max < self.limit {
                 Next::New(self.snd_max, (self.limit - self.snd_max).min(mss))
             } else {
@@ -191,15 +253,21 @@ impl TcpSender {
             }
             sent = true;
             if !repairing {
+                if let Some(r) = self.sack_mut().rack.as_deref_mut() {
+                    r.on_sent_new(seq, now);
+                }
                 pipe += len;
                 self.snd_max += len;
                 self.snd_nxt = self.snd_max;
                 continue;
             }
-            pipe += self.sent_in_repair(next, len);
+            pipe += self.sent_in_repair(next, len, now);
         }
         if sent && !self.rto_timer.is_armed() {
-            out.rto_event = self.rto_timer.arm(now + self.rtt.rto());
+            self.arm_rto(now, out);
+        }
+        if self.rack().is_some() {
+            self.rack_arm_timers(now, cfg, out);
         }
     }
 
@@ -220,13 +288,20 @@ impl TcpSender {
 
     /// Notes segment `next` of `len` bytes sent during a repair; what it adds to
     /// the pipe.
-    fn sent_in_repair(&mut self, next: Next, len: u64) -> u64 {
+    fn sent_in_repair(&mut self, next: Next, len: u64, now: Time) -> u64 {
         let in_recovery = self.in_recovery;
         let st = self.sack.as_deref_mut().expect("a SACK sender");
         if in_recovery {
             st.prr.out += len;
         }
         match next {
+            Next::Retransmit(seq, _) if st.rack.is_some() => {
+                if let Some(r) = st.rack.as_deref_mut() {
+                    r.on_retransmit(seq, seq + len, now);
+                }
+                self.stats.retransmits += 1;
+                len
+            }
             Next::Retransmit(seq, _) => {
                 st.sb.rxt_end = st.sb.rxt_end.max(seq + len);
                 self.stats.retransmits += 1;
@@ -238,6 +313,9 @@ impl TcpSender {
                 0
             }
             _ => {
+                if let Some(r) = st.rack.as_deref_mut() {
+                    r.on_sent_new(self.snd_max, now);
+                }
                 self.snd_max += len;
                 self.snd_nxt = self.snd_max;
                 len
@@ -253,6 +331,9 @@ impl TcpSender {
         st.recovery_point = max;
         st.sb.rxt_end = una;
         st.prr = Prr::default();
+        if let Some(r) = st.rack.as_deref_mut() {
+            r.on_timeout(una);
+        }
         self.fill_sack(now, cfg, out);
     }
 }

@@ -39,9 +39,10 @@ struct Loop {
 impl Loop {
     fn new(recovery: Recovery, bytes: u64, losses: &[(u64, u32)]) -> Self {
         let c = sack_cfg(recovery);
-        let r = match recovery {
-            Recovery::Sack => TcpReceiver::with_sack(),
-            Recovery::NewReno => TcpReceiver::new(),
+        let r = if recovery.uses_sack() {
+            TcpReceiver::with_sack()
+        } else {
+            TcpReceiver::new()
         };
         let s = TcpSender::new(&c, bytes);
         Loop {
@@ -98,6 +99,7 @@ impl Loop {
                     len: g.len,
                     ce: false,
                     ts: self.now - RTT,
+                    push: false,
                 };
                 self.r.on_data(self.now, d, None, &mut acks);
             }
@@ -227,7 +229,7 @@ fn windows(c: &TcpConfig, acks: &[(u64, bool)]) -> Vec<(u64, u64)> {
 }
 
 #[test]
-fn dctcps_cuts_are_the_same_with_sack_and_newreno() {
+fn dctcps_cuts_are_the_same_with_sack_rack_and_newreno() {
     let acks: Vec<(u64, bool)> = (1..60)
         .map(|i| (i * 1000, i % 7 == 0 || i % 11 == 0))
         .collect();
@@ -238,18 +240,20 @@ fn dctcps_cuts_are_the_same_with_sack_and_newreno() {
             dctcp_g: 0.25,
             ..sack_cfg(Recovery::NewReno)
         };
-        let sack = TcpConfig {
-            recovery: Recovery::Sack,
-            ..c.clone()
-        };
         let w = windows(&c, &acks);
         assert!(w.last().unwrap().1 >= 3, "{cut:?}: the ACKs cut the window");
-        assert_eq!(windows(&sack, &acks), w, "{cut:?}");
+        for recovery in [Recovery::Sack, Recovery::Rack] {
+            let sack = TcpConfig {
+                recovery,
+                ..c.clone()
+            };
+            assert_eq!(windows(&sack, &acks), w, "{cut:?} {recovery:?}");
+        }
     }
 }
 
 #[test]
-fn under_random_losses_sack_times_out_far_less_often_than_newreno() {
+fn under_random_losses_sack_times_out_far_less_often_than_newreno_and_rack_less_still() {
     // 15 % of transmissions lost, retransmissions included (the same ones for both)
     let mut x: u64 = 12345;
     let mut losses = Vec::new();
@@ -264,14 +268,16 @@ fn under_random_losses_sack_times_out_far_less_often_than_newreno() {
         }
     }
     let mut timeouts = Vec::new();
-    for recovery in [Recovery::NewReno, Recovery::Sack] {
+    for recovery in [Recovery::NewReno, Recovery::Sack, Recovery::Rack] {
         let mut l = Loop::new(recovery, 500_000, &losses);
         l.run(100_000);
         timeouts.push(l.s.stats.timeouts);
     }
-    let (newreno, sack) = (timeouts[0], timeouts[1]);
+    let (newreno, sack, rack) = (timeouts[0], timeouts[1], timeouts[2]);
     assert!(
         newreno >= 10 && 4 * sack <= newreno,
         "newreno {newreno}, sack {sack}"
     );
+    // RACK resends lost retransmissions without waiting for the timer
+    assert!(rack < sack, "sack {sack}, rack {rack}");
 }

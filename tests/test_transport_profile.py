@@ -1,0 +1,87 @@
+"""Named transport profiles (``transport.profile``): a profile is a set of defaults for
+the transport's keys, and keys written beside it win."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from helpers import simulate
+
+LINUX_KEYS: dict[str, Any] = {
+    "recovery": "rack", "tlp_timeout": "linux", "min_rto": "200ms", "initial_rto": "200ms",
+    "max_rto": "120s", "delayed_ack": True, "delayed_ack_timeout": "40ms",
+    "quick_acks": 16, "ack_push": True,
+}
+
+
+def incast(transport: dict[str, Any]) -> dict[str, Any]:
+    """Eight 300 KB flows into one receiver over a 10 Gb/s dumbbell with a 60 KB buffer:
+    losses, so recovery and timers matter."""
+    return {
+        "simulation": {"duration": "2s", "seed": 1, "stop_when_done": True},
+        "topology": {"kind": "dumbbell", "hosts_per_side": 8, "link_rate": "10Gbps",
+                     "link_delay": "10us"},
+        "network": {"buffer": "60KB"},
+        "transport": transport,
+        "workloads": [{"kind": "incast", "receiver": "right0",
+                       "senders": [f"left{i}" for i in range(8)], "size": "300KB",
+                       "rounds": 1, "interval": "1ms"}],
+    }
+
+
+def test_the_linux_profile_is_its_keys() -> None:
+    by_profile, _ = simulate(incast({"profile": "linux"}))
+    by_keys, _ = simulate(incast(dict(LINUX_KEYS)))
+    assert by_profile.summary["packets_dropped"] > 0
+    pd.testing.assert_frame_equal(by_profile.flows, by_keys.flows)
+    # and it is not tenantnet's default transport
+    default, _ = simulate(incast({}))
+    assert not default.flows.equals(by_profile.flows)
+
+
+def test_the_htsim_profile_is_todays_default() -> None:
+    a, _ = simulate(incast({"profile": "htsim"}))
+    b, _ = simulate(incast({}))
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+
+
+def test_a_key_beside_the_profile_wins() -> None:
+    keys = dict(LINUX_KEYS, recovery="sack")
+    a, _ = simulate(incast({"profile": "linux", "recovery": "sack"}))
+    b, _ = simulate(incast(keys))
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+
+
+def test_under_linux_the_initial_rto_follows_the_min_rto() -> None:
+    """No handshake in tenantnet: Linux's data segments start with the RTO a handshake
+    on a microsecond path leaves, the minimum, whatever the scenario sets it to."""
+    a, _ = simulate(incast({"profile": "linux", "min_rto": "5ms"}))
+    b, _ = simulate(incast(dict(LINUX_KEYS, min_rto="5ms", initial_rto="5ms")))
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+
+
+def test_with_linux_delayed_acks_a_short_flow_does_not_wait_for_the_ack_timer() -> None:
+    """Quick ACKs and the push ACK: a 3-segment flow and a 21-segment flow finish in
+    microseconds, not after Linux's 40 ms delayed-ACK timer."""
+    for size in ("4KB", "30KB"):
+        sc = incast({"profile": "linux"})
+        sc["network"]["buffer"] = "1MB"
+        sc["workloads"][0].update(senders=["left0"], size=size)
+        r, _ = simulate(sc)
+        assert r.flows.fct_s.iloc[0] < 1e-3, (size, r.flows.fct_s.iloc[0])
+
+
+def test_the_reproductions_that_compare_transports_take_a_profile() -> None:
+    """BarberQ Fig. 3/4 and QShare Fig. 8 run under a named profile beside the paper's
+    own keys (BarberQ's RTO_min of 5 ms stays)."""
+    import tenantnet
+    from tenantnet.reproduce import barberq_macro, qshare_fig8
+    d = barberq_macro.scenario("websearch", 0.5, "PMSB", 100, profile="linux")
+    assert d["transport"]["profile"] == "linux" and d["transport"]["min_rto"] == "5ms"
+    assert "profile" not in barberq_macro.scenario("websearch", 0.5, "PMSB", 100)["transport"]
+    q = qshare_fig8.scenario("qshare", 0.5, 1.0, profile="linux")
+    assert q["transport"]["profile"] == "linux"
+    for sc in (d, q):
+        tenantnet.Scenario.from_dict(sc).validate()
