@@ -14,6 +14,9 @@ install:
 
 install-test:
 	$(PYTHON) scripts/install.py test
+	@# ns-3's wheel for `tenantnet crosscheck ns3`: its headers and libraries, without
+	@# the Python bindings' dependencies (cppyy), which a C++ build does not need
+	$(PYTHON) -m pip install -q --no-deps 'ns3==3.44.*'
 
 lint:
 	cargo fmt --all --check

@@ -60,3 +60,20 @@ def test_the_schemes_set_what_the_paper_says() -> None:
         "static_partition"
     with pytest.raises(ValueError, match="unknown scheme"):
         m.scenario("cache", 0.6, "Fancy", 100)
+
+
+def test_fig4_under_linux_loss_recovery_pmsb_stays_within_the_papers_range() -> None:
+    """Under NewReno BarberQ's evictions cost it timeouts a Linux host does not pay, and
+    PMSB's overall mean FCT falls to 0.73 x BarberQ's here (paper: down to 0.87); with
+    RACK-TLP (the ``linux`` profile, the paper's RTO_min kept) BarberQ's timeouts fall
+    threefold or more, the overall ratio stays at or above 0.8 and PMSB's small flows
+    stay slower than BarberQ's."""
+    kw = {"flows": 2000, "workloads": ["websearch", "cache"], "loads": [0.5, 0.9]}
+    runs = {p: m.macro(("BarberQ", "PMSB"), profile=p, **kw) for p in (None, "linux")}
+    table = pd.concat([m.claims(runs[None], 4), m.claims(runs["linux"], 4, "linux")])
+    print("\n" + table.to_string())
+    linux = m.claims(runs["linux"], 4, "linux")
+    assert linux["holds"].all(), linux.to_string()
+    t = {p: r[r["scheme"] == "BarberQ"].set_index(["workload", "load"])["timeouts"]
+         for p, r in runs.items()}
+    assert (3 * t["linux"] <= t[None]).all(), (t["linux"].tolist(), t[None].tolist())

@@ -459,6 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "with tenantnet; BENCHMARKS.md says how they were made)")
     from .compare_cli import add_commands as add_compare
     add_compare(cmd)
+    from .ns3check_cli import add_command as add_crosscheck
+    add_crosscheck(cmd)
     from .qshare_cli import add_commands
     add_commands(sub.add_parser(
         "qshare", help="QShare's controller: placement, queue binding, SONiC configuration.",

@@ -234,6 +234,26 @@ impl Simulation {
         format!("{} and {}", f.summary(), f.events_summary())
     }
 
+    /// The scenario-wide TCP configuration as resolved (profile and keys applied),
+    /// as JSON: the keys a cross-check with another simulator needs.
+    #[getter]
+    fn transport_json(&self) -> String {
+        let Some(c) = self.sim.tcp_configs().first() else {
+            return "{}".into();
+        };
+        serde_json::json!({
+            "dctcp": c.cc == tenantnet_core::transport::CongestionControl::Dctcp,
+            "ect": c.ect(),
+            "recovery": c.recovery.name(),
+            "mss": c.mss,
+            "header": c.header,
+            "init_cwnd": c.init_cwnd,
+            "min_rto_s": to_secs(c.min_rto),
+            "delayed_ack": c.delayed_ack,
+        })
+        .to_string()
+    }
+
     /// Events the run was estimated to need.
     #[getter]
     fn events_estimate(&self) -> f64 {

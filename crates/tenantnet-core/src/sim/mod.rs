@@ -316,6 +316,12 @@ impl Sim {
         self.events.processed()
     }
 
+    /// The TCP configurations the scenario resolved to (the first is the
+    /// scenario-wide `[transport]`).
+    pub fn tcp_configs(&self) -> &[TcpConfig] {
+        &self.tcp
+    }
+
     /// The memory the run was estimated to need before it started.
     pub fn footprint(&self) -> &Footprint {
         &self.footprint

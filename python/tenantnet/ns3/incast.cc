@@ -1,0 +1,335 @@
+// tenantnet's ns-3 cross-check: an incast (or a set of long flows) on a dumbbell,
+// built from ns-3's public API only (ns-3 3.44).
+//
+// Topology, as tenantnet's `dumbbell`: `senders` hosts on the left switch, the
+// receivers on the right switch, host links at `rate` with one-way `delay`, the
+// switches joined at `bottleneck_rate` and `bottleneck_delay`. Every switch port is
+// one FIFO of `buffer` bytes, every host NIC one of `host_buffer` (a FifoQueueDisc,
+// or RED marking above `ecn_k` bytes on the instantaneous queue; host NICs mark only
+// with `host_ecn`) over a one-packet device queue: ns-3's default fq_codel root queue
+// disc is replaced before addresses are assigned, so that it is never installed.
+//
+// Each sender opens one TCP connection to `right0` (incast) or to its own receiver
+// (`pairs`) and sends `size` bytes. A flow's completion time runs from the moment its
+// connection is established (tenantnet has no handshake) to the ACK of its last byte
+// at the sender, as tenantnet counts it. The SYN times out after `min_rto`.
+//
+// Output (stdout): one CSV line per flow: index, fct_s, timeouts (entries into
+// CA_LOSS), retransmissions; then `drops,<n>` summed over every queue disc.
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <iomanip>
+#include <iostream>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+struct FlowStat
+{
+    double start = -1;
+    double end = -1;
+    uint32_t timeouts = 0;
+    uint32_t retx = 0;
+};
+
+std::vector<FlowStat> g_flows;
+uint64_t g_size = 0;
+
+/// One connection that sends `g_size` bytes as fast as the socket takes them.
+class Sender : public Application
+{
+  public:
+    Sender(uint32_t index, Address peer)
+        : m_index(index),
+          m_peer(peer)
+    {
+    }
+
+  private:
+    void StartApplication() override
+    {
+        m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+        auto tcp = DynamicCast<TcpSocketBase>(m_socket);
+        tcp->TraceConnectWithoutContext("CongState", MakeCallback(&Sender::OnState, this));
+        tcp->TraceConnectWithoutContext("Retransmission", MakeCallback(&Sender::OnRetx, this));
+        tcp->TraceConnectWithoutContext("HighestRxAck", MakeCallback(&Sender::OnAck, this));
+        m_socket->Bind();
+        m_socket->SetConnectCallback(MakeCallback(&Sender::Connected, this),
+                                     MakeNullCallback<void, Ptr<Socket>>());
+        m_socket->SetSendCallback(MakeCallback(&Sender::Room, this));
+        m_socket->Connect(m_peer);
+    }
+
+    void StopApplication() override
+    {
+    }
+
+    void Connected(Ptr<Socket>)
+    {
+        g_flows[m_index].start = Simulator::Now().GetSeconds();
+        Fill();
+    }
+
+    void Room(Ptr<Socket>, uint32_t)
+    {
+        if (g_flows[m_index].start >= 0)
+        {
+            Fill();
+        }
+    }
+
+    void Fill()
+    {
+        while (m_sent < g_size)
+        {
+            uint32_t room = m_socket->GetTxAvailable();
+            if (room == 0)
+            {
+                return;
+            }
+            uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(room, g_size - m_sent));
+            int took = m_socket->Send(Create<Packet>(n));
+            if (took <= 0)
+            {
+                return;
+            }
+            m_sent += took;
+        }
+    }
+
+    void OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+    {
+        if (now == TcpSocketState::CA_LOSS)
+        {
+            g_flows[m_index].timeouts++;
+        }
+    }
+
+    void OnRetx(Ptr<const Packet>,
+                const TcpHeader&,
+                const Address&,
+                const Address&,
+                Ptr<const TcpSocketBase>)
+    {
+        g_flows[m_index].retx++;
+    }
+
+    void OnAck(SequenceNumber32, SequenceNumber32 now)
+    {
+        // data starts at sequence 1 (the SYN takes 0)
+        if (g_flows[m_index].end < 0 && now.GetValue() >= g_size + 1)
+        {
+            g_flows[m_index].end = Simulator::Now().GetSeconds();
+        }
+    }
+
+    uint32_t m_index;
+    Address m_peer;
+    Ptr<Socket> m_socket;
+    uint64_t m_sent = 0;
+};
+
+/// A FIFO of `buffer` bytes on every device of `devs`, RED marking above `ecn_k`
+/// bytes (instantaneous, mark instead of drop) when `ecn_k` > 0.
+QueueDiscContainer
+Fifo(NetDeviceContainer devs, uint64_t buffer, uint64_t ecn_k, DataRate rate, Time delay)
+{
+    TrafficControlHelper tch;
+    auto size = QueueSize(QueueSizeUnit::BYTES, buffer);
+    if (ecn_k > 0)
+    {
+        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MaxSize", QueueSizeValue(size),
+                             "MinTh", DoubleValue(ecn_k),
+                             "MaxTh", DoubleValue(ecn_k),
+                             "QW", DoubleValue(1.0),
+                             "UseEcn", BooleanValue(true),
+                             "UseHardDrop", BooleanValue(false),
+                             "Gentle", BooleanValue(false),
+                             "MeanPktSize", UintegerValue(1500),
+                             "LinkBandwidth", DataRateValue(rate),
+                             "LinkDelay", TimeValue(delay));
+    }
+    else
+    {
+        tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(size));
+    }
+    return tch.Install(devs);
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t senders = 8;
+    uint32_t mss = 1448;
+    uint32_t initCwnd = 10;
+    uint64_t buffer = 100000;
+    uint64_t hostBuffer = 100000;
+    uint64_t ecnK = 0;
+    bool hostEcn = true;
+    std::string rate = "10Gbps";
+    std::string delay = "10us";
+    std::string bottleneckRate;
+    std::string bottleneckDelay;
+    std::string minRto = "10ms";
+    std::string stop = "10s";
+    std::string cc = "newreno";
+    bool sack = false;
+    bool pairs = false;
+    uint32_t delAck = 1;
+    g_size = 1000000;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("senders", "senders on the left switch", senders);
+    cmd.AddValue("size", "bytes each flow sends", g_size);
+    cmd.AddValue("rate", "every link's rate", rate);
+    cmd.AddValue("delay", "every link's one-way delay", delay);
+    cmd.AddValue("bottleneck_rate", "the switches' link rate (default: rate)", bottleneckRate);
+    cmd.AddValue("bottleneck_delay", "the switches' link delay (default: delay)", bottleneckDelay);
+    cmd.AddValue("buffer", "bytes every switch port's FIFO holds", buffer);
+    cmd.AddValue("host_buffer", "bytes every host NIC's FIFO holds", hostBuffer);
+    cmd.AddValue("ecn_k", "RED marks above this many bytes (0: no ECN)", ecnK);
+    cmd.AddValue("host_ecn", "host NICs mark like switch ports", hostEcn);
+    cmd.AddValue("cc", "newreno or dctcp", cc);
+    cmd.AddValue("sack", "SACK on", sack);
+    cmd.AddValue("mss", "segment payload bytes", mss);
+    cmd.AddValue("init_cwnd", "initial window, segments", initCwnd);
+    cmd.AddValue("min_rto", "minimum RTO (and the SYN's timeout)", minRto);
+    cmd.AddValue("delack", "segments per ACK (1: no delayed ACKs)", delAck);
+    cmd.AddValue("pairs", "each sender to its own receiver (long flows) instead of incast", pairs);
+    cmd.AddValue("stop", "simulated time limit", stop);
+    cmd.Parse(argc, argv);
+    if (bottleneckRate.empty())
+    {
+        bottleneckRate = rate;
+    }
+    if (bottleneckDelay.empty())
+    {
+        bottleneckDelay = delay;
+    }
+
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                       TypeIdValue(cc == "dctcp" ? TcpDctcp::GetTypeId()
+                                                 : TcpLinuxReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(sack ? TcpPrrRecovery::GetTypeId()
+                                        : TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Time(minRto)));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(NanoSeconds(1)));
+    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Time(minRto)));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAck));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 26));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 26));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+    if (cc == "dctcp")
+    {
+        Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+    }
+
+    uint32_t receivers = pairs ? senders : 1;
+    NodeContainer left, right, sw;
+    left.Create(senders);
+    right.Create(receivers);
+    sw.Create(2);
+    InternetStackHelper stack;
+    stack.InstallAll();
+
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
+    p2p.SetChannelAttribute("Delay", StringValue(delay));
+    p2p.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+
+    // each link's devices: (host side or switch, switch side)
+    std::vector<NetDeviceContainer> links;
+    for (uint32_t i = 0; i < senders; i++)
+    {
+        links.push_back(p2p.Install(left.Get(i), sw.Get(0)));
+    }
+    PointToPointHelper core;
+    core.SetDeviceAttribute("DataRate", StringValue(bottleneckRate));
+    core.SetChannelAttribute("Delay", StringValue(bottleneckDelay));
+    core.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+    links.push_back(core.Install(sw.Get(0), sw.Get(1)));
+    for (uint32_t i = 0; i < receivers; i++)
+    {
+        links.push_back(p2p.Install(right.Get(i), sw.Get(1)));
+    }
+    QueueDiscContainer qdiscs;
+    for (uint32_t k = 0; k < links.size(); k++)
+    {
+        bool between = k == senders;
+        DataRate r(between ? bottleneckRate : rate);
+        Time dl(between ? bottleneckDelay : delay);
+        for (uint32_t side = 0; side < 2; side++)
+        {
+            bool host = !between && side == 0;
+            NetDeviceContainer one(links[k].Get(side));
+            qdiscs.Add(Fifo(one, host ? hostBuffer : buffer,
+                            host && !hostEcn ? 0 : ecnK, r, dl));
+        }
+    }
+    Ipv4AddressHelper addr;
+    std::vector<Ipv4InterfaceContainer> ifs;
+    for (uint32_t k = 0; k < links.size(); k++)
+    {
+        std::ostringstream base;
+        base << "10." << (k / 250) << "." << (k % 250) << ".0";
+        addr.SetBase(base.str().c_str(), "255.255.255.0");
+        ifs.push_back(addr.Assign(links[k]));
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    uint16_t port = 5000;
+    g_flows.resize(senders);
+    for (uint32_t i = 0; i < receivers; i++)
+    {
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), port));
+        sink.Install(right.Get(i)).Start(Seconds(0));
+    }
+    for (uint32_t i = 0; i < senders; i++)
+    {
+        uint32_t r = pairs ? i : 0;
+        Ipv4Address dst = ifs[senders + 1 + r].GetAddress(0);
+        Ptr<Sender> app = CreateObject<Sender>(i, InetSocketAddress(dst, port));
+        left.Get(i)->AddApplication(app);
+        app->SetStartTime(Seconds(0));
+    }
+
+    Simulator::Stop(Time(stop));
+    Simulator::Run();
+    uint64_t drops = 0;
+    for (uint32_t k = 0; k < qdiscs.GetN(); k++)
+    {
+        drops += qdiscs.Get(k)->GetStats().nTotalDroppedPackets;
+    }
+    std::cout << std::setprecision(12);
+    std::cout << "flow,fct_s,timeouts,retransmits\n";
+    for (uint32_t i = 0; i < senders; i++)
+    {
+        const auto& f = g_flows[i];
+        std::cout << i << ",";
+        if (f.end >= 0 && f.start >= 0)
+        {
+            std::cout << (f.end - f.start);
+        }
+        std::cout << "," << f.timeouts << "," << f.retx << "\n";
+    }
+    std::cout << "drops," << drops << "\n";
+    Simulator::Destroy();
+    return 0;
+}

@@ -1,0 +1,252 @@
+"""``tenantnet crosscheck ns3 SCENARIO``: a scenario run by tenantnet and by ns-3, flow by
+flow.
+
+ns-3 (3.44) comes from the package registry as a wheel that carries its C++ headers
+(``ns3/include``) and shared libraries (``ns3/lib64``): ``pip install --no-deps
+'ns3==3.44.*'`` (``make test`` does this; the ``ns3`` extra installs the same wheel
+with its Python bindings' cppyy, which the cross-check does not need). tenantnet's own
+ns-3 program (``tenantnet/ns3/incast.cc``, ns-3's public API only) is compiled against
+them with the system's C++ compiler on first use and kept in a cache folder.
+
+Supported: the ``dumbbell`` topology with one ``incast`` workload of one round (every
+sender starts at once). The program mirrors the scenario's link rate and delay, the
+switches' and the hosts' buffers (one FIFO a port; RED marking above the ECN threshold
+on the instantaneous queue when ECN is on), TCP NewReno or DCTCP, SACK or not, MSS,
+initial window, minimum RTO and delayed ACKs. Settings matched where the simulators
+differ (the docs' cross-check page says why each matters):
+
+* ns-3 installs fq_codel on every device without a queue disc: the program installs a
+  FIFO first.
+* ns-3 opens each connection with a handshake and times a lost SYN out after 3 s:
+  the SYN's timeout is the minimum RTO, and a flow's time runs from its connection's
+  establishment, as tenantnet's flows have none.
+* ns-3's segments carry 20 + 20 bytes of headers, 12 of timestamps and 2 of PPP:
+  tenantnet runs with a 54-byte header and 56-byte ACKs (SACK blocks add to both).
+* ns-3 has no RACK: ``recovery = "rack"`` is compared with ns-3's SACK (RFC 6675
+  with PRR), and the report says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from .scenario import Scenario
+
+PROGRAM = Path(__file__).parent / "ns3" / "incast.cc"
+LIBS = ("core", "network", "internet", "point-to-point", "traffic-control", "applications")
+NS3_HEADER = 54
+"""Bytes ns-3 puts around a segment's payload: IPv4 20, TCP 20, timestamps 12, PPP 2."""
+NS3_ACK = 56
+"""A pure ACK in ns-3 on a point-to-point link (SACK blocks not counted)."""
+
+
+class CrosscheckError(Exception):
+    """The cross-check cannot run: what is missing or unsupported, in one line."""
+
+
+def ns3_root() -> Path:
+    """Where the ns3 wheel lies (its include/ and lib64/), found without importing it
+    (its Python bindings need packages the cross-check does not)."""
+    spec = importlib.util.find_spec("ns3")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for loc in locations:
+        root = Path(loc)
+        if (root / "include" / "ns3").is_dir() and (root / "lib64").is_dir():
+            return root
+    raise CrosscheckError("ns-3 is not installed: pip install --no-deps 'ns3==3.44.*' "
+                          "(the wheel's headers and libraries are all the cross-check needs)")
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tenantnet" / "ns3"
+
+
+def build(root: Path | None = None) -> Path:
+    """The cross-check's ns-3 program, compiled if its source or ns-3 changed."""
+    root = root or ns3_root()
+    cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        raise CrosscheckError("no C++ compiler found (install g++ or set CXX)")
+    key = hashlib.sha256(PROGRAM.read_bytes() + str(root).encode()).hexdigest()[:16]
+    exe = cache_dir() / f"incast-{key}"
+    if exe.exists():
+        return exe
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    lib = root / "lib64"
+    cmd = [cxx, "-std=c++20", "-O2", f"-I{root / 'include'}", str(PROGRAM),
+           "-Wl,--no-as-needed", f"-L{lib}", *(f"-lns3.44-{x}" for x in LIBS),
+           f"-Wl,-rpath,{lib}", "-o", str(exe) + ".tmp"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CrosscheckError("compiling the ns-3 program failed: "
+                              + " ".join(done.stderr.strip().splitlines()[-3:]))
+    os.replace(str(exe) + ".tmp", exe)
+    return exe
+
+
+@dataclass
+class Setup:
+    """What the ns-3 program is given, read from the scenario."""
+    senders: int
+    size: int
+    topology: dict[str, str]
+    buffer: int
+    host_buffer: int
+    ecn_k: int
+    host_ecn: bool
+    cc: str
+    sack: bool
+    mss: int
+    init_cwnd: int
+    min_rto_s: float
+    delack: int
+    note: str
+
+    def args(self) -> list[str]:
+        return [f"--senders={self.senders}", f"--size={self.size}",
+                *(f"--{k}={v}" for k, v in self.topology.items()),
+                f"--buffer={self.buffer}", f"--host_buffer={self.host_buffer}",
+                f"--ecn_k={self.ecn_k}", f"--host_ecn={int(self.host_ecn)}",
+                f"--cc={self.cc}", f"--sack={int(self.sack)}", f"--mss={self.mss}",
+                f"--init_cwnd={self.init_cwnd}", f"--min_rto={self.min_rto_s * 1e6:.0f}us",
+                f"--delack={self.delack}"]
+
+
+PACKETS = re.compile(r"^\s*([0-9]+)\s*(pkts?|packets?)\s*$")
+
+
+def size_bytes(text: str, packet: int) -> int:
+    """A scenario size in bytes, packets counted at `packet` bytes."""
+    m = PACKETS.match(text)
+    return int(m.group(1)) * packet if m else int(_core.parse_size(text))
+
+
+def refuse(d: dict[str, Any]) -> None:
+    """CrosscheckError naming what the ns-3 program does not model."""
+    topo = d.get("topology", {})
+    if topo.get("kind") != "dumbbell":
+        raise CrosscheckError(f"topology.kind = {topo.get('kind')!r}: the ns-3 cross-check "
+                              "supports the dumbbell")
+    works = d.get("workloads", [])
+    if len(works) != 1 or works[0].get("kind") != "incast" or works[0].get("rounds", 1) != 1:
+        raise CrosscheckError("workloads: the ns-3 cross-check supports one incast workload "
+                              "of one round")
+    for key in ("tenants", "vswitch", "qshare", "cpu"):
+        if d.get(key):
+            raise CrosscheckError(f"{key}: not modelled by the ns-3 program; the cross-check "
+                                  "compares transports on a plain fabric")
+    net = d.get("network", {})
+    for key, plain in (("queues", 1), ("buffer_policy", "tail_drop"), ("ecn_scope", "port"),
+                       ("host_nic", "fifo")):
+        if net.get(key, plain) != plain:
+            raise CrosscheckError(f"network.{key} = {net[key]!r}: the ns-3 program models "
+                                  f"{plain!r} only")
+
+
+def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
+    """The ns-3 program's settings for `sc` and the tenantnet scenario to compare with
+    them (ns-3's header sizes); CrosscheckError naming what is not supported."""
+    d = sc.data()
+    refuse(d)
+    ours = dict(d)
+    ours["transport"] = {**d.get("transport", {}), "header": f"{NS3_HEADER}B",
+                         "ack_size": f"{NS3_ACK}B"}
+    tcp = json.loads(Scenario.from_dict(ours).simulation()._core.transport_json)
+    topo, net, w = d["topology"], d.get("network", {}), d["workloads"][0]
+    packet = tcp["mss"] + NS3_HEADER
+    buffer = size_bytes(net.get("buffer", "1MB"), packet)
+    ecn = size_bytes(net["ecn_threshold"], packet) if net.get("ecn_threshold") else 0
+    rate, delay = topo.get("link_rate", "10Gbps"), topo.get("link_delay", "1us")
+    s = Setup(
+        senders=len(w["senders"]), size=size_bytes(str(w["size"]), packet),
+        topology={"rate": rate, "delay": delay,
+                  "bottleneck_rate": topo.get("bottleneck_rate", rate),
+                  "bottleneck_delay": topo.get("bottleneck_delay", delay)},
+        buffer=buffer, host_buffer=size_bytes(net.get("host_buffer", f"{buffer}B"), packet),
+        ecn_k=ecn if tcp["ect"] else 0, host_ecn=bool(net.get("host_ecn", True)),
+        cc="dctcp" if tcp["dctcp"] else "newreno", sack=tcp["recovery"] != "newreno",
+        mss=tcp["mss"], init_cwnd=tcp["init_cwnd"], min_rto_s=tcp["min_rto_s"],
+        delack=2 if tcp["delayed_ack"] else 1,
+        note="ns-3 has no RACK: compared with its SACK (RFC 6675, PRR)"
+        if tcp["recovery"] == "rack" else "")
+    # ns-3's data follows a handshake whose RTT sample puts the RTO at its minimum
+    ours["transport"]["initial_rto"] = f"{round(s.min_rto_s * 1e9)}ns"
+    return s, ours
+
+
+def run_ns3(s: Setup, exe: Path | None = None) -> tuple[pd.DataFrame, int]:
+    """ns-3's flows (fct_s, timeouts, retransmits) and its drops."""
+    exe = exe or build()
+    done = subprocess.run([str(exe), *s.args()], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CrosscheckError("the ns-3 program failed: "
+                              + " ".join(done.stderr.strip().splitlines()[-3:]))
+    lines = done.stdout.strip().splitlines()
+    drops = int(lines[-1].split(",")[1])
+    return pd.read_csv(io.StringIO("\n".join(lines[:-1]))), drops
+
+
+def ks(a: np.ndarray, b: np.ndarray) -> float:
+    """The two-sample Kolmogorov-Smirnov distance."""
+    a, b = np.sort(a), np.sort(b)
+    x = np.concatenate([a, b])
+    return float(np.max(np.abs(np.searchsorted(a, x, side="right") / len(a)
+                               - np.searchsorted(b, x, side="right") / len(b))))
+
+
+def summary(name: str, flows: pd.DataFrame, drops: int) -> dict[str, Any]:
+    fct = flows["fct_s"].dropna() * 1e3
+    return {"simulator": name, "flows": len(flows), "completed": len(fct),
+            "median_ms": fct.median(), "p90_ms": fct.quantile(0.9),
+            "p99_ms": fct.quantile(0.99), "max_ms": fct.max(),
+            "flows_with_timeouts": int((flows["timeouts"] > 0).sum()),
+            "timeouts_per_flow": flows["timeouts"].mean(),
+            "retransmits_per_flow": flows["retransmits"].mean(), "drops": drops}
+
+
+def crosscheck(sc: Scenario, exe: Path | None = None) -> tuple[pd.DataFrame, Setup]:
+    """Both simulators' per-flow FCT distribution and loss recovery, side by side, with
+    the KS distance between the FCTs and tenantnet's differences relative to ns-3's."""
+    from .api import run
+    s, ours = setup(sc)
+    theirs, ns3_drops = run_ns3(s, exe)
+    r = run(ours, progress=lambda *a: None)
+    rows = [summary("tenantnet", r.flows, int(r.summary["packets_dropped"])),
+            summary("ns-3", theirs, ns3_drops)]
+    table = pd.DataFrame(rows)
+    diff: dict[str, Any] = {"simulator": "tenantnet vs ns-3"}
+    for col in ("median_ms", "p90_ms", "p99_ms", "max_ms"):
+        diff[col] = rows[0][col] / rows[1][col] - 1
+    diff["ks"] = ks(r.flows["fct_s"].dropna().to_numpy(), theirs["fct_s"].dropna().to_numpy())
+    diff["flows_with_timeouts"] = rows[0]["flows_with_timeouts"] - rows[1]["flows_with_timeouts"]
+    out = pd.concat([table, pd.DataFrame([diff])], ignore_index=True)
+    for col in ("flows", "completed", "drops"):
+        out[col] = out[col].astype("Int64")
+    return out, s
+
+
+def report(table: pd.DataFrame, s: Setup) -> str:
+    """The table in words, as the command prints it."""
+    shown = table.copy()
+    for col in ("median_ms", "p90_ms", "p99_ms", "max_ms"):
+        shown[col] = [f"{v:+.1%}" if i == 2 else f"{v:.3f}" for i, v in enumerate(shown[col])]
+    text = shown.to_string(index=False, na_rep="")
+    head = (f"{s.senders} senders x {s.size} B, {s.cc}, {'SACK' if s.sack else 'no SACK'}, "
+            f"buffer {s.buffer} B, ECN K {s.ecn_k or 'off'}, min RTO {s.min_rto_s * 1e3:g} ms")
+    return "\n".join([head, text] + ([s.note] if s.note else []))
+

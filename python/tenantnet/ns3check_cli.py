@@ -1,0 +1,38 @@
+"""The ``crosscheck`` command (:mod:`tenantnet.ns3check` does the work, imported when
+the command runs: building the parser loads no pandas)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .clitools import CliError, add_force, publish
+
+
+def cmd_crosscheck(a: argparse.Namespace) -> None:
+    """``tenantnet crosscheck ns3 SCENARIO [--out DIR]``."""
+    from .ns3check import CrosscheckError, crosscheck, report
+    from .scenario import Scenario
+    try:
+        table, s = crosscheck(Scenario.from_file(a.scenario))
+    except CrosscheckError as e:
+        raise CliError(f"{a.scenario}: {e}") from None
+    print(report(table, s))
+    if a.out is not None:
+        publish(a.out, lambda d: table.to_csv(d / "crosscheck.csv", index=False),
+                f"tenantnet crosscheck ns3 {a.scenario}", a.force)
+
+
+def add_command(cmd: Callable[..., Any]) -> None:
+    """Registers ``crosscheck`` with the CLI's command factory."""
+    p = cmd("crosscheck", cmd_crosscheck, "Run SCENARIO in tenantnet and in another "
+            "simulator (ns-3: `pip install --no-deps ns3`) and compare flow completion "
+            "times and loss recovery flow by flow.")
+    p.add_argument("simulator", choices=["ns3"], help="the other simulator")
+    p.add_argument("scenario", type=Path, metavar="SCENARIO",
+                   help="a dumbbell scenario with one incast workload")
+    p.add_argument("-o", "--out", type=Path, default=None, metavar="DIR",
+                   help="also write the table (crosscheck.csv) into DIR")
+    add_force(p)
