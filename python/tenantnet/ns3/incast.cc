@@ -15,7 +15,9 @@
 // at the sender, as tenantnet counts it. The SYN times out after `min_rto`.
 //
 // Output (stdout): one CSV line per flow: index, fct_s, timeouts (entries into
-// CA_LOSS), retransmissions; then `drops,<n>` summed over every queue disc.
+// CA_LOSS), retransmissions; then `drops,<n>` summed over every queue disc. With
+// `--verbose`, stderr has every flow's congestion-state changes and the drops by
+// queue, reason, ECN codepoint and kind (data or pure ACK).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -26,6 +28,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <vector>
 
 using namespace ns3;
@@ -43,6 +46,23 @@ struct FlowStat
 
 std::vector<FlowStat> g_flows;
 uint64_t g_size = 0;
+bool g_verbose = false;
+std::map<std::string, uint64_t> g_dropKinds;
+
+/// A drop at queue `where` (verbose runs): counted by reason, codepoint and kind.
+void
+OnDrop(std::string where, Ptr<const QueueDiscItem> item, const char* reason)
+{
+    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    std::string what = "?";
+    if (ip)
+    {
+        auto ecn = ip->GetHeader().GetEcn();
+        what = ecn == Ipv4Header::ECN_NotECT ? "not-ECT" : (ecn == Ipv4Header::ECN_CE ? "CE" : "ECT");
+        what += ip->GetPacket()->GetSize() > 100 ? " data" : " ack";
+    }
+    g_dropKinds[where + ": " + reason + ", " + what]++;
+}
 
 /// One connection that sends `g_size` bytes as fast as the socket takes them.
 class Sender : public Application
@@ -108,6 +128,11 @@ class Sender : public Application
 
     void OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
     {
+        if (g_verbose)
+        {
+            std::cerr << "flow " << m_index << " " << Simulator::Now().GetNanoSeconds()
+                      << " ns " << TcpSocketState::TcpCongStateName[now] << "\n";
+        }
         if (now == TcpSocketState::CA_LOSS)
         {
             g_flows[m_index].timeouts++;
@@ -163,7 +188,20 @@ Fifo(NetDeviceContainer devs, uint64_t buffer, uint64_t ecn_k, DataRate rate, Ti
     {
         tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(size));
     }
-    return tch.Install(devs);
+    auto q = tch.Install(devs);
+    static uint32_t n = 0;
+    for (uint32_t i = 0; i < q.GetN(); i++, n++)
+    {
+        if (g_verbose)
+        {
+            std::string where = "queue " + std::to_string(n);
+            q.Get(i)->TraceConnectWithoutContext("DropBeforeEnqueue",
+                                                 MakeBoundCallback(&OnDrop, where));
+            q.Get(i)->TraceConnectWithoutContext("DropAfterDequeue",
+                                                 MakeBoundCallback(&OnDrop, where));
+        }
+    }
+    return q;
 }
 
 } // namespace
@@ -209,6 +247,7 @@ main(int argc, char* argv[])
     cmd.AddValue("delack", "segments per ACK (1: no delayed ACKs)", delAck);
     cmd.AddValue("pairs", "each sender to its own receiver (long flows) instead of incast", pairs);
     cmd.AddValue("stop", "simulated time limit", stop);
+    cmd.AddValue("verbose", "congestion states and drops by kind on stderr", g_verbose);
     cmd.Parse(argc, argv);
     if (bottleneckRate.empty())
     {
@@ -248,7 +287,12 @@ main(int argc, char* argv[])
     InternetStackHelper stack;
     stack.InstallAll();
 
+    // an MTU that holds a full segment with its timestamps (and room for more
+    // options): at ns-3's default 1500 bytes a 1460-byte segment (1512 bytes with
+    // IP, TCP and timestamps) would leave as two IP fragments, the second of 12 bytes
+    uint32_t mtu = mss + 20 + 60;
     PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(mtu));
     p2p.SetDeviceAttribute("DataRate", StringValue(rate));
     p2p.SetChannelAttribute("Delay", StringValue(delay));
     p2p.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
@@ -260,6 +304,7 @@ main(int argc, char* argv[])
         links.push_back(p2p.Install(left.Get(i), sw.Get(0)));
     }
     PointToPointHelper core;
+    core.SetDeviceAttribute("Mtu", UintegerValue(mtu));
     core.SetDeviceAttribute("DataRate", StringValue(bottleneckRate));
     core.SetChannelAttribute("Delay", StringValue(bottleneckDelay));
     core.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
@@ -330,6 +375,10 @@ main(int argc, char* argv[])
         std::cout << "," << f.timeouts << "," << f.retx << "\n";
     }
     std::cout << "drops," << drops << "\n";
+    for (const auto& [what, count] : g_dropKinds)
+    {
+        std::cerr << what << ": " << count << "\n";
+    }
     Simulator::Destroy();
     return 0;
 }
