@@ -24,6 +24,9 @@ differ (the docs' cross-check page says why each matters):
   tenantnet runs with a 54-byte header and 56-byte ACKs (SACK blocks add to both).
 * ns-3 has no RACK: ``recovery = "rack"`` is compared with ns-3's SACK (RFC 6675
   with PRR), and the report says so.
+* ns-3's recovery algorithm also sets how the window comes down after ECE: with SACK
+  (PRR) a little on each ACK, as Linux; tenantnet runs with ``cwr_reduction = "prr"``
+  then, and with its immediate cut (ns-3's classic recovery) without SACK.
 """
 
 from __future__ import annotations
@@ -186,6 +189,9 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
         if tcp["recovery"] == "rack" else "")
     # ns-3's data follows a handshake whose RTT sample puts the RTO at its minimum
     ours["transport"]["initial_rto"] = f"{round(s.min_rto_s * 1e9)}ns"
+    if s.sack:
+        # ns-3's PRR recovery also paces the window down after ECE
+        ours["transport"]["cwr_reduction"] = "prr"
     return s, ours
 
 

@@ -11,7 +11,7 @@ use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecE
 use crate::net::NetworkBuilder;
 use crate::switch::buffer::BufferPolicyKind;
 use crate::switch::ecn::{EcnMarkPoint, EcnScope};
-use crate::transport::{DctcpCut, Recovery, TlpTimeout};
+use crate::transport::{CwrReduction, DctcpCut, Recovery, TlpTimeout};
 use crate::units::{Size, TimeSpan};
 
 // `T` and `W` are the topology and workload types: the parser first reads both as
@@ -369,7 +369,9 @@ pub struct TransportSpec {
     pub quick_acks: Option<u32>,
     /// With delayed ACKs, acknowledge at once the segment that ends the application's data (Linux does for a PSH segment the application reads) [false].
     pub ack_push: Option<bool>,
-    /// A named set of defaults for the keys above, which keys set beside it override: `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs: tenantnet's defaults, matched to htsim) or `linux` (what a current Linux host does: RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once) [htsim].
+    /// How the window comes down after ECE, with `recovery = "sack"` or `"rack"`: `immediate` (at once to cwnd·(1 − α/2) for DCTCP, half for NewReno: the DCTCP paper, RFC 8257, htsim) or `prr` (a little on each ACK by Proportional Rate Reduction until the data sent before is acknowledged, as Linux's CWR state does); with `recovery = "newreno"` the cut is immediate [immediate].
+    pub cwr_reduction: Option<CwrReduction>,
+    /// A named set of defaults for the keys above, which keys set beside it override: `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs: tenantnet's defaults, matched to htsim) or `linux` (what a current Linux host does: RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the window brought down after ECE by PRR) [htsim].
     pub profile: Option<TransportProfile>,
 }
 
@@ -378,7 +380,7 @@ crate::kinds::named_kinds! {
     TransportProfile {
         /// tenantnet's defaults, matched to htsim: NewReno without SACK, min RTO 10 ms, no delayed ACKs.
         Htsim = "htsim",
-        /// A current Linux host: RACK-TLP (`tcp_recovery` = 1, Linux 4.18 on) with Linux's probe timeout, min RTO 200 ms (TCP_RTO_MIN), max RTO 120 s (TCP_RTO_MAX), delayed ACKs with a 40 ms timer (TCP_DELACK_MIN), 16 quick ACKs at the start (TCP_MAX_QUICKACKS), PSH segments acknowledged at once. The initial RTO is the min RTO (whatever it is set to): Linux's data segments follow a handshake whose RTT sample on a datacenter path puts the RTO at its minimum, and tenantnet has no handshake (TCP_TIMEOUT_INIT, 1 s, is the SYN's).
+        /// A current Linux host: RACK-TLP (`tcp_recovery` = 1, Linux 4.18 on) with Linux's probe timeout, min RTO 200 ms (TCP_RTO_MIN), max RTO 120 s (TCP_RTO_MAX), delayed ACKs with a 40 ms timer (TCP_DELACK_MIN), 16 quick ACKs at the start (TCP_MAX_QUICKACKS), PSH segments acknowledged at once, the window brought down after ECE by PRR (`tcp_cwnd_reduction`). The initial RTO is the min RTO (whatever it is set to): Linux's data segments follow a handshake whose RTT sample on a datacenter path puts the RTO at its minimum, and tenantnet has no handshake (TCP_TIMEOUT_INIT, 1 s, is the SYN's).
         Linux = "linux",
     }
 }
@@ -399,6 +401,7 @@ impl TransportProfile {
                 delayed_ack_timeout: 40_000_000_000,
                 quick_acks: 16,
                 ack_push: true,
+                cwr_reduction: CwrReduction::Prr,
                 ..d
             },
         }
@@ -432,6 +435,7 @@ impl TransportSpec {
             tlp_timeout: Some(d.tlp_timeout),
             quick_acks: Some(d.quick_acks),
             ack_push: Some(d.ack_push),
+            cwr_reduction: Some(d.cwr_reduction),
             profile: Some(TransportProfile::Htsim),
         }
     }
@@ -463,6 +467,7 @@ impl TransportSpec {
             tlp_timeout,
             quick_acks,
             ack_push,
+            cwr_reduction,
             profile
         )
     }

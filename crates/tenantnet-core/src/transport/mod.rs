@@ -72,6 +72,8 @@ pub struct TcpConfig {
     /// With delayed ACKs, whether the segment that ends the application's data is
     /// acknowledged at once (Linux, for a PSH segment the application reads).
     pub ack_push: bool,
+    /// How the window comes down after ECE (with SACK).
+    pub cwr_reduction: CwrReduction,
 }
 
 crate::kinds::named_kinds! {
@@ -100,6 +102,16 @@ crate::kinds::named_kinds! {
         Rfc8985 = "rfc8985",
         /// Linux's `tcp_schedule_loss_probe`: two smoothed RTTs plus 2 ms (TCP_TIMEOUT_MIN), or plus the minimum RTO when one segment is out; never past the retransmission timer.
         Linux = "linux",
+    }
+}
+
+crate::kinds::named_kinds! {
+    /// How the window comes down after ECE (`transport.cwr_reduction`).
+    CwrReduction {
+        /// At once: cwnd becomes cwnd·(1 − α/2) for DCTCP, half for NewReno (the DCTCP paper, RFC 8257, RFC 3168, htsim).
+        Immediate = "immediate",
+        /// With SACK, a little on each ACK by Proportional Rate Reduction until the window's data is acknowledged, as Linux's CWR state does (`tcp_cwnd_reduction`); a loss meanwhile continues the same reduction.
+        Prr = "prr",
     }
 }
 
@@ -162,6 +174,7 @@ impl Default for TcpConfig {
             tlp_timeout: TlpTimeout::Rfc8985,
             quick_acks: 0,
             ack_push: false,
+            cwr_reduction: CwrReduction::Immediate,
         }
     }
 }

@@ -37,9 +37,9 @@ mod sack_path;
 use super::dctcp::DctcpEstimator;
 use super::rtt::RttEstimator;
 use super::sack::SackOption;
-use super::DctcpCut;
 use super::Recovery;
 use super::{CongestionControl, TcpConfig};
+use super::{CwrReduction, DctcpCut};
 use crate::engine::timer::{Fired, LazyTimer};
 use crate::engine::Time;
 

@@ -160,6 +160,7 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         tlp_timeout: t.tlp_timeout.unwrap_or(d.tlp_timeout),
         quick_acks: t.quick_acks.unwrap_or(d.quick_acks),
         ack_push: t.ack_push.unwrap_or(d.ack_push),
+        cwr_reduction: t.cwr_reduction.unwrap_or(d.cwr_reduction),
     };
     check(&k, &cfg)?;
     Ok(cfg)

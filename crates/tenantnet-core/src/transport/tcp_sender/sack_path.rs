@@ -19,7 +19,7 @@
 //! * With `recovery = "rack"` RACK-TLP marks the losses instead of DupThresh
 //!   (`rack_path.rs`); the rest holds.
 
-use super::{Segment, SenderOut, TcpConfig, TcpSender, Time};
+use super::{CwrReduction, Segment, SenderOut, TcpConfig, TcpSender, Time};
 use crate::transport::rack::Rack;
 use crate::transport::sack::{next_seg, Next, NextSegState, Prr, SackOption, Scoreboard};
 
@@ -37,6 +37,9 @@ pub(super) struct SackState {
     pub(super) all_lost_below: u64,
     /// RACK-TLP's state (`recovery = "rack"`).
     pub(super) rack: Option<Box<Rack>>,
+    /// A window reduction after ECE paced by PRR is under way
+    /// (`cwr_reduction = "prr"`), until `cwr_end` is acknowledged.
+    pub(super) cwr: bool,
 }
 
 impl SackState {
@@ -132,7 +135,10 @@ impl TcpSender {
         }
         let pipe = self.window_after_ack(acked, delivered, cfg);
         if !every_window && ece && !self.in_recovery && self.snd_una >= self.cwr_end && cfg.ect() {
-            self.ecn_cut(mss);
+            match cfg.cwr_reduction {
+                CwrReduction::Immediate => self.ecn_cut(mss),
+                CwrReduction::Prr => self.cwr_start(delivered, pipe, mss),
+            }
         }
         self.fill_sack_from(pipe, now, cfg, out);
     }
@@ -164,7 +170,9 @@ impl TcpSender {
             }
             return pipe;
         }
-        if acked > 0 && !self.room_limited {
+        if self.sack_state().cwr {
+            self.cwr_ack(delivered, pipe, mss);
+        } else if acked > 0 && !self.room_limited {
             self.grow(acked, mss);
         }
         let st = self.sack_state();
@@ -178,11 +186,16 @@ impl TcpSender {
             }
         };
         if loss && self.snd_max > self.snd_una && self.snd_una >= recovery_point {
-            self.ssthresh = self.loss_ssthresh(mss);
             let (una, max) = (self.snd_una, self.snd_max);
+            let cwr = std::mem::take(&mut self.sack_mut().cwr);
+            if !cwr {
+                // a reduction paced by PRR goes on as the recovery's (Linux's
+                // tcp_enter_recovery keeps a CWR state's ssthresh)
+                self.ssthresh = self.loss_ssthresh(mss);
+                self.sack_mut().prr = Prr::start(max - una);
+            }
             let st = self.sack.as_deref_mut().expect("a SACK sender");
             st.recovery_point = max;
-            st.prr = Prr::start(max - una);
             st.sb.rxt_end = una;
             if let Some(r) = st.rack.as_deref_mut() {
                 r.resend_from = una;
@@ -253,7 +266,11 @@ impl TcpSender {
             }
             sent = true;
             if !repairing {
-                if let Some(r) = self.sack_mut().rack.as_deref_mut() {
+                let st = self.sack_mut();
+                if st.cwr {
+                    st.prr.out += len;
+                }
+                if let Some(r) = st.rack.as_deref_mut() {
                     r.on_sent_new(seq, now);
                 }
                 pipe += len;
@@ -323,6 +340,39 @@ impl TcpSender {
         }
     }
 
+    /// ECE starts a window reduction paced by PRR (`cwr_reduction = "prr"`, Linux's
+    /// `tcp_init_cwnd_reduction`): ssthresh is the reduced window, RecoverFS the
+    /// window before it, and this ACK's delivery is the first the reduction counts.
+    fn cwr_start(&mut self, delivered: u64, pipe: u64, mss: u64) {
+        let target = match &self.dctcp {
+            Some(d) => d.reduced_window(self.cwnd, 2 * mss),
+            None => (self.cwnd / 2).max(2 * mss),
+        };
+        self.ssthresh = target;
+        self.ca_acked = 0;
+        self.cwr_end = self.snd_max.max(self.snd_una + 1);
+        self.stats.ecn_cuts += 1;
+        let prior = self.cwnd;
+        let st = self.sack_mut();
+        st.cwr = true;
+        st.prr = Prr::start(prior);
+        self.cwnd = st.prr.on_ack(delivered, pipe, target, mss);
+    }
+
+    /// An ACK during a reduction paced by PRR: the window PRR allows, or ssthresh
+    /// once the data sent before the reduction is acknowledged (Linux's
+    /// `tcp_end_cwnd_reduction`). The window does not grow meanwhile.
+    fn cwr_ack(&mut self, delivered: u64, pipe: u64, mss: u64) {
+        let (una, end, ssthresh) = (self.snd_una, self.cwr_end, self.ssthresh);
+        let st = self.sack_mut();
+        if una >= end {
+            st.cwr = false;
+            self.cwnd = ssthresh;
+        } else {
+            self.cwnd = st.prr.on_ack(delivered, pipe, ssthresh, mss);
+        }
+    }
+
     /// The SACK sender's timeout (see the module doc): the scoreboard is kept.
     pub(super) fn timeout_sack(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
         let (una, max) = (self.snd_una, self.snd_max);
@@ -331,6 +381,7 @@ impl TcpSender {
         st.recovery_point = max;
         st.sb.rxt_end = una;
         st.prr = Prr::default();
+        st.cwr = false;
         if let Some(r) = st.rack.as_deref_mut() {
             r.on_timeout(una);
         }

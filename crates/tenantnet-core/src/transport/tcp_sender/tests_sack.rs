@@ -281,3 +281,43 @@ fn under_random_losses_sack_times_out_far_less_often_than_newreno_and_rack_less_
     // RACK resends lost retransmissions without waiting for the timer
     assert!(rack < sack, "sack {sack}, rack {rack}");
 }
+
+#[test]
+fn a_reduction_paced_by_prr_comes_down_to_the_same_window_as_the_cut() {
+    // NewReno with ECN, SACK: 60 ACKs of a segment each, the 20th with ECE
+    let acks: Vec<(u64, bool)> = (1..=60).map(|i| (i * 1000, i == 20)).collect();
+    let base = TcpConfig {
+        ecn: true,
+        ..sack_cfg(Recovery::Sack)
+    };
+    let prr = TcpConfig {
+        cwr_reduction: CwrReduction::Prr,
+        ..base.clone()
+    };
+    let cut = windows(&base, &acks);
+    let paced = windows(&prr, &acks);
+    // before ECE: the same growth
+    assert_eq!(cut[..19], paced[..19]);
+    // at ECE the cut halves the window at once; PRR keeps what the pipe holds
+    assert!(
+        cut[19].0 < paced[19].0,
+        "cut {:?}, paced {:?}",
+        cut[19],
+        paced[19]
+    );
+    assert_eq!((cut[19].1, paced[19].1), (1, 1), "one reduction each");
+    // the reduction ends when the data sent before ECE is acknowledged, at
+    // ssthresh: the window the cut gave at once
+    let s = {
+        let mut s = TcpSender::new(&prr, u64::MAX);
+        let mut out = SenderOut::default();
+        s.start(0, &prr, &mut out);
+        for (i, &(ack, ece)) in acks.iter().enumerate() {
+            s.on_ack(10 + i as Time, ack, ece, 0, None, &prr, &mut out);
+        }
+        s
+    };
+    assert!(!s.sack_state().cwr, "the reduction is over");
+    assert_eq!(s.ssthresh, cut[19].0);
+    assert!(paced.iter().skip(19).all(|w| w.0 >= cut[19].0));
+}
