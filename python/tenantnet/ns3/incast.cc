@@ -29,6 +29,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <vector>
 
 using namespace ns3;
@@ -204,10 +205,8 @@ Fifo(NetDeviceContainer devs, uint64_t buffer, uint64_t ecn_k, DataRate rate, Ti
     return q;
 }
 
-} // namespace
-
-int
-main(int argc, char* argv[])
+/// The program's settings, from its command line.
+struct Settings
 {
     uint32_t senders = 8;
     uint32_t mss = 1448;
@@ -226,137 +225,127 @@ main(int argc, char* argv[])
     bool sack = false;
     bool pairs = false;
     uint32_t delAck = 1;
-    g_size = 1000000;
+};
 
+Settings
+Parse(int argc, char* argv[])
+{
+    Settings s;
+    g_size = 1000000;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("senders", "senders on the left switch", senders);
+    cmd.AddValue("senders", "senders on the left switch", s.senders);
     cmd.AddValue("size", "bytes each flow sends", g_size);
-    cmd.AddValue("rate", "every link's rate", rate);
-    cmd.AddValue("delay", "every link's one-way delay", delay);
-    cmd.AddValue("bottleneck_rate", "the switches' link rate (default: rate)", bottleneckRate);
-    cmd.AddValue("bottleneck_delay", "the switches' link delay (default: delay)", bottleneckDelay);
-    cmd.AddValue("buffer", "bytes every switch port's FIFO holds", buffer);
-    cmd.AddValue("host_buffer", "bytes every host NIC's FIFO holds", hostBuffer);
-    cmd.AddValue("ecn_k", "RED marks above this many bytes (0: no ECN)", ecnK);
-    cmd.AddValue("host_ecn", "host NICs mark like switch ports", hostEcn);
-    cmd.AddValue("cc", "newreno or dctcp", cc);
-    cmd.AddValue("sack", "SACK on", sack);
-    cmd.AddValue("mss", "segment payload bytes", mss);
-    cmd.AddValue("init_cwnd", "initial window, segments", initCwnd);
-    cmd.AddValue("min_rto", "minimum RTO (and the SYN's timeout)", minRto);
-    cmd.AddValue("delack", "segments per ACK (1: no delayed ACKs)", delAck);
-    cmd.AddValue("pairs", "each sender to its own receiver (long flows) instead of incast", pairs);
-    cmd.AddValue("stop", "simulated time limit", stop);
+    cmd.AddValue("rate", "every host link's rate", s.rate);
+    cmd.AddValue("delay", "every host link's one-way delay", s.delay);
+    cmd.AddValue("bottleneck_rate", "the switches' link rate (default: rate)", s.bottleneckRate);
+    cmd.AddValue("bottleneck_delay", "the switches' link delay (default: delay)",
+                 s.bottleneckDelay);
+    cmd.AddValue("buffer", "bytes every switch port's FIFO holds", s.buffer);
+    cmd.AddValue("host_buffer", "bytes every host NIC's FIFO holds", s.hostBuffer);
+    cmd.AddValue("ecn_k", "RED marks above this many bytes (0: no ECN)", s.ecnK);
+    cmd.AddValue("host_ecn", "host NICs mark like switch ports", s.hostEcn);
+    cmd.AddValue("cc", "newreno or dctcp", s.cc);
+    cmd.AddValue("sack", "SACK on", s.sack);
+    cmd.AddValue("mss", "segment payload bytes", s.mss);
+    cmd.AddValue("init_cwnd", "initial window, segments", s.initCwnd);
+    cmd.AddValue("min_rto", "minimum RTO (and the SYN's timeout)", s.minRto);
+    cmd.AddValue("delack", "segments per ACK (1: no delayed ACKs)", s.delAck);
+    cmd.AddValue("pairs", "each sender to its own receiver (long flows) instead of incast",
+                 s.pairs);
+    cmd.AddValue("stop", "simulated time limit", s.stop);
     cmd.AddValue("verbose", "congestion states and drops by kind on stderr", g_verbose);
     cmd.Parse(argc, argv);
-    if (bottleneckRate.empty())
+    if (s.bottleneckRate.empty())
     {
-        bottleneckRate = rate;
+        s.bottleneckRate = s.rate;
     }
-    if (bottleneckDelay.empty())
+    if (s.bottleneckDelay.empty())
     {
-        bottleneckDelay = delay;
+        s.bottleneckDelay = s.delay;
     }
+    return s;
+}
 
+/// TCP as the settings say: NewReno (ns-3's Linux Reno) or DCTCP, SACK with PRR or
+/// classic recovery, the SYN's timeout at the minimum RTO, 1 ns RTO granularity.
+void
+ConfigureTcp(const Settings& s)
+{
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       TypeIdValue(cc == "dctcp" ? TcpDctcp::GetTypeId()
-                                                 : TcpLinuxReno::GetTypeId()));
+                       TypeIdValue(s.cc == "dctcp" ? TcpDctcp::GetTypeId()
+                                                   : TcpLinuxReno::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(sack ? TcpPrrRecovery::GetTypeId()
-                                        : TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Time(minRto)));
+                       TypeIdValue(s.sack ? TcpPrrRecovery::GetTypeId()
+                                          : TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(s.sack));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Time(s.minRto)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(NanoSeconds(1)));
-    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Time(minRto)));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAck));
+    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Time(s.minRto)));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.mss));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(s.initCwnd));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(s.delAck));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 26));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 26));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    if (cc == "dctcp")
+    if (s.cc == "dctcp")
     {
         Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
     }
+}
 
-    uint32_t receivers = pairs ? senders : 1;
-    NodeContainer left, right, sw;
-    left.Create(senders);
-    right.Create(receivers);
-    sw.Create(2);
-    InternetStackHelper stack;
-    stack.InstallAll();
-
+/// The dumbbell's links: each sender's, the switches', each receiver's (host side
+/// first), with their queue discs; returns the links and adds the discs to `qdiscs`.
+std::vector<NetDeviceContainer>
+BuildDumbbell(const Settings& s,
+              NodeContainer& left,
+              NodeContainer& right,
+              NodeContainer& sw,
+              QueueDiscContainer& qdiscs)
+{
     // an MTU that holds a full segment with its timestamps (and room for more
     // options): at ns-3's default 1500 bytes a 1460-byte segment (1512 bytes with
     // IP, TCP and timestamps) would leave as two IP fragments, the second of 12 bytes
-    uint32_t mtu = mss + 20 + 60;
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("Mtu", UintegerValue(mtu));
-    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
-    p2p.SetChannelAttribute("Delay", StringValue(delay));
-    p2p.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
-
-    // each link's devices: (host side or switch, switch side)
+    uint32_t mtu = s.mss + 20 + 60;
+    auto link = [mtu](const std::string& rate, const std::string& delay) {
+        PointToPointHelper h;
+        h.SetDeviceAttribute("Mtu", UintegerValue(mtu));
+        h.SetDeviceAttribute("DataRate", StringValue(rate));
+        h.SetChannelAttribute("Delay", StringValue(delay));
+        h.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+        return h;
+    };
+    PointToPointHelper host = link(s.rate, s.delay);
+    PointToPointHelper core = link(s.bottleneckRate, s.bottleneckDelay);
     std::vector<NetDeviceContainer> links;
-    for (uint32_t i = 0; i < senders; i++)
+    for (uint32_t i = 0; i < left.GetN(); i++)
     {
-        links.push_back(p2p.Install(left.Get(i), sw.Get(0)));
+        links.push_back(host.Install(left.Get(i), sw.Get(0)));
     }
-    PointToPointHelper core;
-    core.SetDeviceAttribute("Mtu", UintegerValue(mtu));
-    core.SetDeviceAttribute("DataRate", StringValue(bottleneckRate));
-    core.SetChannelAttribute("Delay", StringValue(bottleneckDelay));
-    core.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
     links.push_back(core.Install(sw.Get(0), sw.Get(1)));
-    for (uint32_t i = 0; i < receivers; i++)
+    for (uint32_t i = 0; i < right.GetN(); i++)
     {
-        links.push_back(p2p.Install(right.Get(i), sw.Get(1)));
+        links.push_back(host.Install(right.Get(i), sw.Get(1)));
     }
-    QueueDiscContainer qdiscs;
     for (uint32_t k = 0; k < links.size(); k++)
     {
-        bool between = k == senders;
-        DataRate r(between ? bottleneckRate : rate);
-        Time dl(between ? bottleneckDelay : delay);
+        bool between = k == left.GetN();
+        DataRate r(between ? s.bottleneckRate : s.rate);
+        Time dl(between ? s.bottleneckDelay : s.delay);
         for (uint32_t side = 0; side < 2; side++)
         {
-            bool host = !between && side == 0;
+            bool isHost = !between && side == 0;
             NetDeviceContainer one(links[k].Get(side));
-            qdiscs.Add(Fifo(one, host ? hostBuffer : buffer,
-                            host && !hostEcn ? 0 : ecnK, r, dl));
+            qdiscs.Add(Fifo(one, isHost ? s.hostBuffer : s.buffer,
+                            isHost && !s.hostEcn ? 0 : s.ecnK, r, dl));
         }
     }
-    Ipv4AddressHelper addr;
-    std::vector<Ipv4InterfaceContainer> ifs;
-    for (uint32_t k = 0; k < links.size(); k++)
-    {
-        std::ostringstream base;
-        base << "10." << (k / 250) << "." << (k % 250) << ".0";
-        addr.SetBase(base.str().c_str(), "255.255.255.0");
-        ifs.push_back(addr.Assign(links[k]));
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    return links;
+}
 
-    uint16_t port = 5000;
-    g_flows.resize(senders);
-    for (uint32_t i = 0; i < receivers; i++)
-    {
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), port));
-        sink.Install(right.Get(i)).Start(Seconds(0));
-    }
-    for (uint32_t i = 0; i < senders; i++)
-    {
-        uint32_t r = pairs ? i : 0;
-        Ipv4Address dst = ifs[senders + 1 + r].GetAddress(0);
-        Ptr<Sender> app = CreateObject<Sender>(i, InetSocketAddress(dst, port));
-        left.Get(i)->AddApplication(app);
-        app->SetStartTime(Seconds(0));
-    }
-
-    Simulator::Stop(Time(stop));
-    Simulator::Run();
+/// Prints the flows' table and the drops (see the file's comment).
+void
+Report(const QueueDiscContainer& qdiscs)
+{
     uint64_t drops = 0;
     for (uint32_t k = 0; k < qdiscs.GetN(); k++)
     {
@@ -364,7 +353,7 @@ main(int argc, char* argv[])
     }
     std::cout << std::setprecision(12);
     std::cout << "flow,fct_s,timeouts,retransmits\n";
-    for (uint32_t i = 0; i < senders; i++)
+    for (uint32_t i = 0; i < g_flows.size(); i++)
     {
         const auto& f = g_flows[i];
         std::cout << i << ",";
@@ -379,6 +368,53 @@ main(int argc, char* argv[])
     {
         std::cerr << what << ": " << count << "\n";
     }
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Settings s = Parse(argc, argv);
+    ConfigureTcp(s);
+    NodeContainer left, right, sw;
+    left.Create(s.senders);
+    right.Create(s.pairs ? s.senders : 1);
+    sw.Create(2);
+    InternetStackHelper stack;
+    stack.InstallAll();
+    QueueDiscContainer qdiscs;
+    // queue discs first: address assignment installs fq_codel on devices without one
+    auto links = BuildDumbbell(s, left, right, sw, qdiscs);
+    Ipv4AddressHelper addr;
+    std::vector<Ipv4InterfaceContainer> ifs;
+    for (uint32_t k = 0; k < links.size(); k++)
+    {
+        std::ostringstream base;
+        base << "10." << (k / 250) << "." << (k % 250) << ".0";
+        addr.SetBase(base.str().c_str(), "255.255.255.0");
+        ifs.push_back(addr.Assign(links[k]));
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    uint16_t port = 5000;
+    g_flows.resize(s.senders);
+    for (uint32_t i = 0; i < right.GetN(); i++)
+    {
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), port));
+        sink.Install(right.Get(i)).Start(Seconds(0));
+    }
+    for (uint32_t i = 0; i < s.senders; i++)
+    {
+        Ipv4Address dst = ifs[s.senders + 1 + (s.pairs ? i : 0)].GetAddress(0);
+        Ptr<Sender> app = CreateObject<Sender>(i, InetSocketAddress(dst, port));
+        left.Get(i)->AddApplication(app);
+        app->SetStartTime(Seconds(0));
+    }
+    Simulator::Stop(Time(s.stop));
+    Simulator::Run();
+    Report(qdiscs);
     Simulator::Destroy();
     return 0;
 }
