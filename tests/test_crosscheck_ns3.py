@@ -70,3 +70,15 @@ def test_the_settings_follow_the_scenario() -> None:
     dctcp = SMALLEST.replace('[network]', '[network]\necn_threshold = "65pkt"').replace(
         'protocol = "tcp"', 'protocol = "dctcp"')
     assert ns3check.setup(Scenario.from_toml(dctcp))[0].ecn_k == 65 * 1514
+
+
+def test_long_flows_on_pairs_map_to_the_programs_pairs_and_others_are_refused() -> None:
+    head = SMALLEST.split("[[workloads]]")[0]
+    pairs = head + "".join(
+        f'[[workloads]]\nkind = "fixed"\nsrc = "left{i}"\ndst = ["right{i}"]\nsize = "10MB"\n'
+        for i in range(3))
+    s, _ = ns3check.setup(Scenario.from_toml(pairs))
+    assert (s.senders, s.size, s.pairs) == (3, 10_000_000, True) and "--pairs=1" in s.args()
+    crossed = pairs.replace('dst = ["right2"]', 'dst = ["right1"]')
+    with pytest.raises(ns3check.CrosscheckError, match="left<i> to right<i>"):
+        ns3check.setup(Scenario.from_toml(crossed))

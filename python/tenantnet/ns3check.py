@@ -9,11 +9,13 @@ ns-3 program (``tenantnet/ns3/incast.cc``, ns-3's public API only) is compiled a
 them with the system's C++ compiler on first use and kept in a cache folder.
 
 Supported: the ``dumbbell`` topology with one ``incast`` workload of one round (every
-sender starts at once). The program mirrors the scenario's link rate and delay, the
-switches' and the hosts' buffers (one FIFO a port; RED marking above the ECN threshold
-on the instantaneous queue when ECN is on), TCP NewReno or DCTCP, SACK or not, MSS,
-initial window, minimum RTO and delayed ACKs. Settings matched where the simulators
-differ (the docs' cross-check page says why each matters):
+sender starts at once), or long flows on pairs of hosts (``fixed`` workloads of one flow
+each, ``left<i>`` to ``right<i>``, of one size, all starting at once). The program
+mirrors the scenario's link rate and delay, the switches' and the hosts' buffers (one
+FIFO a port; RED marking above the ECN threshold on the instantaneous queue when ECN is
+on), TCP NewReno or DCTCP, SACK or not, MSS, initial window, minimum RTO and delayed
+ACKs. Settings matched where the simulators differ (the docs' cross-check page says why
+each matters):
 
 * ns-3 installs fq_codel on every device without a queue disc: the program installs a
   FIFO first.
@@ -119,6 +121,7 @@ class Setup:
     min_rto_s: float
     delack: int
     note: str
+    pairs: bool = False
 
     def args(self) -> list[str]:
         return [f"--senders={self.senders}", f"--size={self.size}",
@@ -127,7 +130,7 @@ class Setup:
                 f"--ecn_k={self.ecn_k}", f"--host_ecn={int(self.host_ecn)}",
                 f"--cc={self.cc}", f"--sack={int(self.sack)}", f"--mss={self.mss}",
                 f"--init_cwnd={self.init_cwnd}", f"--min_rto={self.min_rto_s * 1e6:.0f}us",
-                f"--delack={self.delack}"]
+                f"--delack={self.delack}", f"--pairs={int(self.pairs)}"]
 
 
 PACKETS = re.compile(r"^\s*([0-9]+)\s*(pkts?|packets?)\s*$")
@@ -145,10 +148,7 @@ def refuse(d: dict[str, Any]) -> None:
     if topo.get("kind") != "dumbbell":
         raise CrosscheckError(f"topology.kind = {topo.get('kind')!r}: the ns-3 cross-check "
                               "supports the dumbbell")
-    works = d.get("workloads", [])
-    if len(works) != 1 or works[0].get("kind") != "incast" or works[0].get("rounds", 1) != 1:
-        raise CrosscheckError("workloads: the ns-3 cross-check supports one incast workload "
-                              "of one round")
+    flows(d)
     for key in ("tenants", "vswitch", "qshare", "cpu"):
         if d.get(key):
             raise CrosscheckError(f"{key}: not modelled by the ns-3 program; the cross-check "
@@ -161,6 +161,32 @@ def refuse(d: dict[str, Any]) -> None:
                                   f"{plain!r} only")
 
 
+def one_host(v: Any) -> str | None:
+    """The host a workload's `src` or `dst` names, if it names exactly one."""
+    if isinstance(v, str):
+        return v
+    return v[0] if isinstance(v, list) and len(v) == 1 and isinstance(v[0], str) else None
+
+
+def flows(d: dict[str, Any]) -> tuple[int, str, bool]:
+    """The flows the program can run: (senders, size, pairs). Either one incast of one
+    round, or long flows on pairs: `fixed` workloads of one flow each, left<i> to
+    right<i> for i = 0, 1, ..., all of one size and starting at 0."""
+    works = d.get("workloads", [])
+    if len(works) == 1 and works[0].get("kind") == "incast" and works[0].get("rounds", 1) == 1:
+        return len(works[0]["senders"]), str(works[0]["size"]), False
+    pairs = [(one_host(w.get("src")), one_host(w.get("dst"))) for w in works]
+    same = {(w.get("kind"), str(w.get("size")), w.get("flows_per_pair", 1),
+             str(w.get("start", "0s"))) for w in works}
+    if works and pairs == [(f"left{i}", f"right{i}") for i in range(len(works))] \
+            and len(same) == 1 and next(iter(same))[0] == "fixed" \
+            and next(iter(same))[2] == 1 and next(iter(same))[3] in ("0s", "0", "0ms"):
+        return len(works), str(works[0]["size"]), True
+    raise CrosscheckError("workloads: the ns-3 cross-check supports one incast workload of "
+                          "one round, or fixed workloads of one flow each from left<i> to "
+                          "right<i> (i = 0, 1, ...), of one size, starting at 0")
+
+
 def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
     """The ns-3 program's settings for `sc` and the tenantnet scenario to compare with
     them (ns-3's header sizes); CrosscheckError naming what is not supported."""
@@ -170,13 +196,14 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
     ours["transport"] = {**d.get("transport", {}), "header": f"{NS3_HEADER}B",
                          "ack_size": f"{NS3_ACK}B"}
     tcp = json.loads(Scenario.from_dict(ours).simulation()._core.transport_json)
-    topo, net, w = d["topology"], d.get("network", {}), d["workloads"][0]
+    topo, net = d["topology"], d.get("network", {})
+    senders, size, pairs = flows(d)
     packet = tcp["mss"] + NS3_HEADER
     buffer = size_bytes(net.get("buffer", "1MB"), packet)
     ecn = size_bytes(net["ecn_threshold"], packet) if net.get("ecn_threshold") else 0
     rate, delay = topo.get("link_rate", "10Gbps"), topo.get("link_delay", "1us")
     s = Setup(
-        senders=len(w["senders"]), size=size_bytes(str(w["size"]), packet),
+        senders=senders, size=size_bytes(size, packet), pairs=pairs,
         topology={"rate": rate, "delay": delay,
                   "bottleneck_rate": topo.get("bottleneck_rate", rate),
                   "bottleneck_delay": topo.get("bottleneck_delay", delay)},

@@ -32,7 +32,7 @@ def add_command(cmd: Callable[..., Any]) -> None:
             "times and loss recovery flow by flow.")
     p.add_argument("simulator", choices=["ns3"], help="the other simulator")
     p.add_argument("scenario", type=Path, metavar="SCENARIO",
-                   help="a dumbbell scenario with one incast workload")
+                   help="a dumbbell scenario: one incast, or long flows left<i> to right<i>")
     p.add_argument("-o", "--out", type=Path, default=None, metavar="DIR",
                    help="also write the table (crosscheck.csv) into DIR")
     add_force(p)
