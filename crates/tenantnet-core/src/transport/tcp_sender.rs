@@ -198,8 +198,22 @@ impl TcpSender {
         self.snd_max - self.snd_una
     }
 
+    /// ssthresh after a loss: max(FlightSize/2, 2·SMSS) (RFC 5681 eq. 4).
     fn loss_ssthresh(&self, mss: u64) -> u64 {
         (self.flight() / 2).max(2 * mss)
+    }
+
+    /// ssthresh at a retransmission timeout: RFC 5681's, but with SACK half the
+    /// window when it is the smaller, as Linux's `tcp_enter_loss` sets it: while a
+    /// hole stays at `snd_una` a SACK sender runs ahead, and the flight counts the
+    /// megabytes the receiver holds above the hole, which are not in the network
+    /// (eight 10 MB flows in a 100 KB buffer: ssthresh 1.96 MB after a timeout, and
+    /// 5 024 drops where ns-3 had 649).
+    fn timeout_ssthresh(&self, mss: u64) -> u64 {
+        match self.sack {
+            Some(_) => (self.flight().min(self.cwnd) / 2).max(2 * mss),
+            None => self.loss_ssthresh(mss),
+        }
     }
 
     /// Room for a blocked sender again: sends what the window and `out.room` allow.
@@ -440,7 +454,7 @@ impl TcpSender {
         }
         let mss = cfg.mss as u64;
         if !self.in_recovery && !self.backed_off {
-            self.ssthresh = self.loss_ssthresh(mss);
+            self.ssthresh = self.timeout_ssthresh(mss);
         }
         self.backed_off = true;
         self.cwnd = mss;

@@ -321,3 +321,20 @@ fn a_reduction_paced_by_prr_comes_down_to_the_same_window_as_the_cut() {
     assert_eq!(s.ssthresh, cut[19].0);
     assert!(paced.iter().skip(19).all(|w| w.0 >= cut[19].0));
 }
+
+#[test]
+fn a_timeout_halves_the_window_not_the_data_the_receiver_holds() {
+    // a SACK sender whose hole at snd_una outlived its retransmission ran 2 MB
+    // ahead with a 40 KB window: the receiver holds the 2 MB, the network the
+    // window. At the timer, ssthresh is half the window (Linux's tcp_enter_loss),
+    // not half the 2 MB "flight" (RFC 5681's FlightSize); without SACK it is that
+    for (recovery, want) in [(Recovery::Sack, 20_000), (Recovery::NewReno, 1_000_000)] {
+        let c = sack_cfg(recovery);
+        let mut s = TcpSender::new(&c, u64::MAX);
+        (s.snd_una, s.snd_nxt, s.snd_max, s.cwnd) = (0, 2_000_000, 2_000_000, 40_000);
+        let mut out = SenderOut::default();
+        let at = s.rto_timer.arm(5_000).expect("an event");
+        s.on_rto_event(at, &c, &mut out);
+        assert_eq!((s.stats.timeouts, s.ssthresh), (1, want), "{recovery:?}");
+    }
+}
