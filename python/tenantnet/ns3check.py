@@ -175,13 +175,14 @@ def flows(d: dict[str, Any]) -> tuple[int, str, bool]:
     works = d.get("workloads", [])
     if len(works) == 1 and works[0].get("kind") == "incast" and works[0].get("rounds", 1) == 1:
         return len(works[0]["senders"]), str(works[0]["size"]), False
-    pairs = [(one_host(w.get("src")), one_host(w.get("dst"))) for w in works]
-    same = {(w.get("kind"), str(w.get("size")), w.get("flows_per_pair", 1),
-             str(w.get("start", "0s"))) for w in works}
-    if works and pairs == [(f"left{i}", f"right{i}") for i in range(len(works))] \
-            and len(same) == 1 and next(iter(same))[0] == "fixed" \
-            and next(iter(same))[2] == 1 and next(iter(same))[3] in ("0s", "0", "0ms"):
-        return len(works), str(works[0]["size"]), True
+    ends = [(one_host(w.get("src")), one_host(w.get("dst"))) for w in works]
+    shapes = {(w.get("kind"), str(w.get("size")), w.get("flows_per_pair", 1),
+               str(w.get("start", "0s"))) for w in works}
+    on_pairs = ends == [(f"left{i}", f"right{i}") for i in range(len(works))]
+    if works and on_pairs and len(shapes) == 1:
+        kind, size, per_pair, start = shapes.pop()
+        if kind == "fixed" and per_pair == 1 and start in ("0s", "0", "0ms"):
+            return len(works), size, True
     raise CrosscheckError("workloads: the ns-3 cross-check supports one incast workload of "
                           "one round, or fixed workloads of one flow each from left<i> to "
                           "right<i> (i = 0, 1, ...), of one size, starting at 0")

@@ -45,9 +45,9 @@ Where the paper is silent or the model differs:
   ``linux`` profile (RACK-TLP, delayed ACKs, the paper's RTO_min kept), which is
   what a host of 2019 repairs losses with. Measured at 10 000 flows: under NewReno
   BarberQ averages 649 timeouts a run (PMSB 126) and PMSB's overall mean FCT is
-  down to 0.61 × BarberQ's (web search 50 %); under ``linux`` 55 and 63, and
-  PMSB's ratio is at least 0.966 (paper: down to 0.87) while its small flows stay
-  3.0 × BarberQ's on average (paper 1.46).
+  down to 0.61 × BarberQ's (web search 50 %); under ``linux`` 54 and 60, and
+  PMSB's ratio is at least 0.969 (paper: down to 0.87) while its small flows stay
+  2.8 × BarberQ's on average (paper 1.46).
 """
 
 from __future__ import annotations

@@ -211,12 +211,6 @@ impl Rack {
         }
     }
 
-    /// Whether a retransmission of any byte of `[s, e)` is in flight.
-    pub fn retransmitted(&self, s: u64, e: u64) -> bool {
-        let i = self.rtx_seq.partition_point(|r| r.1 <= s);
-        self.rtx_seq.get(i).is_some_and(|r| r.0 < e)
-    }
-
     /// A D-SACK arrived with `snd_nxt` the next byte to send (§6.2 step 4: the
     /// reordering window grows once per round trip, and holds for 16 recoveries).
     pub fn on_dsack(&mut self, snd_una: u64, snd_nxt: u64) {
@@ -254,20 +248,18 @@ impl Rack {
     /// for a connection whose bytes `[snd_una, snd_max)` are outstanding:
     /// raises [`lost_below`](Self::lost_below) over original transmissions,
     /// drops lost retransmissions from the ones in flight (their bytes need
-    /// sending again), and arms the reorder timer for the first segment that
-    /// would be lost if nothing arrives. Whether anything new was found lost.
+    /// sending again), and arms the reorder timer for when the last segment sent
+    /// before RACK's would be lost if nothing arrives (the step's
+    /// `timeout = max(remaining, timeout)`; over new data, at the granularity of
+    /// bursts, so the burst of RACK's own segment may set it). Whether anything
+    /// new was found lost.
     pub fn detect_loss(&mut self, now: Time, reo_wnd: Time, snd_una: u64, snd_max: u64) -> bool {
         let wait = self.rtt + reo_wnd;
         let (lost_end, timer_o) = self.originals_lost(now, wait, snd_max);
         let mut found = lost_end > self.lost_below.max(snd_una);
         self.lost_below = self.lost_below.max(lost_end);
-        let mut timer_r = None;
         while let Some(&(s, e, ts)) = self.rtx.front() {
-            if !sent_after(self.xmit_ts, self.end_seq, ts, e) {
-                break;
-            }
-            if ts + wait > now {
-                timer_r = Some(ts + wait);
+            if !sent_after(self.xmit_ts, self.end_seq, ts, e) || ts + wait > now {
                 break;
             }
             self.rtx.pop_front();
@@ -275,15 +267,19 @@ impl Rack {
             self.resend_from = self.resend_from.min(s);
             found = true;
         }
-        self.reo_deadline = match (timer_o, timer_r) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        // retransmissions are kept in send order: the last one sent before RACK's
+        let timer_r = self
+            .rtx
+            .iter()
+            .take_while(|r| sent_after(self.xmit_ts, self.end_seq, r.2, r.1))
+            .last()
+            .map(|r| r.2 + wait);
+        self.reo_deadline = timer_o.max(timer_r);
         found
     }
 
     /// Over original transmissions: where the lost ones end (every byte below
-    /// was sent before RACK's segment and `wait` or longer ago), and when the next
+    /// was sent before RACK's segment and `wait` or longer ago), and when the last
     /// one sent before RACK's segment would be.
     fn originals_lost(&self, now: Time, wait: Time, snd_max: u64) -> (u64, Option<Time>) {
         let end_of = |k: usize| self.sent.get(k + 1).map_or(snd_max, |r| r.0);
@@ -304,7 +300,9 @@ impl Rack {
             end_of(b - 1)
         };
         if expired < before {
-            (expired, self.sent.get(b).map(|r| r.1 + wait))
+            // the burst holding the last byte sent before RACK's segment
+            let last = self.sent.partition_point(|r| r.0 < before);
+            (expired, Some(self.sent[last - 1].1 + wait))
         } else {
             (before, None)
         }

@@ -401,14 +401,20 @@ impl TcpSender {
     }
 
     fn ecn_cut(&mut self, mss: u64) {
-        self.cwnd = match &self.dctcp {
-            Some(d) => d.reduced_window(self.cwnd, 2 * mss),
-            None => (self.cwnd / 2).max(2 * mss),
-        };
+        self.cwnd = self.ecn_target(mss);
         self.ssthresh = self.cwnd;
         self.ca_acked = 0;
         self.cwr_end = self.snd_max.max(self.snd_una + 1);
         self.stats.ecn_cuts += 1;
+    }
+
+    /// The window ECE asks for: DCTCP's cwnd·(1 − α/2), NewReno's half, at least
+    /// 2 MSS.
+    fn ecn_target(&self, mss: u64) -> u64 {
+        match &self.dctcp {
+            Some(d) => d.reduced_window(self.cwnd, 2 * mss),
+            None => (self.cwnd / 2).max(2 * mss),
+        }
     }
 
     /// DCTCP as htsim runs it ([`DctcpCut::EveryWindow`]): an ECE ends slow start;

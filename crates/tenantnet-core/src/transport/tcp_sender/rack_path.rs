@@ -79,7 +79,7 @@ impl TcpSender {
                 Some(_) => e <= prior_fack,
                 None => prior_fack > prior_una,
             };
-            if below_fack && !after_timeout && !r.retransmitted(s, s + 1) {
+            if below_fack && !after_timeout && r.rtx_at(s).is_none() {
                 r.reordering_seen = true;
             }
             r.update(ts_echo, e, now);

@@ -344,10 +344,7 @@ impl TcpSender {
     /// `tcp_init_cwnd_reduction`): ssthresh is the reduced window, RecoverFS the
     /// window before it, and this ACK's delivery is the first the reduction counts.
     fn cwr_start(&mut self, delivered: u64, pipe: u64, mss: u64) {
-        let target = match &self.dctcp {
-            Some(d) => d.reduced_window(self.cwnd, 2 * mss),
-            None => (self.cwnd / 2).max(2 * mss),
-        };
+        let target = self.ecn_target(mss);
         self.ssthresh = target;
         self.ca_acked = 0;
         self.cwr_end = self.snd_max.max(self.snd_una + 1);
