@@ -53,8 +53,9 @@ BENCHMARKS = {
                      "search at 70 % load, 10 000 flows, BarberQ, hosts that do not drop",
     "sweep": "tenantnet sweep: 24 points of the demo (4 guarantees x 2 seeds x 3 schemes), "
              "sequential against 2 workers, interleaved",
-    "crosscheck": "the permutation's per-flow rates against htsim's runs, setting by setting "
-                  "(k=8; --repeat seeds per setting)",
+    "crosscheck": "the permutation's per-flow rates against htsim's runs, setting by setting: "
+                  "KS distances and the tails with intervals (--k 8 or 12; --repeat seeds "
+                  "per setting, 40 at k=8 and 12 at k=12 for power)",
     "compare": "tenantnet compare on examples/compare-leaf-spine.toml: every scheme, 3 seeds, "
                "2 workers; wall time split between simulation, writing and analysis",
 }
@@ -203,7 +204,12 @@ def bench_qshare(repeat: int) -> None:
 
 def bench_crosscheck(a: argparse.Namespace) -> None:
     from . import crosscheck
-    ref_path = a.reference or crosscheck.REFERENCE
+    shipped = crosscheck.REFERENCES
+    if a.reference is None and a.k is not None and a.k not in shipped:
+        fail(f"--k {a.k}: tenantnet ships htsim's runs at k = "
+             f"{' and '.join(map(str, shipped))}; expected one of them, or --reference "
+             "FILE with runs at this k (scripts/htsim_reference.py writes one)")
+    ref_path = a.reference or shipped[a.k if a.k is not None else 8]
     try:
         ref, _ = crosscheck.load_reference(ref_path)
     except ValueError as e:
@@ -455,8 +461,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fat-tree k of the permutation benchmarks (default 12: 432 hosts; "
                         "8: 128, 16: 1024)")
     p.add_argument("--reference", type=Path, default=None, metavar="FILE",
-                   help="htsim's runs for crosscheck (default: the k = 8 runs shipped "
-                        "with tenantnet; BENCHMARKS.md says how they were made)")
+                   help="htsim's runs for crosscheck (default: those shipped with "
+                        "tenantnet at --k, 8 or 12; BENCHMARKS.md says how they were made)")
     from .compare_cli import add_commands as add_compare
     add_compare(cmd)
     from .ns3check_cli import add_command as add_crosscheck

@@ -99,6 +99,13 @@ class Simulation:
         return self._core.events
 
     @property
+    def flow_paths(self) -> list[list[str]]:
+        """Each flow's data path as port names (``"node->peer"``), from the source's
+        NIC to the last switch's port toward the destination: the ECMP choice its
+        hash makes. In flow order, as the ``flow`` column of the results."""
+        return self._core.flow_paths
+
+    @property
     def footprint(self) -> Footprint:
         """The memory the run was estimated to need, part by part."""
         return Footprint.of(self._core)

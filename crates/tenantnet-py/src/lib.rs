@@ -284,6 +284,13 @@ impl Simulation {
         self.sim.finished()
     }
 
+    /// Each flow's data path as port names (`"node->peer"`), from the source's NIC
+    /// to the last switch's port toward the destination, in flow order.
+    #[getter]
+    fn flow_paths(&self) -> Vec<Vec<String>> {
+        self.sim.flow_paths()
+    }
+
     /// Events processed so far.
     #[getter]
     fn events(&self) -> u64 {

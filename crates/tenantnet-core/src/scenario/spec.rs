@@ -11,7 +11,7 @@ use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecE
 use crate::net::NetworkBuilder;
 use crate::switch::buffer::BufferPolicyKind;
 use crate::switch::ecn::{EcnMarkPoint, EcnScope};
-use crate::transport::{CwrReduction, DctcpCut, Recovery, TlpTimeout};
+use crate::transport::{CwrReduction, DctcpCut, DctcpWindow, Recovery, TlpTimeout};
 use crate::units::{Size, TimeSpan};
 
 // `T` and `W` are the topology and workload types: the parser first reads both as
@@ -359,6 +359,8 @@ pub struct TransportSpec {
     pub dctcp_alpha_init: Option<f64>,
     /// When DCTCP cuts its window by alpha/2: `on_ece` (once per window on ECE, RFC 8257 and Linux) or `every_window` (at each window's end while alpha > 0, htsim) [on_ece].
     pub dctcp_cut: Option<DctcpCut>,
+    /// How DCTCP delimits the windows over which it updates alpha (and cuts, with `every_window`): `sequence` (one round trip of data, RFC 8257 and Linux) or `acks` (ACK packets, one segment each, up to the congestion window at the previous window's end, htsim) [sequence].
+    pub dctcp_window: Option<DctcpWindow>,
     /// TCP small queues: a sender stops while more than this many bytes of its data are in its host (vswitch and NIC queues and the NIC's wire), as with Linux's `tcp_limit_output_bytes` (128KB in 2012, 256KB from 2015, 4MB from 2025). A packet counts until its last bit leaves the host's NIC [no limit].
     pub limit_output_bytes: Option<Size>,
     /// How losses are detected and repaired: `newreno` (cumulative ACKs, RFC 6582: one hole a round trip, go-back-N after a timeout) or `sack` (up to three SACK blocks on every ACK, RFC 2018/2883; RFC 6675's scoreboard with Proportional Rate Reduction, RFC 6937; after a timeout only holes are resent; a lost retransmission waits for the timeout) or `rack` (SACK with RACK-TLP loss detection, RFC 8985, Linux's default: losses marked by time with a reordering window, lost retransmissions sent again, a tail loss found by a probe) [newreno].
@@ -430,6 +432,7 @@ impl TransportSpec {
             dctcp_g: Some(d.dctcp_g),
             dctcp_alpha_init: Some(d.dctcp_alpha_init),
             dctcp_cut: Some(d.dctcp_cut),
+            dctcp_window: Some(d.dctcp_window),
             limit_output_bytes: None,
             recovery: Some(d.recovery),
             tlp_timeout: Some(d.tlp_timeout),
@@ -462,6 +465,7 @@ impl TransportSpec {
             dctcp_g,
             dctcp_alpha_init,
             dctcp_cut,
+            dctcp_window,
             limit_output_bytes,
             recovery,
             tlp_timeout,

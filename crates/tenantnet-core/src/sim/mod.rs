@@ -322,6 +322,17 @@ impl Sim {
         &self.tcp
     }
 
+    /// Each flow's data path as port names, from the source's NIC to the last
+    /// switch's port toward the destination: the ECMP choice its hash makes.
+    pub fn flow_paths(&self) -> Vec<Vec<String>> {
+        let name = |p| self.net.port_name(p);
+        let path = |f: &Flow| self.net.path(f.spec.src, f.spec.dst, f.hash);
+        self.flows
+            .iter()
+            .map(|f| path(f).into_iter().map(name).collect())
+            .collect()
+    }
+
     /// The memory the run was estimated to need before it started.
     pub fn footprint(&self) -> &Footprint {
         &self.footprint

@@ -5,6 +5,14 @@
 //! bytes acknowledged by ACKs carrying ECE. At the end of the window it updates
 //! α ← (1 − g)·α + g·F with F the marked fraction. On ECE the congestion window is
 //! cut once per window of data to cwnd·(1 − α/2).
+//!
+//! htsim's `DCTCPSrc` (`transport.dctcp_window = "acks"`) counts its window
+//! instead in ACK packets: each ACK counts one segment, marked if it carries ECE,
+//! and the window ends once the segments counted reach the congestion window at
+//! the previous window's end (2 segments at first). With windows of one or two
+//! segments, as in a permutation of DCTCP flows sharing 100-packet buffers, that
+//! window is up to twice the sequence one, so α and htsim's every-window cut come
+//! half as often.
 
 /// α and the per-window counters.
 #[derive(Clone, Debug)]
@@ -15,6 +23,8 @@ pub struct DctcpEstimator {
     window_end: u64,
     acked: u64,
     marked: u64,
+    /// The segment size each ACK counts for, when windows are counted in ACKs.
+    by_acks: Option<u64>,
 }
 
 impl DctcpEstimator {
@@ -26,6 +36,23 @@ impl DctcpEstimator {
             window_end: 0,
             acked: 0,
             marked: 0,
+            by_acks: None,
+        }
+    }
+
+    /// The estimator counting windows in ACKs of `mss`-byte segments, as htsim's
+    /// `DCTCPSrc` (module doc); the first window is two segments.
+    pub fn counting_acks(mut self, mss: u64) -> Self {
+        self.by_acks = Some(mss);
+        self.window_end = 2 * mss;
+        self
+    }
+
+    /// A window ended with the congestion window at `cwnd` (after any cut): with
+    /// windows counted in ACKs, the next one is `cwnd` bytes of them.
+    pub fn window_restarted(&mut self, cwnd: u64) {
+        if self.by_acks.is_some() {
+            self.window_end = cwnd;
         }
     }
 
@@ -33,6 +60,9 @@ impl DctcpEstimator {
     /// `snd_una` is after the ACK, `snd_nxt` the next byte to be sent. Returns
     /// whether α was updated (a window ended).
     pub fn on_ack(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) -> bool {
+        if let Some(seg) = self.by_acks {
+            return self.on_ack_counted(ece, seg);
+        }
         self.acked += acked;
         if ece {
             self.marked += acked;
@@ -45,6 +75,23 @@ impl DctcpEstimator {
         self.acked = 0;
         self.marked = 0;
         self.window_end = snd_nxt;
+        true
+    }
+
+    /// htsim's count: one segment per ACK; the window ends when the count reaches
+    /// the bytes set by [`Self::window_restarted`].
+    fn on_ack_counted(&mut self, ece: bool, seg: u64) -> bool {
+        self.acked += seg;
+        if ece {
+            self.marked += seg;
+        }
+        if self.acked < self.window_end {
+            return false;
+        }
+        let f = self.marked as f64 / self.acked as f64;
+        self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+        self.acked = 0;
+        self.marked = 0;
         true
     }
 
@@ -80,6 +127,29 @@ mod tests {
             DctcpEstimator::new(1.0, 0.0625).reduced_window(3000, 2000),
             2000
         );
+    }
+
+    #[test]
+    fn htsims_window_counts_acks_up_to_the_last_windows_cwnd() {
+        let mut d = DctcpEstimator::new(0.0, 0.5).counting_acks(1000);
+        // the first window is two ACKs, whatever their sequence numbers
+        assert!(!d.on_ack(0, true, 0, 1000)); // a duplicate ACK counts
+        assert!(d.on_ack(1000, false, 1000, 2000));
+        assert!((d.alpha - 0.25).abs() < 1e-12); // F = 1/2
+                                                 // a window of 1500 bytes of congestion window: two ACKs again
+        d.window_restarted(1500);
+        assert!(!d.on_ack(1000, true, 2000, 3000));
+        assert!(d.on_ack(1000, true, 3000, 4000));
+        assert!((d.alpha - 0.625).abs() < 1e-12);
+        // 3000 bytes: three ACKs
+        d.window_restarted(3000);
+        assert!(!d.on_ack(1000, false, 4000, 5000));
+        assert!(!d.on_ack(1000, false, 5000, 6000));
+        assert!(d.on_ack(1000, false, 6000, 7000));
+        // the sequence window would have ended on the first of them
+        let mut s = DctcpEstimator::new(0.0, 0.5);
+        assert!(s.on_ack(1000, false, 1000, 2000));
+        assert!(s.on_ack(1000, false, 2000, 3000));
     }
 
     #[test]

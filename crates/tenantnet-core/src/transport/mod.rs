@@ -59,6 +59,8 @@ pub struct TcpConfig {
     pub dctcp_alpha_init: f64,
     /// When DCTCP cuts its window.
     pub dctcp_cut: DctcpCut,
+    /// How DCTCP delimits the windows over which it updates α.
+    pub dctcp_window: DctcpWindow,
     /// TCP small queues: the most data bytes a sender may have in its host, not yet
     /// on the wire, or `None` (no limit). See [`TcpConfig::small_queue_limit`].
     pub limit_output_bytes: Option<u64>,
@@ -125,7 +127,27 @@ crate::kinds::named_kinds! {
     }
 }
 
+crate::kinds::named_kinds! {
+    /// How DCTCP delimits the windows over which α is updated (and, with
+    /// `dctcp_cut = "every_window"`, the window cut) (`transport.dctcp_window`).
+    DctcpWindow {
+        /// One round trip of data: until the cumulative ACK passes the next sequence number at the window's start (DCTCP, SIGCOMM 2010, §3.1; RFC 8257 §3.3; Linux).
+        Sequence = "sequence",
+        /// ACK packets, each counting one segment, until they reach the congestion window at the previous window's end (2 segments at first), duplicates included (htsim's DCTCPSrc::receivePacket).
+        Acks = "acks",
+    }
+}
+
 impl TcpConfig {
+    /// A fresh DCTCP estimator as this configuration sets it up.
+    pub fn dctcp_estimator(&self) -> dctcp::DctcpEstimator {
+        let d = dctcp::DctcpEstimator::new(self.dctcp_alpha_init, self.dctcp_g);
+        match self.dctcp_window {
+            DctcpWindow::Sequence => d,
+            DctcpWindow::Acks => d.counting_acks(self.mss as u64),
+        }
+    }
+
     /// Bytes on the wire of a full-size data segment.
     pub fn packet_size(&self) -> u64 {
         self.mss as u64 + self.header as u64
@@ -169,6 +191,7 @@ impl Default for TcpConfig {
             dctcp_g: 1.0 / 16.0,
             dctcp_alpha_init: 1.0,
             dctcp_cut: DctcpCut::OnEce,
+            dctcp_window: DctcpWindow::Sequence,
             limit_output_bytes: None,
             recovery: Recovery::NewReno,
             tlp_timeout: TlpTimeout::Rfc8985,

@@ -149,8 +149,7 @@ impl TcpSender {
             cwr_end: 0,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             rto_timer: LazyTimer::default(),
-            dctcp: (cfg.cc == CongestionControl::Dctcp)
-                .then(|| DctcpEstimator::new(cfg.dctcp_alpha_init, cfg.dctcp_g)),
+            dctcp: (cfg.cc == CongestionControl::Dctcp).then(|| cfg.dctcp_estimator()),
             room_limited: false,
             sack: cfg
                 .recovery
@@ -396,6 +395,9 @@ impl TcpSender {
         let every_window = cfg.dctcp_cut == DctcpCut::EveryWindow && self.dctcp.is_some();
         if every_window {
             self.cut_every_window(ece, window_ended, cfg.mss as u64);
+        }
+        if let (true, Some(d)) = (window_ended, self.dctcp.as_mut()) {
+            d.window_restarted(self.cwnd);
         }
         every_window
     }

@@ -155,6 +155,7 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         dctcp_g: t.dctcp_g.unwrap_or(d.dctcp_g),
         dctcp_alpha_init: t.dctcp_alpha_init.unwrap_or(d.dctcp_alpha_init),
         dctcp_cut: t.dctcp_cut.unwrap_or(d.dctcp_cut),
+        dctcp_window: t.dctcp_window.unwrap_or(d.dctcp_window),
         limit_output_bytes: k.output_limit(t.limit_output_bytes)?,
         recovery: t.recovery.unwrap_or(d.recovery),
         tlp_timeout: t.tlp_timeout.unwrap_or(d.tlp_timeout),

@@ -1,4 +1,5 @@
 use super::*;
+use crate::transport::DctcpWindow;
 
 fn cfg() -> TcpConfig {
     TcpConfig {
@@ -221,6 +222,35 @@ fn htsims_dctcp_cuts_at_every_window_end_while_alpha_is_positive() {
     let cuts = s2.stats.ecn_cuts;
     s2.on_ack(12, 11_000, false, 0, None, &c2, &mut out2);
     assert_eq!(s2.stats.ecn_cuts, cuts);
+}
+
+#[test]
+fn htsims_window_counted_in_acks_spans_the_cwnd_after_the_last_cut() {
+    let c = TcpConfig {
+        cc: CongestionControl::Dctcp,
+        init_cwnd: 2,
+        init_ssthresh: Some(2),
+        dctcp_alpha_init: 1.0,
+        dctcp_g: 0.5,
+        dctcp_cut: DctcpCut::EveryWindow,
+        dctcp_window: DctcpWindow::Acks,
+        ..cfg()
+    };
+    let (mut s, mut out) = started(&c, u64::MAX);
+    // the first window is two ACKs: the first does not end it, the second does
+    // (alpha = 0.5·1 + 0.5·0 = 0.5) and cuts 2 000 bytes by a quarter, before the
+    // ACK's own growth adds a segment (the two ACKs make a window of growth)
+    s.on_ack(10, 1000, false, 0, None, &c, &mut out);
+    assert_eq!(s.stats.ecn_cuts, 0);
+    s.on_ack(11, 2000, false, 0, None, &c, &mut out);
+    assert!((s.alpha().unwrap() - 0.5).abs() < 1e-12);
+    assert_eq!((s.stats.ecn_cuts, s.cwnd), (1, 2500));
+    // the next window is the 1 500 bytes of cwnd just after the cut: two ACKs
+    s.on_ack(12, 3000, false, 0, None, &c, &mut out);
+    assert_eq!(s.stats.ecn_cuts, 1);
+    s.on_ack(13, 4000, false, 0, None, &c, &mut out);
+    assert_eq!(s.stats.ecn_cuts, 2);
+    assert!((s.alpha().unwrap() - 0.25).abs() < 1e-12);
 }
 
 #[test]
