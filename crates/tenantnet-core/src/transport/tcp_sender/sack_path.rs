@@ -238,6 +238,9 @@ impl TcpSender {
         let repairing = self.in_recovery || self.sack_state().all_lost_below > 0;
         loop {
             debug_assert_eq!(pipe, self.pipe(cfg));
+            if pipe >= self.cwnd {
+                break; // no segment fits (each is at least a byte): skip NextSeg's search
+            }
             let next = if repairing {
                 match self.rack() {
                     Some(_) => self.next_seg_rack(cfg),
