@@ -85,3 +85,47 @@ def test_the_reproductions_that_compare_transports_take_a_profile() -> None:
     assert q["transport"]["profile"] == "linux"
     for sc in (d, q):
         tenantnet.Scenario.from_dict(sc).validate()
+
+
+def test_a_transport_profile_from_the_environment_reaches_every_scenario() -> None:
+    """`transport_profile` (what `reproduce --transport` uses) sets `transport.profile`
+    on every scenario built inside it, keeps the scenario's own keys, and leaves no
+    trace outside it."""
+    import json
+    import os
+
+    from tenantnet.scenario import TRANSPORT_ENV, Scenario, transport_profile
+
+    sc = Scenario.from_dict(incast({"protocol": "newreno", "min_rto": "5ms"}), "incast")
+
+    def transport() -> dict[str, Any]:
+        return dict(json.loads(sc.simulation()._core.transport_json))
+    assert transport()["recovery"] == "newreno"
+    with transport_profile("linux"):
+        t = transport()
+        assert t["recovery"] == "rack" and t["delayed_ack"] is True
+        assert t["min_rto_s"] == 0.005  # the scenario's own key stays
+    assert TRANSPORT_ENV not in os.environ and transport()["recovery"] == "newreno"
+    with transport_profile(None):
+        assert transport()["recovery"] == "newreno"
+
+
+def test_reproduce_names_the_papers_transport_and_runs_under_another(tmp_path: Any) -> None:
+    import json
+
+    from helpers import cli
+    out = tmp_path / "fig3c"
+    p = cli("reproduce", "qshare-fig3c", "--out", str(out), "--transport", "paper", "-q")
+    assert p.returncode == 0, p.stderr
+    assert "the paper's transport: Linux 3.13 testbed" in p.stdout
+    t = json.loads((out / "transport.json").read_text())
+    assert (t["profile"], t["nearest_profile"]) == ("linux", "linux")
+    p = cli("reproduce", "qshare-fig3c", "--out", str(out), "--force", "-q")
+    assert p.returncode == 0, p.stderr
+    assert json.loads((out / "transport.json").read_text())["profile"] is None
+    assert "htsim profile" in p.stdout
+    # the reproductions that already run both profiles refuse, with no output
+    p = cli("reproduce", "barberq-fig4", "--out", str(tmp_path / "b4"), "--transport",
+            "linux")
+    assert p.returncode == 2 and "already runs under both" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr and not (tmp_path / "b4").exists()

@@ -171,14 +171,38 @@ def cmd_report(a: argparse.Namespace) -> None:
 
 
 def cmd_reproduce(a: argparse.Namespace) -> None:
-    from .reproduce import REPRODUCTIONS
+    from .reproduce import BOTH_PROFILES, REPRODUCTIONS, paper_transport
+    from .scenario import TRANSPORT_ENV, transport_profile
     title, fn = REPRODUCTIONS[a.name]
+    testbed, nearest = paper_transport(a.name)
+    # --transport, else a profile already set in the environment (it applies anyway)
+    profile = (nearest if a.transport == "paper" else
+               a.transport or os.environ.get(TRANSPORT_ENV) or None)
+    if profile is not None and a.name in BOTH_PROFILES:
+        fail(f"--transport {profile}: {a.name} already runs under both the htsim and the "
+             "linux profile and reports them side by side; expected no --transport (and no "
+             f"{TRANSPORT_ENV})")
     check_out(a.out, a.force)
     print(f"{a.name}: {title}")
+    print(f"the paper's transport: {testbed}")
+    ran = (f"transport.profile = {profile!r} on every scenario (keys the reproduction sets, "
+           "such as a paper's min RTO, kept)" if profile else
+           "both profiles, side by side" if a.name in BOTH_PROFILES else
+           "tenantnet's default transport (the htsim profile: NewReno without SACK) and "
+           "the reproduction's own keys")
+    print(f"this run: {ran}")
     written: list[Path] = []
-    with progress.showing(not a.quiet):
-        publish(a.out, lambda d: written.extend(fn(d)), f"tenantnet reproduce {a.name}",
-                a.force)
+
+    def write(d: Path) -> None:
+        written.extend(fn(d))
+        (d / "transport.json").write_text(json.dumps({
+            "reproduction": a.name, "paper_transport": testbed,
+            "nearest_profile": nearest, "profile": profile, "this_run": ran}, indent=1,
+            ensure_ascii=False) + "\n")
+        written.append(d / "transport.json")
+
+    with progress.showing(not a.quiet), transport_profile(profile):
+        publish(a.out, write, f"tenantnet reproduce {a.name}", a.force)
     for path in written:
         print(f"wrote {a.out / path.name}")
 
@@ -451,6 +475,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output folder, created or replaced whole")
     add_force(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    p.add_argument("--transport", choices=("htsim", "linux", "paper"), default=None,
+                   help="run every scenario under this transport profile (paper: the "
+                        "profile nearest to the paper's testbed; default: the "
+                        "reproduction's own, tenantnet's htsim profile unless it says)")
     p = cmd("bench", cmd_bench, "Run a benchmark and print one JSON line per run.",
             epilog="benchmarks:\n" + listing(BENCHMARKS))
     p.add_argument("name", nargs="?", default="permutation", choices=list(BENCHMARKS),

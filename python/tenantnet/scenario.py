@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -18,6 +21,31 @@ from .errors import SEED_MAX, ScenarioError, is_whole
 
 if TYPE_CHECKING:
     from .simulation import Footprint, Simulation
+
+TRANSPORT_ENV = "TENANTNET_TRANSPORT_PROFILE"
+"""When set (``htsim`` or ``linux``), every scenario built in this process and in the
+workers it starts runs with ``transport.profile`` set to it, its other transport keys
+kept (so a paper's own min RTO stays, as keys beside a profile always win): how
+``tenantnet reproduce --transport`` runs a reproduction under another transport
+without a change to its code. See :func:`transport_profile`."""
+
+
+@contextmanager
+def transport_profile(profile: str | None) -> Iterator[None]:
+    """Within the block, every scenario built (here and in the workers started here)
+    runs under ``transport.profile = profile`` (:data:`TRANSPORT_ENV`); None changes
+    nothing."""
+    before = os.environ.get(TRANSPORT_ENV)
+    if profile is not None:
+        os.environ[TRANSPORT_ENV] = profile
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(TRANSPORT_ENV, None)
+        else:
+            os.environ[TRANSPORT_ENV] = before
+
 
 MemoryBudget = int | str | None
 """Bytes (an int), a size such as ``"16GiB"``, or None for the default (8 GiB)."""
@@ -165,11 +193,25 @@ class Scenario:
                                            and not isinstance(max_events, bool)
                                            and math.isfinite(max_events) and max_events > 0):
             raise ScenarioError(f"max_events = {max_events!r}: expected a positive number")
+        sc = self._with_transport_from_env()
         try:
-            return _core.Simulation(self.text, self.source, str(self.base_dir), self.fmt, seed,
+            return _core.Simulation(sc.text, sc.source, str(sc.base_dir), sc.fmt, seed,
                                     budget, None if max_events is None else float(max_events))
         except _core.ScenarioError as e:
             raise ScenarioError(*e.args) from None
+
+    def _with_transport_from_env(self) -> Scenario:
+        """This scenario, or with ``transport.profile`` from :data:`TRANSPORT_ENV`."""
+        profile = os.environ.get(TRANSPORT_ENV)
+        if not profile:
+            return self
+        d = self.data()
+        t = d.setdefault("transport", {})
+        if not isinstance(t, dict):
+            return self  # the core names the bad table
+        t["profile"] = profile
+        return Scenario(json.dumps(d), f"{self.source} (transport.profile = {profile!r} "
+                        f"from {TRANSPORT_ENV})", self.base_dir, "json")
 
     def flows(self) -> Any:
         """The flows the scenario generates (a DataFrame like ``flows.parquet``), without

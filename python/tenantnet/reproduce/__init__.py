@@ -97,3 +97,27 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                        "to long flows; Trinity and C-ES", _lazy("trinity_tables",
                                                                "reproduce_tables")),
 }
+
+
+#: Each paper's evaluation transport, as the paper (and the specs in shared/specs)
+#: state it, and the tenantnet transport profile nearest to it (``--transport paper``).
+PAPER_TRANSPORT: dict[str, tuple[str, str]] = {
+    "barberq": ("a packet-level simulation with \"TCP\" and RTO_min = 5 ms (§IV-B); the "
+                "simulator and its loss recovery are not named", "htsim"),
+    "c2qos": ("Linux 4.8.0 hosts and guests, Ubuntu 16.04.1 (§II-B): CUBIC with SACK, "
+              "and RACK on by default since Linux 4.4", "linux"),
+    "mbfq": ("Windows Server with Hyper-V (§5): Windows' TCP, with SACK", "linux"),
+    "qshare": ("Linux 3.13 testbed (specs: CUBIC, initial window 10, min RTO 200 ms): SACK "
+               "and tail loss probes, no RACK", "linux"),
+    "trinity": ("Linux 3.13 testbed, Trinity's kernel module (specs: CUBIC, min RTO "
+                "200 ms): SACK and tail loss probes, no RACK", "linux"),
+}
+
+#: Reproductions that already run under both profiles and report them side by side.
+BOTH_PROFILES = ("barberq-fig4", "qshare-fig8")
+
+
+def paper_transport(name: str) -> tuple[str, str]:
+    """The transport of reproduction `name`'s paper and the profile nearest to it."""
+    return PAPER_TRANSPORT[name.split("-")[0]]
+

@@ -1,0 +1,84 @@
+"""Runs reproductions under their default transport and under another profile and
+tabulates the effect on their claims (each reproduction's ``*_vs_paper.csv`` or
+``*_claims.csv``).
+
+    python scripts/transport_effect.py --profile linux --out DIR [NAME ...]
+
+With no NAME, every reproduction that takes ``--transport`` (all but those that
+already report both profiles). Writes ``DIR/<name>/<profile>/`` for each run and
+prints one Markdown row per reproduction: the claims held under each transport, and
+every claim whose verdict changed with both values. The docs' table comes from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tenantnet.reproduce import BOTH_PROFILES, REPRODUCTIONS
+
+
+def claims(folder: Path) -> dict[str, tuple[str, str]]:
+    """Each claim of the run in `folder`: (ours, ok)."""
+    out: dict[str, tuple[str, str]] = {}
+    files = sorted(folder.glob("*_vs_paper.csv")) + sorted(folder.glob("*_claims.csv"))
+    for f in files:
+        with f.open() as fh:
+            for row in csv.DictReader(fh):
+                # the claim's name: its own column, or every column before "ours"
+                cols = list(row)
+                key = row.get("claim") or " / ".join(
+                    str(row[c]) for c in cols[:cols.index("ours")] if "ours" in cols)
+                ours = row.get("ours", row.get("measured", ""))
+                out[f"{f.stem}: {key}"] = (ours, row.get("ok", row.get("holds", "")))
+    return out
+
+
+def run(name: str, profile: str | None, out: Path) -> float:
+    """Runs one reproduction; its wall time in seconds (`--out DIR/<name>/<how>`
+    keeps each run's files)."""
+    cmd = [sys.executable, "-m", "tenantnet", "reproduce", name, "--out", str(out),
+           "--force", "-q"] + (["--transport", profile] if profile else [])
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{p.stderr}")
+    return time.perf_counter() - t0
+
+
+def held(c: dict[str, tuple[str, str]]) -> str:
+    return f"{sum(ok == 'True' for _, ok in c.values())} of {len(c)}"
+
+
+def main(argv: list[str]) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--profile", default="linux", choices=("htsim", "linux"))
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--reuse", action="store_true",
+                   help="tabulate runs already in --out instead of running them again")
+    p.add_argument("names", nargs="*")
+    a = p.parse_args(argv)
+    names = a.names or [n for n in REPRODUCTIONS if n not in BOTH_PROFILES]
+    print(f"| reproduction | claims held, default | claims held, {a.profile} | "
+          "figures that moved | verdicts that changed (default → " + a.profile + ") |")
+    print("|---|---|---|---|---|")
+    for name in names:
+        if not (a.reuse and (a.out / name / a.profile / "transport.json").exists()):
+            run(name, None, a.out / name / "default")
+            run(name, a.profile, a.out / name / a.profile)
+        base = claims(a.out / name / "default")
+        other = claims(a.out / name / a.profile)
+        changed = [f"{k.split(': ', 1)[1]}: {base[k][0]} → {other[k][0]}"
+                   for k in base if k in other and base[k][1] != other[k][1]]
+        moved = sum(base[k][0] != other[k][0] for k in base if k in other)
+        print(f"| `{name}` | {held(base) if base else 'no claims table'} | "
+              f"{held(other) if other else '—'} | {moved} of {len(base)} | "
+              f"{'; '.join(changed) or 'none'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
