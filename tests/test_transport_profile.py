@@ -105,6 +105,12 @@ def test_a_transport_profile_from_the_environment_reaches_every_scenario() -> No
         t = transport()
         assert t["recovery"] == "rack" and t["delayed_ack"] is True
         assert t["min_rto_s"] == 0.005  # the scenario's own key stays
+        named = Scenario.from_dict({**incast({}), "name": "incast"}, "incast")
+        sim = named.simulation()
+        sim.run()
+        # the run's summary records where its transport came from
+        assert sim.summary()[0]["scenario"] == (
+            f"incast (transport.profile = 'linux' from {TRANSPORT_ENV})")
     assert TRANSPORT_ENV not in os.environ and transport()["recovery"] == "newreno"
     with transport_profile(None):
         assert transport()["recovery"] == "newreno"

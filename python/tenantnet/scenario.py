@@ -27,7 +27,8 @@ TRANSPORT_ENV = "TENANTNET_TRANSPORT_PROFILE"
 workers it starts runs with ``transport.profile`` set to it, its other transport keys
 kept (so a paper's own min RTO stays, as keys beside a profile always win): how
 ``tenantnet reproduce --transport`` runs a reproduction under another transport
-without a change to its code. See :func:`transport_profile`."""
+without a change to its code. A scenario's name then says so, so that its run's
+summary records it. See :func:`transport_profile`."""
 
 
 @contextmanager
@@ -210,8 +211,11 @@ class Scenario:
         if not isinstance(t, dict):
             return self  # the core names the bad table
         t["profile"] = profile
-        return Scenario(json.dumps(d), f"{self.source} (transport.profile = {profile!r} "
-                        f"from {TRANSPORT_ENV})", self.base_dir, "json")
+        # the name says so, so that every summary and report of the run records it
+        how = f"transport.profile = {profile!r} from {TRANSPORT_ENV}"
+        if isinstance(d.get("name"), str):
+            d["name"] = f"{d['name']} ({how})"
+        return Scenario(json.dumps(d), f"{self.source} ({how})", self.base_dir, "json")
 
     def flows(self) -> Any:
         """The flows the scenario generates (a DataFrame like ``flows.parquet``), without
