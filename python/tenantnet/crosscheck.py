@@ -1,13 +1,17 @@
-"""The DCTCP permutation against htsim, flow by flow (issue 13).
+"""The DCTCP permutation against htsim, flow by flow (issues 13 and 39).
 
 htsim (Broadcom/csg-htsim) is the reference packet-level simulator for datacenter
 transport. Its DCTCP permutation and tenantnet's ``permutation`` scenario set up
-the same network and traffic, but the simulators differ in five modelling choices
-(README, "Host NICs and the ACK path"). This module runs the permutation with each
-of htsim's choices alone, with all of them (``htsim-matched``) and with none
-(tenantnet's defaults), and compares every run's per-flow rate distribution with
-measured htsim runs by the two-sample Kolmogorov-Smirnov distance. htsim's own
-run-to-run spread is the yardstick: each htsim run against the others pooled.
+the same network and traffic, but the simulators differ in seven modelling choices
+(:data:`HTSIM_SETTINGS`; the guide's "Host NICs and the ACK path"). This module runs
+the permutation with each of htsim's choices alone, with all of them
+(``htsim-matched``), with all but each one, and with none (tenantnet's defaults),
+and compares every run's per-flow rates with measured htsim runs (40 at k = 8, 12 at
+k = 12): by the two-sample Kolmogorov-Smirnov distance, with htsim's own run-to-run
+spread as the yardstick (each htsim run against the others pooled), and by three
+tails with their intervals over runs (:func:`tails`), one of them relative to each
+flow's max-min fair share on its own path (:func:`maxmin_shares`), which takes the
+luck of the path draw out of the comparison.
 
 Rates are goodput over the whole run in Gb/s. htsim counts all 9000 bytes of a
 packet as payload; tenantnet's packets carry 8960 bytes of payload and 40 of
