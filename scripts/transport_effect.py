@@ -16,7 +16,6 @@ import argparse
 import csv
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tenantnet.reproduce import BOTH_PROFILES, REPRODUCTIONS
@@ -38,16 +37,13 @@ def claims(folder: Path) -> dict[str, tuple[str, str]]:
     return out
 
 
-def run(name: str, profile: str | None, out: Path) -> float:
-    """Runs one reproduction; its wall time in seconds (`--out DIR/<name>/<how>`
-    keeps each run's files)."""
+def run(name: str, profile: str | None, out: Path) -> None:
+    """Runs one reproduction, its files kept in `out`."""
     cmd = [sys.executable, "-m", "tenantnet", "reproduce", name, "--out", str(out),
            "--force", "-q"] + (["--transport", profile] if profile else [])
-    t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{p.stderr}")
-    return time.perf_counter() - t0
 
 
 def held(c: dict[str, tuple[str, str]]) -> str:

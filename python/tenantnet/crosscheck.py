@@ -1,4 +1,4 @@
-"""The DCTCP permutation against htsim, flow by flow (issues 13 and 39).
+"""The DCTCP permutation against htsim, flow by flow.
 
 htsim (Broadcom/csg-htsim) is the reference packet-level simulator for datacenter
 transport. Its DCTCP permutation and tenantnet's ``permutation`` scenario set up
@@ -166,8 +166,8 @@ def distribution(rates: list[float]) -> dict[str, float]:
         "median": round(quantile(rates, 0.5), 3),
         "p90": round(quantile(rates, 0.9), 3),
         "max": round(max(rates), 3),
-        "below_1gbps": round(sum(r < 1 for r in rates) / len(rates), 4),
-        "above_9gbps": round(sum(r > 9 for r in rates) / len(rates), 4),
+        **{name: round(sum(map(test, rates)) / len(rates), 4)
+           for name, (relative, test) in TAILS.items() if not relative},
     }
 
 
@@ -226,8 +226,9 @@ def tail(runs: list[list[float]], below: Callable[[float], bool]) -> dict[str, A
     the fraction, its Wilson interval (flows taken as independent) and the 95 %
     t-interval over runs (each run one sample: flows in a run share links, so the
     runs, not the flows, are independent). The per-run fractions come too."""
-    per_run = [sum(map(below, r)) / len(r) for r in runs]
-    x, n = sum(sum(map(below, r)) for r in runs), sum(len(r) for r in runs)
+    counts = [sum(map(below, r)) for r in runs]
+    per_run = [c / len(r) for c, r in zip(counts, runs, strict=True)]
+    x, n = sum(counts), sum(len(r) for r in runs)
     e = stats.estimate(per_run, bounds=(0.0, 1.0))
     return {"count": x, "flows": n, "fraction": x / n, "wilson": wilson(x, n),
             "runs": (e.lo, e.hi), "per_run": per_run}

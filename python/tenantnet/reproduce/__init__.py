@@ -99,7 +99,7 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
 }
 
 
-#: Each paper's evaluation transport, as the paper (and the specs in shared/specs)
+#: Each paper's evaluation transport, as the paper and the project's reading of it
 #: state it, and the tenantnet transport profile nearest to it (``--transport paper``).
 PAPER_TRANSPORT: dict[str, tuple[str, str]] = {
     "barberq": ("a packet-level simulation with \"TCP\" and RTO_min = 5 ms (§IV-B); the "
@@ -107,9 +107,9 @@ PAPER_TRANSPORT: dict[str, tuple[str, str]] = {
     "c2qos": ("Linux 4.8.0 hosts and guests, Ubuntu 16.04.1 (§II-B): CUBIC with SACK, "
               "and RACK on by default since Linux 4.4", "linux"),
     "mbfq": ("Windows Server with Hyper-V (§5): Windows' TCP, with SACK", "linux"),
-    "qshare": ("Linux 3.13 testbed (specs: CUBIC, initial window 10, min RTO 200 ms): SACK "
+    "qshare": ("Linux 3.13 testbed (CUBIC, initial window 10, min RTO 200 ms): SACK "
                "and tail loss probes, no RACK", "linux"),
-    "trinity": ("Linux 3.13 testbed, Trinity's kernel module (specs: CUBIC, min RTO "
+    "trinity": ("Linux 3.13 testbed, Trinity's kernel module (CUBIC, min RTO "
                 "200 ms): SACK and tail loss probes, no RACK", "linux"),
 }
 

@@ -20,6 +20,8 @@ pub struct DctcpEstimator {
     /// The estimate α of the fraction of marked packets.
     pub alpha: f64,
     g: f64,
+    /// Where the window ends: a sequence number, or with `by_acks` the bytes of
+    /// ACKs that make it.
     window_end: u64,
     acked: u64,
     marked: u64,

@@ -112,7 +112,7 @@ impl Path {
     }
 
     fn drive(&mut self, mut out: SenderOut) -> Time {
-        while let Some(Reverse((now, order, ev))) = self.q.pop() {
+        while let Some(Reverse((now, _, ev))) = self.q.pop() {
             assert!(now < 10_000_000, "not done: snd_una {}", self.s.snd_una);
             match ev {
                 Ev::Data(seq, len, ts) => {
@@ -138,7 +138,6 @@ impl Path {
                 }
                 Ev::Timer => self.s.on_rto_event(now, &self.c, &mut out),
             }
-            let _ = order;
             self.transmit(now, &mut out);
             if self.s.done() {
                 return now;
