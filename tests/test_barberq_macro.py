@@ -74,6 +74,9 @@ def test_fig4_under_linux_loss_recovery_pmsb_stays_within_the_papers_range() -> 
     print("\n" + table.to_string())
     linux = m.claims(runs["linux"], 4, "linux")
     assert linux["holds"].all(), linux.to_string()
+    # each row's status follows its verdict, and a row not reproduced says why
+    assert ((table["status"] == "reproduced") == table["holds"]).all()
+    assert all("(" in s for s in table.loc[~table["holds"], "status"])
     t = {p: r[r["scheme"] == "BarberQ"].set_index(["workload", "load"])["timeouts"]
          for p, r in runs.items()}
     assert (3 * t["linux"] <= t[None]).all(), (t["linux"].tolist(), t[None].tolist())

@@ -186,6 +186,12 @@ def compare(points: pd.DataFrame, transport: str = "htsim") -> pd.DataFrame:
                                 for ld, (q, e) in timeouts.items())))
     out = pd.DataFrame(rows)
     out.insert(0, "transport", transport)
+    why = {"loads where QShare's p99": "QShare's tail is flows waiting in retransmission "
+           "timeouts (the timeouts row): its eight queues split the port's buffer where "
+           "ES has one FIFO"}
+    out["status"] = ["reproduced" if ok else "not reproduced" + next(
+        (f" ({w})" for k, w in why.items() if claim.startswith(k)), "")
+        for claim, ok in zip(out["claim"], out["ok"], strict=True)]
     return out
 
 
