@@ -82,3 +82,78 @@ def test_long_flows_on_pairs_map_to_the_programs_pairs_and_others_are_refused() 
     crossed = pairs.replace('dst = ["right2"]', 'dst = ["right1"]')
     with pytest.raises(ns3check.CrosscheckError, match="left<i> to right<i>"):
         ns3check.setup(Scenario.from_toml(crossed))
+
+
+LEAF_SPINE = """name = "leafspine-paths"
+[simulation]
+duration = "1s"
+seed = 1
+stop_when_done = true
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+hosts_per_leaf = 4
+link_rate = "10Gbps"
+link_delay = "1us"
+[network]
+buffer = "4MB"
+[transport]
+min_rto = "10ms"
+""" + "".join(f'[[workloads]]\nkind = "fixed"\nsrc = "h{i}"\ndst = ["h{i + 4}"]\nsize = "2MB"\n'
+              for i in range(4))
+
+
+def test_a_leaf_spine_replay_names_each_flows_spines_for_data_and_acks() -> None:
+    s, ours = ns3check.setup(Scenario.from_toml(LEAF_SPINE))
+    assert s.kind == "leafspine" and "--topology=leafspine" in s.args(Path("f.csv"))
+    assert "--hosts_per_leaf=4" in s.args(Path("f.csv")) and "--senders=0" not in s.args()
+    sim = Scenario.from_dict(ours).simulation()
+    ns3check.run_ours(s, ours)
+    lines = [x.split(",") for x in s.flows_csv.splitlines()]
+    assert [x[:4] for x in lines] == [[str(i), str(i + 4), "2000000", "0"] for i in range(4)]
+    for x, data, acks in zip(lines, sim.flow_paths, sim.flow_ack_paths, strict=True):
+        assert int(x[4]) == int(data[1].split("->spine")[1]), (x, data)
+        assert int(x[5]) == int(acks[1].split("->spine")[1]), (x, acks)
+    # within a leaf no spine is crossed
+    assert ns3check.spine_of(["h0->leaf0", "leaf0->h1"]) == -1
+
+
+def test_unsized_flows_on_a_leaf_spine_are_refused() -> None:
+    long_lived = LEAF_SPINE.split("[[workloads]]")[0] + (
+        '[[workloads]]\nkind = "long_lived"\nsrc = ["h0"]\ndst = ["h4"]\n')
+    s, ours = ns3check.setup(Scenario.from_toml(long_lived.replace('"1s"', '"1ms"')))
+    with pytest.raises(ns3check.CrosscheckError, match="not a sized TCP flow"):
+        ns3check.run_ours(s, ours)
+
+
+@needs_ns3
+def test_ns3_replays_a_leaf_spine_on_tenantnets_paths() -> None:
+    # four 2 MB flows from one leaf to the other without loss: the three that
+    # tenantnet's ECMP puts on one spine share its 10 Gb/s and take about three times
+    # as long as the one alone; ns-3 must see the same sharing, flow by flow
+    table, s = ns3check.crosscheck(Scenario.from_toml(LEAF_SPINE))
+    assert s.senders == 4 and s.flows_csv
+    ours, theirs = (table.iloc[i] for i in (0, 1))
+    assert ours["drops"] == theirs["drops"] == 0
+    s2, o2 = ns3check.setup(Scenario.from_toml(LEAF_SPINE))
+    mine = ns3check.run_ours(s2, o2).flows.sort_values("flow_id")["fct_s"].to_numpy()
+    ns3, _ = ns3check.run_ns3(s2)
+    other = ns3.sort_values("flow")["fct_s"].to_numpy()
+    assert abs(mine / other - 1).max() < 0.01, (mine, other)
+    shared = [int(x.split(",")[4]) for x in s2.flows_csv.splitlines()]
+    alone = [i for i, sp in enumerate(shared) if shared.count(sp) == 1]
+    crowded = [i for i, sp in enumerate(shared) if shared.count(sp) > 1]
+    assert alone and crowded, shared
+    assert min(other[crowded]) > 1.8 * max(other[alone])
+
+
+def test_the_leaf_spine_links_rate_follows_the_topology() -> None:
+    topo = {"link_rate": "10Gbps", "hosts_per_leaf": 4, "spines": 2}
+    assert ns3check.fabric_rate(topo) == "10Gbps"
+    assert ns3check.fabric_rate({**topo, "fabric_rate": "40Gbps"}) == "40Gbps"
+    # 4 hosts at 10 Gb/s over 2 spines at 2:1 leave 10 Gb/s a spine link, as tenantnet wires
+    assert ns3check.fabric_rate({**topo, "oversubscription": 2.0}) == "10000000000bps"
+    assert ns3check.rate_bps("2.5Gbps") == 2.5e9 and ns3check.rate_bps("100 Mb/s") == 1e8
+    with pytest.raises(ns3check.CrosscheckError, match="10Gbps"):
+        ns3check.rate_bps("fast")

@@ -5,12 +5,16 @@ ns-3 (3.44) comes from the package registry as a wheel that carries its C++ head
 (``ns3/include``) and shared libraries (``ns3/lib64``): ``pip install --no-deps
 'ns3==3.44.*'`` (``make test`` does this; the ``ns3`` extra installs the same wheel
 with its Python bindings' cppyy, which the cross-check does not need). tenantnet's own
-ns-3 program (``tenantnet/ns3/incast.cc``, ns-3's public API only) is compiled against
-them with the system's C++ compiler on first use and kept in a cache folder.
+ns-3 program (``tenantnet/ns3/crosscheck.cc`` and its headers, ns-3's public API only)
+is compiled against them with the system's C++ compiler on first use and kept in a
+cache folder.
 
 Supported: the ``dumbbell`` topology with one ``incast`` workload of one round (every
 sender starts at once), or long flows on pairs of hosts (``fixed`` workloads of one flow
-each, ``left<i>`` to ``right<i>``, of one size, all starting at once). The program
+each, ``left<i>`` to ``right<i>``, of one size, all starting at once); and the
+``leaf_spine`` topology with any workloads of sized TCP flows (tenantnet runs first, and
+ns-3 replays its flows, each on the paths tenantnet's ECMP chose for its data and its
+ACKs). The program
 mirrors the scenario's link rate and delay, the switches' and the hosts' buffers (one
 FIFO a port; RED marking above the ECN threshold on the instantaneous queue when ECN is
 on), TCP NewReno or DCTCP, SACK or not, MSS, initial window, minimum RTO and delayed
@@ -41,6 +45,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,7 +56,9 @@ import pandas as pd
 from . import _core
 from .scenario import Scenario
 
-PROGRAM = Path(__file__).parent / "ns3" / "incast.cc"
+PROGRAM = Path(__file__).parent / "ns3" / "crosscheck.cc"
+SOURCES = sorted(PROGRAM.parent.glob("*.[ch]*"))
+"""The program's files: a change to any of them rebuilds it."""
 LIBS = ("core", "network", "internet", "point-to-point", "traffic-control", "applications")
 NS3_HEADER = 54
 """Bytes ns-3 puts around a segment's payload: IPv4 20, TCP 20, timestamps 12, PPP 2."""
@@ -87,8 +94,9 @@ def build(root: Path | None = None) -> Path:
     cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         raise CrosscheckError("no C++ compiler found (install g++ or set CXX)")
-    key = hashlib.sha256(PROGRAM.read_bytes() + str(root).encode()).hexdigest()[:16]
-    exe = cache_dir() / f"incast-{key}"
+    text = b"".join(f.name.encode() + f.read_bytes() for f in SOURCES)
+    key = hashlib.sha256(text + str(root).encode()).hexdigest()[:16]
+    exe = cache_dir() / f"crosscheck-{key}"
     if exe.exists():
         return exe
     exe.parent.mkdir(parents=True, exist_ok=True)
@@ -122,15 +130,29 @@ class Setup:
     delack: int
     note: str
     pairs: bool = False
+    kind: str = "dumbbell"
+    flows_csv: str = ""
+    """``leafspine``: the flows to replay, a line each (see ``leafspine.h``)."""
 
-    def args(self) -> list[str]:
-        return [f"--senders={self.senders}", f"--size={self.size}",
-                *(f"--{k}={v}" for k, v in self.topology.items()),
-                f"--buffer={self.buffer}", f"--host_buffer={self.host_buffer}",
-                f"--ecn_k={self.ecn_k}", f"--host_ecn={int(self.host_ecn)}",
-                f"--cc={self.cc}", f"--sack={int(self.sack)}", f"--mss={self.mss}",
-                f"--init_cwnd={self.init_cwnd}", f"--min_rto={self.min_rto_s * 1e6:.0f}us",
-                f"--delack={self.delack}", f"--pairs={int(self.pairs)}"]
+    def args(self, flows_file: Path | None = None) -> list[str]:
+        common = [*(f"--{k}={v}" for k, v in self.topology.items()),
+                  f"--buffer={self.buffer}", f"--host_buffer={self.host_buffer}",
+                  f"--ecn_k={self.ecn_k}", f"--host_ecn={int(self.host_ecn)}",
+                  f"--cc={self.cc}", f"--sack={int(self.sack)}", f"--mss={self.mss}",
+                  f"--init_cwnd={self.init_cwnd}", f"--min_rto={self.min_rto_s * 1e6:.0f}us",
+                  f"--delack={self.delack}"]
+        if self.kind == "leafspine":
+            return ["--topology=leafspine", *common, f"--flows={flows_file}"]
+        return [f"--senders={self.senders}", f"--size={self.size}", *common,
+                f"--pairs={int(self.pairs)}"]
+
+    def describe(self) -> str:
+        """The set-up in one line, as the report heads it."""
+        what = (f"{self.senders} flows replayed on a leaf-spine" if self.kind == "leafspine"
+                else f"{self.senders} senders x {self.size} B")
+        return (f"{what}, {self.cc}, {'SACK' if self.sack else 'no SACK'}, buffer "
+                f"{self.buffer} B, ECN K {self.ecn_k or 'off'}, "
+                f"min RTO {self.min_rto_s * 1e3:g} ms")
 
 
 PACKETS = re.compile(r"^\s*([0-9]+)\s*(pkts?|packets?)\s*$")
@@ -145,10 +167,13 @@ def size_bytes(text: str, packet: int) -> int:
 def refuse(d: dict[str, Any]) -> None:
     """CrosscheckError naming what the ns-3 program does not model."""
     topo = d.get("topology", {})
-    if topo.get("kind") != "dumbbell":
+    if topo.get("kind") == "dumbbell":
+        flows(d)
+    elif topo.get("kind") == "leaf_spine":
+        leaf_spine_limits(topo)
+    else:
         raise CrosscheckError(f"topology.kind = {topo.get('kind')!r}: the ns-3 cross-check "
-                              "supports the dumbbell")
-    flows(d)
+                              "supports the dumbbell and the leaf_spine")
     for key in ("tenants", "vswitch", "qshare", "cpu"):
         if d.get(key):
             raise CrosscheckError(f"{key}: not modelled by the ns-3 program; the cross-check "
@@ -159,6 +184,40 @@ def refuse(d: dict[str, Any]) -> None:
         if net.get(key, plain) != plain:
             raise CrosscheckError(f"network.{key} = {net[key]!r}: the ns-3 program models "
                                   f"{plain!r} only")
+
+
+RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*([kKmMgGtT]?)(?:bps|b/s)\s*$")
+
+
+def rate_bps(text: str) -> float:
+    """A rate such as ``"10Gbps"`` in bit/s."""
+    m = RATE.match(text)
+    if m is None:
+        raise CrosscheckError(f"rate {text!r}: expected a number and a unit such as 10Gbps")
+    scale: int = 1000 ** " kmgt".index(m.group(2).lower() or " ")
+    return float(m.group(1)) * scale
+
+
+def leaf_spine_limits(topo: dict[str, Any]) -> None:
+    """CrosscheckError where a leaf-spine is past what the program wires."""
+    spines = topo.get("spines", 0)
+    if topo.get("oversubscription") is not None and topo.get("fabric_rate") is not None:
+        raise CrosscheckError("topology: give fabric_rate or oversubscription, not both")
+    if not isinstance(spines, int) or spines < 1:
+        raise CrosscheckError(f"topology.spines = {spines!r}: expected at least 1")
+
+
+def fabric_rate(topo: dict[str, Any]) -> str:
+    """The leaf-spine links' rate as ns-3 reads it: `fabric_rate`, or what
+    `oversubscription` leaves, or the host links' rate."""
+    rate = topo.get("link_rate", "10Gbps")
+    if topo.get("fabric_rate") is not None:
+        return str(topo["fabric_rate"])
+    if topo.get("oversubscription") is not None:
+        bps = topo["hosts_per_leaf"] * rate_bps(rate) / (topo["spines"]
+                                                         * topo["oversubscription"])
+        return f"{round(bps)}bps"
+    return str(rate)
 
 
 def one_host(v: Any) -> str | None:
@@ -198,16 +257,22 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
                          "ack_size": f"{NS3_ACK}B"}
     tcp = json.loads(Scenario.from_dict(ours).simulation()._core.transport_json)
     topo, net = d["topology"], d.get("network", {})
-    senders, size, pairs = flows(d)
     packet = tcp["mss"] + NS3_HEADER
     buffer = size_bytes(net.get("buffer", "1MB"), packet)
     ecn = size_bytes(net["ecn_threshold"], packet) if net.get("ecn_threshold") else 0
     rate, delay = topo.get("link_rate", "10Gbps"), topo.get("link_delay", "1us")
-    s = Setup(
-        senders=senders, size=size_bytes(size, packet), pairs=pairs,
-        topology={"rate": rate, "delay": delay,
+    if topo["kind"] == "leaf_spine":
+        senders, size, pairs, kind = 0, "0B", False, "leafspine"
+        wiring = {"rate": rate, "delay": delay, "bottleneck_rate": fabric_rate(topo),
+                  **{k: str(topo[k]) for k in ("leaves", "spines", "hosts_per_leaf")}}
+    else:
+        (senders, size, pairs), kind = flows(d), "dumbbell"
+        wiring = {"rate": rate, "delay": delay,
                   "bottleneck_rate": topo.get("bottleneck_rate", rate),
-                  "bottleneck_delay": topo.get("bottleneck_delay", delay)},
+                  "bottleneck_delay": topo.get("bottleneck_delay", delay)}
+    s = Setup(
+        senders=senders, size=size_bytes(size, packet), pairs=pairs, kind=kind,
+        topology=wiring,
         buffer=buffer, host_buffer=size_bytes(net.get("host_buffer", f"{buffer}B"), packet),
         ecn_k=ecn if tcp["ect"] else 0, host_ecn=bool(net.get("host_ecn", True)),
         cc="dctcp" if tcp["dctcp"] else "newreno", sack=tcp["recovery"] != "newreno",
@@ -226,13 +291,53 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
 def run_ns3(s: Setup, exe: Path | None = None) -> tuple[pd.DataFrame, int]:
     """ns-3's flows (fct_s, timeouts, retransmits) and its drops."""
     exe = exe or build()
-    done = subprocess.run([str(exe), *s.args()], capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        flows_file = Path(tmp) / "flows.csv"
+        flows_file.write_text(s.flows_csv)
+        done = subprocess.run([str(exe), *s.args(flows_file)], capture_output=True, text=True)
     if done.returncode != 0:
         raise CrosscheckError("the ns-3 program failed: "
                               + " ".join(done.stderr.strip().splitlines()[-3:]))
     lines = done.stdout.strip().splitlines()
     drops = int(lines[-1].split(",")[1])
     return pd.read_csv(io.StringIO("\n".join(lines[:-1]))), drops
+
+
+def spine_of(path: list[str]) -> int:
+    """The spine a leaf-spine path crosses (``"leaf0->spine3"``), -1 within a leaf."""
+    for port in path:
+        m = re.search(r"->spine([0-9]+)$", port)
+        if m:
+            return int(m.group(1))
+    return -1
+
+
+def replay(flows: pd.DataFrame, data: list[list[str]], acks: list[list[str]]) -> str:
+    """The flows file of the leaf-spine program: a line per flow (hosts by number,
+    ``h<i>``), with the spines tenantnet's ECMP chose for its data and its ACKs."""
+    unsized = flows[flows["size_bytes"].isna() | (flows["protocol"] == "udp")]
+    if len(unsized):
+        f = unsized.iloc[0]
+        raise CrosscheckError(f"workload {f['workload']}: flow {f['flow_id']} is not a sized "
+                              "TCP flow; the leaf-spine cross-check replays sized TCP flows")
+    lines = []
+    for f in flows.itertuples():
+        i = int(f.flow_id)
+        lines.append(f"{str(f.src)[1:]},{str(f.dst)[1:]},{int(f.size_bytes)},"
+                     f"{round(f.start_s * 1e9)},{spine_of(data[i])},{spine_of(acks[i])}\n")
+    return "".join(lines)
+
+
+def run_ours(s: Setup, ours: dict[str, Any]) -> pd.DataFrame:
+    """tenantnet's flows; for the leaf-spine, also the flows file ns-3 replays."""
+    from .api import advance
+    sim = Scenario.from_dict(ours).simulation()
+    advance(sim, progress=lambda *a: None)
+    res = sim.results()
+    if s.kind == "leafspine":
+        s.flows_csv = replay(res.flows, sim.flow_paths, sim.flow_ack_paths)
+        s.senders = len(res.flows)
+    return res
 
 
 def ks(a: np.ndarray, b: np.ndarray) -> float:
@@ -243,28 +348,46 @@ def ks(a: np.ndarray, b: np.ndarray) -> float:
                                - np.searchsorted(b, x, side="right") / len(b))))
 
 
-def summary(name: str, flows: pd.DataFrame, drops: int) -> dict[str, Any]:
+SMALL = 100_000
+"""Flows under this many bytes are the small ones, whose slowdowns are reported."""
+
+
+def summary(name: str, flows: pd.DataFrame, drops: int, ideal: pd.DataFrame
+            ) -> dict[str, Any]:
+    """One simulator's row. `ideal` has each flow's size and ideal FCT (tenantnet's,
+    by flow index), for the slowdowns of the small flows."""
     fct = flows["fct_s"].dropna() * 1e3
+    small = ideal["size_bytes"] < SMALL
+    slow = (flows["fct_s"].to_numpy() / ideal["ideal_fct_s"].to_numpy())[small.to_numpy()]
+    slow = slow[~np.isnan(slow)]
     return {"simulator": name, "flows": len(flows), "completed": len(fct),
             "median_ms": fct.median(), "p90_ms": fct.quantile(0.9),
             "p99_ms": fct.quantile(0.99), "max_ms": fct.max(),
+            "small_median_slowdown": np.median(slow) if len(slow) else np.nan,
+            "small_p99_slowdown": np.quantile(slow, 0.99) if len(slow) else np.nan,
             "flows_with_timeouts": int((flows["timeouts"] > 0).sum()),
             "timeouts_per_flow": flows["timeouts"].mean(),
             "retransmits_per_flow": flows["retransmits"].mean(), "drops": drops}
 
 
+RELATIVE = ("median_ms", "p90_ms", "p99_ms", "max_ms", "small_median_slowdown",
+            "small_p99_slowdown")
+"""The columns whose difference is reported relative to ns-3's."""
+
+
 def crosscheck(sc: Scenario, exe: Path | None = None) -> tuple[pd.DataFrame, Setup]:
     """Both simulators' per-flow FCT distribution and loss recovery, side by side, with
     the KS distance between the FCTs and tenantnet's differences relative to ns-3's."""
-    from .api import run
     s, ours = setup(sc)
+    r = run_ours(s, ours)
     theirs, ns3_drops = run_ns3(s, exe)
-    r = run(ours, progress=lambda *a: None)
-    rows = [summary("tenantnet", r.flows, int(r.summary["packets_dropped"])),
-            summary("ns-3", theirs, ns3_drops)]
+    ideal = r.flows.sort_values("flow_id")[["size_bytes", "ideal_fct_s"]].reset_index(drop=True)
+    rows = [summary("tenantnet", r.flows.sort_values("flow_id"),
+                    int(r.summary["packets_dropped"]), ideal),
+            summary("ns-3", theirs.sort_values("flow"), ns3_drops, ideal)]
     table = pd.DataFrame(rows)
     diff: dict[str, Any] = {"simulator": "tenantnet vs ns-3"}
-    for col in ("median_ms", "p90_ms", "p99_ms", "max_ms"):
+    for col in RELATIVE:
         diff[col] = rows[0][col] / rows[1][col] - 1
     diff["ks"] = ks(r.flows["fct_s"].dropna().to_numpy(), theirs["fct_s"].dropna().to_numpy())
     diff["flows_with_timeouts"] = rows[0]["flows_with_timeouts"] - rows[1]["flows_with_timeouts"]
@@ -277,10 +400,9 @@ def crosscheck(sc: Scenario, exe: Path | None = None) -> tuple[pd.DataFrame, Set
 def report(table: pd.DataFrame, s: Setup) -> str:
     """The table in words, as the command prints it."""
     shown = table.copy()
-    for col in ("median_ms", "p90_ms", "p99_ms", "max_ms"):
-        shown[col] = [f"{v:+.1%}" if i == 2 else f"{v:.3f}" for i, v in enumerate(shown[col])]
+    for col in RELATIVE:
+        shown[col] = ["" if pd.isna(v) else f"{v:+.1%}" if i == 2 else f"{v:.3f}"
+                      for i, v in enumerate(shown[col])]
     text = shown.to_string(index=False, na_rep="")
-    head = (f"{s.senders} senders x {s.size} B, {s.cc}, {'SACK' if s.sack else 'no SACK'}, "
-            f"buffer {s.buffer} B, ECN K {s.ecn_k or 'off'}, min RTO {s.min_rto_s * 1e3:g} ms")
-    return "\n".join([head, text] + ([s.note] if s.note else []))
+    return "\n".join([s.describe(), text] + ([s.note] if s.note else []))
 

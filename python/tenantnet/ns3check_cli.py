@@ -32,7 +32,8 @@ def add_command(cmd: Callable[..., Any]) -> None:
             "times and loss recovery flow by flow.")
     p.add_argument("simulator", choices=["ns3"], help="the other simulator")
     p.add_argument("scenario", type=Path, metavar="SCENARIO",
-                   help="a dumbbell scenario: one incast, or long flows left<i> to right<i>")
+                   help="a dumbbell scenario (one incast, or long flows left<i> to right<i>) or "
+                   "a leaf_spine one (any sized TCP flows, replayed on tenantnet's paths)")
     p.add_argument("-o", "--out", type=Path, default=None, metavar="DIR",
                    help="also write the table (crosscheck.csv) into DIR")
     add_force(p)

@@ -106,6 +106,13 @@ class Simulation:
         return self._core.flow_paths
 
     @property
+    def flow_ack_paths(self) -> list[list[str]]:
+        """Each flow's ACK path as port names, from the destination's NIC to the last
+        switch's port toward the source: the ECMP choice of the flow's reverse hash. In
+        flow order."""
+        return self._core.flow_ack_paths
+
+    @property
     def footprint(self) -> Footprint:
         """The memory the run was estimated to need, part by part."""
         return Footprint.of(self._core)

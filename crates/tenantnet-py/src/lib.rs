@@ -291,6 +291,13 @@ impl Simulation {
         self.sim.flow_paths()
     }
 
+    /// Each flow's ACK path as port names, from the destination's NIC to the last
+    /// switch's port toward the source, in flow order.
+    #[getter]
+    fn flow_ack_paths(&self) -> Vec<Vec<String>> {
+        self.sim.flow_ack_paths()
+    }
+
     /// Events processed so far.
     #[getter]
     fn events(&self) -> u64 {

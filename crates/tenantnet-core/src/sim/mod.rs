@@ -325,8 +325,17 @@ impl Sim {
     /// Each flow's data path as port names, from the source's NIC to the last
     /// switch's port toward the destination: the ECMP choice its hash makes.
     pub fn flow_paths(&self) -> Vec<Vec<String>> {
+        self.paths(|f| self.net.path(f.spec.src, f.spec.dst, f.hash))
+    }
+
+    /// Each flow's ACK path as port names, from the destination's NIC to the last
+    /// switch's port toward the source: the ECMP choice of its reverse hash.
+    pub fn flow_ack_paths(&self) -> Vec<Vec<String>> {
+        self.paths(|f| self.net.path(f.spec.dst, f.spec.src, f.hash_rev))
+    }
+
+    fn paths(&self, path: impl Fn(&Flow) -> Vec<PortId>) -> Vec<Vec<String>> {
         let name = |p| self.net.port_name(p);
-        let path = |f: &Flow| self.net.path(f.spec.src, f.spec.dst, f.hash);
         self.flows
             .iter()
             .map(|f| path(f).into_iter().map(name).collect())

@@ -1,23 +1,24 @@
-// tenantnet's ns-3 cross-check: an incast (or a set of long flows) on a dumbbell,
-// built from ns-3's public API only (ns-3 3.44).
+// tenantnet's ns-3 cross-check: what both of its topologies share (ns-3 3.44,
+// public API only). The program (crosscheck.cc) builds a dumbbell (dumbbell.h) or
+// a leaf-spine (leafspine.h); this file holds the senders, the queues, the TCP
+// settings and the report.
 //
-// Topology, as tenantnet's `dumbbell`: `senders` hosts on the left switch, the
-// receivers on the right switch, host links at `rate` with one-way `delay`, the
-// switches joined at `bottleneck_rate` and `bottleneck_delay`. Every switch port is
-// one FIFO of `buffer` bytes, every host NIC one of `host_buffer` (a FifoQueueDisc,
-// or RED marking above `ecn_k` bytes on the instantaneous queue; host NICs mark only
-// with `host_ecn`) over a one-packet device queue: ns-3's default fq_codel root queue
-// disc is replaced before addresses are assigned, so that it is never installed.
+// Every switch port is one FIFO of `buffer` bytes, every host NIC one of
+// `host_buffer` (a FifoQueueDisc, or RED marking above `ecn_k` bytes on the
+// instantaneous queue; host NICs mark only with `host_ecn`) over a one-packet device
+// queue: ns-3's default fq_codel root queue disc is replaced before addresses are
+// assigned, so that it is never installed.
 //
-// Each sender opens one TCP connection to `right0` (incast) or to its own receiver
-// (`pairs`) and sends `size` bytes. A flow's completion time runs from the moment its
-// connection is established (tenantnet has no handshake) to the ACK of its last byte
-// at the sender, as tenantnet counts it. The SYN times out after `min_rto`.
+// A flow's completion time runs from the moment its connection is established
+// (tenantnet has no handshake) to the ACK of its last byte at the sender, as
+// tenantnet counts it. The SYN times out after `min_rto`.
 //
 // Output (stdout): one CSV line per flow: index, fct_s, timeouts (entries into
 // CA_LOSS), retransmissions; then `drops,<n>` summed over every queue disc. With
 // `--verbose`, stderr has every flow's congestion-state changes and the drops by
 // queue, reason, ECN codepoint and kind (data or pure ACK).
+
+#pragma once
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -43,10 +44,10 @@ struct FlowStat
     double end = -1;
     uint32_t timeouts = 0;
     uint32_t retx = 0;
+    uint64_t size = 0;
 };
 
 std::vector<FlowStat> g_flows;
-uint64_t g_size = 0;
 bool g_verbose = false;
 std::map<std::string, uint64_t> g_dropKinds;
 
@@ -65,7 +66,7 @@ OnDrop(std::string where, Ptr<const QueueDiscItem> item, const char* reason)
     g_dropKinds[where + ": " + reason + ", " + what]++;
 }
 
-/// One connection that sends `g_size` bytes as fast as the socket takes them.
+/// One connection that sends its flow's bytes as fast as the socket takes them.
 class Sender : public Application
 {
   public:
@@ -110,14 +111,15 @@ class Sender : public Application
 
     void Fill()
     {
-        while (m_sent < g_size)
+        uint64_t size = g_flows[m_index].size;
+        while (m_sent < size)
         {
             uint32_t room = m_socket->GetTxAvailable();
             if (room == 0)
             {
                 return;
             }
-            uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(room, g_size - m_sent));
+            uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(room, size - m_sent));
             int took = m_socket->Send(Create<Packet>(n));
             if (took <= 0)
             {
@@ -152,7 +154,7 @@ class Sender : public Application
     void OnAck(SequenceNumber32, SequenceNumber32 now)
     {
         // data starts at sequence 1 (the SYN takes 0)
-        if (g_flows[m_index].end < 0 && now.GetValue() >= g_size + 1)
+        if (g_flows[m_index].end < 0 && now.GetValue() >= g_flows[m_index].size + 1)
         {
             g_flows[m_index].end = Simulator::Now().GetSeconds();
         }
@@ -208,7 +210,13 @@ Fifo(NetDeviceContainer devs, uint64_t buffer, uint64_t ecn_k, DataRate rate, Ti
 /// The program's settings, from its command line.
 struct Settings
 {
+    std::string topology = "dumbbell";
     uint32_t senders = 8;
+    uint64_t size = 1000000;
+    uint32_t leaves = 2;
+    uint32_t spines = 2;
+    uint32_t hostsPerLeaf = 4;
+    std::string flows;
     uint32_t mss = 1448;
     uint32_t initCwnd = 10;
     uint64_t buffer = 100000;
@@ -231,14 +239,22 @@ Settings
 Parse(int argc, char* argv[])
 {
     Settings s;
-    g_size = 1000000;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("senders", "senders on the left switch", s.senders);
-    cmd.AddValue("size", "bytes each flow sends", g_size);
+    cmd.AddValue("topology", "dumbbell or leafspine", s.topology);
+    cmd.AddValue("senders", "dumbbell: senders on the left switch", s.senders);
+    cmd.AddValue("size", "dumbbell: bytes each flow sends", s.size);
+    cmd.AddValue("leaves", "leafspine: leaf switches", s.leaves);
+    cmd.AddValue("spines", "leafspine: spine switches", s.spines);
+    cmd.AddValue("hosts_per_leaf", "leafspine: hosts under each leaf", s.hostsPerLeaf);
+    cmd.AddValue("flows",
+                 "leafspine: CSV file, a flow a line: src,dst,size,start_ns,data_spine,ack_spine",
+                 s.flows);
     cmd.AddValue("rate", "every host link's rate", s.rate);
-    cmd.AddValue("delay", "every host link's one-way delay", s.delay);
-    cmd.AddValue("bottleneck_rate", "the switches' link rate (default: rate)", s.bottleneckRate);
-    cmd.AddValue("bottleneck_delay", "the switches' link delay (default: delay)",
+    cmd.AddValue("delay", "every link's one-way delay (dumbbell: host links)", s.delay);
+    cmd.AddValue("bottleneck_rate",
+                 "the switches' link rate (leafspine: leaf-spine links; default: rate)",
+                 s.bottleneckRate);
+    cmd.AddValue("bottleneck_delay", "dumbbell: the switches' link delay (default: delay)",
                  s.bottleneckDelay);
     cmd.AddValue("buffer", "bytes every switch port's FIFO holds", s.buffer);
     cmd.AddValue("host_buffer", "bytes every host NIC's FIFO holds", s.hostBuffer);
@@ -250,7 +266,7 @@ Parse(int argc, char* argv[])
     cmd.AddValue("init_cwnd", "initial window, segments", s.initCwnd);
     cmd.AddValue("min_rto", "minimum RTO (and the SYN's timeout)", s.minRto);
     cmd.AddValue("delack", "segments per ACK (1: no delayed ACKs)", s.delAck);
-    cmd.AddValue("pairs", "each sender to its own receiver (long flows) instead of incast",
+    cmd.AddValue("pairs", "dumbbell: each sender to its own receiver instead of incast",
                  s.pairs);
     cmd.AddValue("stop", "simulated time limit", s.stop);
     cmd.AddValue("verbose", "congestion states and drops by kind on stderr", g_verbose);
@@ -264,6 +280,21 @@ Parse(int argc, char* argv[])
         s.bottleneckDelay = s.delay;
     }
     return s;
+}
+
+/// A point-to-point link at `rate` and `delay` over a one-packet device queue, with
+/// an MTU that holds a full segment with its timestamps (and room for more
+/// options): at ns-3's default 1500 bytes a 1460-byte segment (1512 bytes with IP,
+/// TCP and timestamps) would leave as two IP fragments, the second of 12 bytes.
+PointToPointHelper
+Link(const Settings& s, const std::string& rate, const std::string& delay)
+{
+    PointToPointHelper h;
+    h.SetDeviceAttribute("Mtu", UintegerValue(s.mss + 20 + 60));
+    h.SetDeviceAttribute("DataRate", StringValue(rate));
+    h.SetChannelAttribute("Delay", StringValue(delay));
+    h.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+    return h;
 }
 
 /// TCP as the settings say: NewReno (ns-3's Linux Reno) or DCTCP, SACK with PRR or
@@ -293,53 +324,15 @@ ConfigureTcp(const Settings& s)
     }
 }
 
-/// The dumbbell's links: each sender's, the switches', each receiver's (host side
-/// first), with their queue discs; returns the links and adds the discs to `qdiscs`.
-std::vector<NetDeviceContainer>
-BuildDumbbell(const Settings& s,
-              NodeContainer& left,
-              NodeContainer& right,
-              NodeContainer& sw,
-              QueueDiscContainer& qdiscs)
+/// The port every receiver listens on.
+const uint16_t kPort = 5000;
+
+/// A receiver on every node of `hosts`, accepting any number of connections.
+void
+InstallSinks(NodeContainer hosts)
 {
-    // an MTU that holds a full segment with its timestamps (and room for more
-    // options): at ns-3's default 1500 bytes a 1460-byte segment (1512 bytes with
-    // IP, TCP and timestamps) would leave as two IP fragments, the second of 12 bytes
-    uint32_t mtu = s.mss + 20 + 60;
-    auto link = [mtu](const std::string& rate, const std::string& delay) {
-        PointToPointHelper h;
-        h.SetDeviceAttribute("Mtu", UintegerValue(mtu));
-        h.SetDeviceAttribute("DataRate", StringValue(rate));
-        h.SetChannelAttribute("Delay", StringValue(delay));
-        h.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
-        return h;
-    };
-    PointToPointHelper host = link(s.rate, s.delay);
-    PointToPointHelper core = link(s.bottleneckRate, s.bottleneckDelay);
-    std::vector<NetDeviceContainer> links;
-    for (uint32_t i = 0; i < left.GetN(); i++)
-    {
-        links.push_back(host.Install(left.Get(i), sw.Get(0)));
-    }
-    links.push_back(core.Install(sw.Get(0), sw.Get(1)));
-    for (uint32_t i = 0; i < right.GetN(); i++)
-    {
-        links.push_back(host.Install(right.Get(i), sw.Get(1)));
-    }
-    for (uint32_t k = 0; k < links.size(); k++)
-    {
-        bool between = k == left.GetN();
-        DataRate r(between ? s.bottleneckRate : s.rate);
-        Time dl(between ? s.bottleneckDelay : s.delay);
-        for (uint32_t side = 0; side < 2; side++)
-        {
-            bool isHost = !between && side == 0;
-            NetDeviceContainer one(links[k].Get(side));
-            qdiscs.Add(Fifo(one, isHost ? s.hostBuffer : s.buffer,
-                            isHost && !s.hostEcn ? 0 : s.ecnK, r, dl));
-        }
-    }
-    return links;
+    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), kPort));
+    sink.Install(hosts).Start(Seconds(0));
 }
 
 /// Prints the flows' table and the drops (see the file's comment).
@@ -371,50 +364,3 @@ Report(const QueueDiscContainer& qdiscs)
 }
 
 } // namespace
-
-int
-main(int argc, char* argv[])
-{
-    Settings s = Parse(argc, argv);
-    ConfigureTcp(s);
-    NodeContainer left, right, sw;
-    left.Create(s.senders);
-    right.Create(s.pairs ? s.senders : 1);
-    sw.Create(2);
-    InternetStackHelper stack;
-    stack.InstallAll();
-    QueueDiscContainer qdiscs;
-    // queue discs first: address assignment installs fq_codel on devices without one
-    auto links = BuildDumbbell(s, left, right, sw, qdiscs);
-    Ipv4AddressHelper addr;
-    std::vector<Ipv4InterfaceContainer> ifs;
-    for (uint32_t k = 0; k < links.size(); k++)
-    {
-        std::ostringstream base;
-        base << "10." << (k / 250) << "." << (k % 250) << ".0";
-        addr.SetBase(base.str().c_str(), "255.255.255.0");
-        ifs.push_back(addr.Assign(links[k]));
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-
-    uint16_t port = 5000;
-    g_flows.resize(s.senders);
-    for (uint32_t i = 0; i < right.GetN(); i++)
-    {
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), port));
-        sink.Install(right.Get(i)).Start(Seconds(0));
-    }
-    for (uint32_t i = 0; i < s.senders; i++)
-    {
-        Ipv4Address dst = ifs[s.senders + 1 + (s.pairs ? i : 0)].GetAddress(0);
-        Ptr<Sender> app = CreateObject<Sender>(i, InetSocketAddress(dst, port));
-        left.Get(i)->AddApplication(app);
-        app->SetStartTime(Seconds(0));
-    }
-    Simulator::Stop(Time(s.stop));
-    Simulator::Run();
-    Report(qdiscs);
-    Simulator::Destroy();
-    return 0;
-}
