@@ -66,6 +66,10 @@ def test_the_settings_follow_the_scenario() -> None:
     assert ours["transport"]["header"] == "54B" and ours["transport"]["initial_rto"] == \
         "10000000ns"
     assert "--min_rto=10000us" in s.args() and "--bottleneck_rate=10Gbps" in s.args()
+    # ns-3's TcpLinuxReno halves the window on a loss; a scenario's own choice is kept
+    assert ours["transport"]["loss_ssthresh"] == "cwnd"
+    own = SMALLEST.replace('[transport]', '[transport]\nloss_ssthresh = "flight"')
+    assert ns3check.setup(Scenario.from_toml(own))[1]["transport"]["loss_ssthresh"] == "flight"
     # ECN thresholds in packets count ns-3's frames (1460 + 54 bytes)
     dctcp = SMALLEST.replace('[network]', '[network]\necn_threshold = "65pkt"').replace(
         'protocol = "tcp"', 'protocol = "dctcp"')

@@ -33,6 +33,9 @@ each matters):
 * ns-3's recovery algorithm also sets how the window comes down after ECE: with SACK
   (PRR) a little on each ACK, as Linux; tenantnet runs with ``cwr_reduction = "prr"``
   then, and with its immediate cut (ns-3's classic recovery) without SACK.
+* ns-3's TcpLinuxReno halves the window on a loss, as Linux's Reno does, where
+  tenantnet's default halves the flight: tenantnet runs with ``loss_ssthresh = "cwnd"``
+  unless the scenario sets it.
 """
 
 from __future__ import annotations
@@ -285,6 +288,8 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
     if s.sack:
         # ns-3's PRR recovery also paces the window down after ECE
         ours["transport"]["cwr_reduction"] = "prr"
+    # ns-3's TcpLinuxReno (and DCTCP on it) sets ssthresh from the window, as Linux
+    ours["transport"].setdefault("loss_ssthresh", "cwnd")
     return s, ours
 
 

@@ -11,7 +11,7 @@ use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecE
 use crate::net::NetworkBuilder;
 use crate::switch::buffer::BufferPolicyKind;
 use crate::switch::ecn::{EcnMarkPoint, EcnScope};
-use crate::transport::{CwrReduction, DctcpCut, DctcpWindow, Recovery, TlpTimeout};
+use crate::transport::{CwrReduction, DctcpCut, DctcpWindow, LossSsthresh, Recovery, TlpTimeout};
 use crate::units::{Size, TimeSpan};
 
 // `T` and `W` are the topology and workload types: the parser first reads both as
@@ -373,6 +373,8 @@ pub struct TransportSpec {
     pub ack_push: Option<bool>,
     /// How the window comes down after ECE, with `recovery = "sack"` or `"rack"`: `immediate` (at once to cwnd·(1 − α/2) for DCTCP, half for NewReno: the DCTCP paper, RFC 8257, htsim) or `prr` (a little on each ACK by Proportional Rate Reduction until the data sent before is acknowledged, as Linux's CWR state does); with `recovery = "newreno"` the cut is immediate [immediate].
     pub cwr_reduction: Option<CwrReduction>,
+    /// What ssthresh halves when a loss is found or the retransmission timer expires: `flight` (max(FlightSize/2, 2·MSS), RFC 5681 eq. 4, RFC 6675, htsim; at a timeout with SACK the smaller of the flight and the window) or `cwnd` (max(cwnd/2, 2·MSS): Linux's Reno and ns-3's TcpLinuxReno; with SACK the flight counts SACKed bytes above a hole, which are not in the network) [flight].
+    pub loss_ssthresh: Option<LossSsthresh>,
     /// A named set of defaults for the keys above, which keys set beside it override: `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs: tenantnet's defaults, matched to htsim) or `linux` (what a current Linux host does: RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the window brought down after ECE by PRR) [htsim].
     pub profile: Option<TransportProfile>,
 }
@@ -439,6 +441,7 @@ impl TransportSpec {
             quick_acks: Some(d.quick_acks),
             ack_push: Some(d.ack_push),
             cwr_reduction: Some(d.cwr_reduction),
+            loss_ssthresh: Some(d.loss_ssthresh),
             profile: Some(TransportProfile::Htsim),
         }
     }
@@ -472,6 +475,7 @@ impl TransportSpec {
             quick_acks,
             ack_push,
             cwr_reduction,
+            loss_ssthresh,
             profile
         )
     }

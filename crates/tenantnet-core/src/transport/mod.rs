@@ -76,6 +76,8 @@ pub struct TcpConfig {
     pub ack_push: bool,
     /// How the window comes down after ECE (with SACK).
     pub cwr_reduction: CwrReduction,
+    /// What ssthresh halves on a loss.
+    pub loss_ssthresh: LossSsthresh,
 }
 
 crate::kinds::named_kinds! {
@@ -114,6 +116,16 @@ crate::kinds::named_kinds! {
         Immediate = "immediate",
         /// With SACK, a little on each ACK by Proportional Rate Reduction until the window's data is acknowledged, as Linux's CWR state does (`tcp_cwnd_reduction`); a loss meanwhile continues the same reduction.
         Prr = "prr",
+    }
+}
+
+crate::kinds::named_kinds! {
+    /// What ssthresh halves when a loss is found or the retransmission timer expires (`transport.loss_ssthresh`).
+    LossSsthresh {
+        /// The flight, max(FlightSize/2, 2·MSS) (RFC 5681 eq. 4, RFC 6582, RFC 6675 §5, htsim); at a timeout with SACK the smaller of the flight and the window, as Linux's `tcp_enter_loss`.
+        Flight = "flight",
+        /// The window, max(cwnd/2, 2·MSS), on every loss response: Linux's Reno (`tcp_reno_ssthresh`) and ns-3's TcpLinuxReno. With SACK the flight counts SACKed bytes above a hole, which are not in the network, and so can exceed the window.
+        Cwnd = "cwnd",
     }
 }
 
@@ -198,6 +210,7 @@ impl Default for TcpConfig {
             quick_acks: 0,
             ack_push: false,
             cwr_reduction: CwrReduction::Immediate,
+            loss_ssthresh: LossSsthresh::Flight,
         }
     }
 }

@@ -39,7 +39,7 @@ use super::rtt::RttEstimator;
 use super::sack::SackOption;
 use super::Recovery;
 use super::{CongestionControl, TcpConfig};
-use super::{CwrReduction, DctcpCut};
+use super::{CwrReduction, DctcpCut, LossSsthresh};
 use crate::engine::timer::{Fired, LazyTimer};
 use crate::engine::Time;
 
@@ -197,9 +197,14 @@ impl TcpSender {
         self.snd_max - self.snd_una
     }
 
-    /// ssthresh after a loss: max(FlightSize/2, 2·SMSS) (RFC 5681 eq. 4).
-    fn loss_ssthresh(&self, mss: u64) -> u64 {
-        (self.flight() / 2).max(2 * mss)
+    /// ssthresh after a loss: max(FlightSize/2, 2·SMSS) (RFC 5681 eq. 4), or half
+    /// the window with `loss_ssthresh = "cwnd"` (Linux's `tcp_reno_ssthresh`).
+    fn loss_ssthresh(&self, cfg: &TcpConfig) -> u64 {
+        let mss = cfg.mss as u64;
+        match cfg.loss_ssthresh {
+            LossSsthresh::Flight => (self.flight() / 2).max(2 * mss),
+            LossSsthresh::Cwnd => (self.cwnd / 2).max(2 * mss),
+        }
     }
 
     /// ssthresh at a retransmission timeout: RFC 5681's, but with SACK half the
@@ -208,10 +213,12 @@ impl TcpSender {
     /// megabytes the receiver holds above the hole, which are not in the network
     /// (eight 10 MB flows in a 100 KB buffer: ssthresh 1.96 MB after a timeout, and
     /// 5 024 drops where ns-3 had 649).
-    fn timeout_ssthresh(&self, mss: u64) -> u64 {
-        match self.sack {
-            Some(_) => (self.flight().min(self.cwnd) / 2).max(2 * mss),
-            None => self.loss_ssthresh(mss),
+    fn timeout_ssthresh(&self, cfg: &TcpConfig) -> u64 {
+        match (self.sack.is_some(), cfg.loss_ssthresh) {
+            (true, LossSsthresh::Flight) => {
+                (self.flight().min(self.cwnd) / 2).max(2 * cfg.mss as u64)
+            }
+            _ => self.loss_ssthresh(cfg),
         }
     }
 
@@ -368,7 +375,7 @@ impl TcpSender {
                 // RFC 6582 §3.2 step 1: enter only if the ACK covers more than
                 // `recover`, the highest sequence number sent (`recover` here holds
                 // snd_max, one past it, hence >=)
-                self.ssthresh = self.loss_ssthresh(mss);
+                self.ssthresh = self.loss_ssthresh(cfg);
                 self.cwnd = self.ssthresh + cfg.dupack_threshold as u64 * mss;
                 self.recover = Some(self.snd_max);
                 self.in_recovery = true;
@@ -462,7 +469,7 @@ impl TcpSender {
         }
         let mss = cfg.mss as u64;
         if !self.in_recovery && !self.backed_off {
-            self.ssthresh = self.timeout_ssthresh(mss);
+            self.ssthresh = self.timeout_ssthresh(cfg);
         }
         self.backed_off = true;
         self.cwnd = mss;

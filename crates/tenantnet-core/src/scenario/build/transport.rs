@@ -162,6 +162,7 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         quick_acks: t.quick_acks.unwrap_or(d.quick_acks),
         ack_push: t.ack_push.unwrap_or(d.ack_push),
         cwr_reduction: t.cwr_reduction.unwrap_or(d.cwr_reduction),
+        loss_ssthresh: t.loss_ssthresh.unwrap_or(d.loss_ssthresh),
     };
     check(&k, &cfg)?;
     Ok(cfg)

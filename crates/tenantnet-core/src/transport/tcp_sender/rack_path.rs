@@ -91,8 +91,7 @@ impl TcpSender {
         }
         if self.tlp_outcome(una, acked, sacked, dsack) {
             // the probe repaired a loss: the window is reduced once
-            let mss = cfg.mss as u64;
-            self.ssthresh = self.loss_ssthresh(mss);
+            self.ssthresh = self.loss_ssthresh(cfg);
             self.cwnd = self.cwnd.min(self.ssthresh);
             self.ca_acked = 0;
         }

@@ -191,7 +191,7 @@ impl TcpSender {
             if !cwr {
                 // a reduction paced by PRR goes on as the recovery's (Linux's
                 // tcp_enter_recovery keeps a CWR state's ssthresh)
-                self.ssthresh = self.loss_ssthresh(mss);
+                self.ssthresh = self.loss_ssthresh(cfg);
                 self.sack_mut().prr = Prr::start(max - una);
             }
             let st = self.sack.as_deref_mut().expect("a SACK sender");

@@ -300,3 +300,28 @@ fn a_sender_out_of_room_waits_and_does_not_grow_its_window() {
     s.on_ack(30, 3000, false, 0, None, &c, &mut out);
     assert_eq!(s.cwnd, 11_000, "slow start resumes");
 }
+
+#[test]
+fn loss_ssthresh_halves_the_flight_or_the_window_as_configured() {
+    // an application-limited sender: 6 segments out under a window of 10
+    let flight = |how| {
+        let c = TcpConfig {
+            init_cwnd: 10,
+            loss_ssthresh: how,
+            ..cfg()
+        };
+        let (mut s, mut out) = started(&c, 6000);
+        assert_eq!((s.snd_max, s.cwnd), (6000, 10_000));
+        for _ in 0..3 {
+            s.on_ack(10, 0, false, 0, None, &c, &mut out);
+        }
+        let after_loss = s.ssthresh;
+        // a timeout after the recovery ended: ssthresh from the same rule
+        s.on_ack(20, 6000, false, 0, None, &c, &mut out);
+        let (mut s2, mut out2) = started(&c, 6000);
+        s2.on_rto_event(1000, &c, &mut out2);
+        (after_loss, s2.ssthresh)
+    };
+    assert_eq!(flight(LossSsthresh::Flight), (3000, 3000));
+    assert_eq!(flight(LossSsthresh::Cwnd), (5000, 5000));
+}
