@@ -231,6 +231,7 @@ struct Settings
     std::string stop = "10s";
     std::string cc = "newreno";
     bool sack = false;
+    std::string recovery;
     bool pairs = false;
     uint32_t delAck = 1;
 };
@@ -262,6 +263,8 @@ Parse(int argc, char* argv[])
     cmd.AddValue("host_ecn", "host NICs mark like switch ports", s.hostEcn);
     cmd.AddValue("cc", "newreno or dctcp", s.cc);
     cmd.AddValue("sack", "SACK on", s.sack);
+    cmd.AddValue("recovery", "prr or classic (default: prr with SACK, classic without)",
+                 s.recovery);
     cmd.AddValue("mss", "segment payload bytes", s.mss);
     cmd.AddValue("init_cwnd", "initial window, segments", s.initCwnd);
     cmd.AddValue("min_rto", "minimum RTO (and the SYN's timeout)", s.minRto);
@@ -305,9 +308,10 @@ ConfigureTcp(const Settings& s)
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                        TypeIdValue(s.cc == "dctcp" ? TcpDctcp::GetTypeId()
                                                    : TcpLinuxReno::GetTypeId()));
+    bool prr = s.recovery.empty() ? s.sack : s.recovery == "prr";
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(s.sack ? TcpPrrRecovery::GetTypeId()
-                                          : TcpClassicRecovery::GetTypeId()));
+                       TypeIdValue(prr ? TcpPrrRecovery::GetTypeId()
+                                       : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(s.sack));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Time(s.minRto)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(NanoSeconds(1)));
