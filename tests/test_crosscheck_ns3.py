@@ -161,3 +161,19 @@ def test_the_leaf_spine_links_rate_follows_the_topology() -> None:
     assert ns3check.rate_bps("2.5Gbps") == 2.5e9 and ns3check.rate_bps("100 Mb/s") == 1e8
     with pytest.raises(ns3check.CrosscheckError, match="10Gbps"):
         ns3check.rate_bps("fast")
+
+
+def test_a_replay_past_the_limit_is_refused_with_its_estimate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+        ) -> None:
+    f = tmp_path / "paths.toml"
+    f.write_text(LEAF_SPINE)
+    monkeypatch.setattr(ns3check, "NS3_LIMIT_S", 1e-3)
+    with pytest.raises(SystemExit) as e:
+        main(["crosscheck", "ns3", str(f), "--out", str(tmp_path / "out")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "tenantnet: running the scenario" in err
+    assert "ns-3 would take about 1 s for these 4 flows" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+    assert ns3check.roughly(90) == "90 s" and ns3check.roughly(3 * 86_400) == "3 days"

@@ -49,6 +49,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from . import _core
+from .results import Results
 from .scenario import Scenario
 
 PROGRAM = Path(__file__).parent / "ns3" / "crosscheck.cc"
@@ -136,6 +138,8 @@ class Setup:
     kind: str = "dumbbell"
     flows_csv: str = ""
     """``leafspine``: the flows to replay, a line each (see ``leafspine.h``)."""
+    events: int = 0
+    """Events tenantnet's run took: what ns-3's time is estimated from."""
 
     def args(self, flows_file: Path | None = None) -> list[str]:
         common = [*(f"--{k}={v}" for k, v in self.topology.items()),
@@ -333,12 +337,13 @@ def replay(flows: pd.DataFrame, data: list[list[str]], acks: list[list[str]]) ->
     return "".join(lines)
 
 
-def run_ours(s: Setup, ours: dict[str, Any]) -> pd.DataFrame:
-    """tenantnet's flows; for the leaf-spine, also the flows file ns-3 replays."""
+def run_ours(s: Setup, ours: dict[str, Any]) -> Results:
+    """tenantnet's results; for the leaf-spine, also the flows file ns-3 replays."""
     from .api import advance
     sim = Scenario.from_dict(ours).simulation()
     advance(sim, progress=lambda *a: None)
     res = sim.results()
+    s.events = sim.events
     if s.kind == "leafspine":
         s.flows_csv = replay(res.flows, sim.flow_paths, sim.flow_ack_paths)
         s.senders = len(res.flows)
@@ -380,11 +385,52 @@ RELATIVE = ("median_ms", "p90_ms", "p99_ms", "max_ms", "small_median_slowdown",
 """The columns whose difference is reported relative to ns-3's."""
 
 
-def crosscheck(sc: Scenario, exe: Path | None = None) -> tuple[pd.DataFrame, Setup]:
+NS3_US_PER_EVENT = 6.0
+"""ns-3's wall time per event of tenantnet's run of the same scenario, in µs, measured
+on this project's machine kind (2 cores): 5.2 to 6.7 on the dumbbell's incasts and long
+flows."""
+NS3_US_PER_ROUTE = 0.05
+"""What each static route of a leaf-spine switch adds to it (ns-3 looks routes up one
+by one): the 400-flow replay took 24 µs an event with about 400 routes a switch."""
+NS3_LIMIT_S = 86_400.0
+"""Replays estimated to take ns-3 longer than this are refused."""
+
+
+def roughly(seconds: float) -> str:
+    """A duration the way an estimate is said: seconds, minutes, hours or days."""
+    for unit, size in (("days", 86_400.0), ("h", 3_600.0), ("min", 60.0)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{max(seconds, 1.0):.0f} s"
+
+
+def ns3_estimate_s(s: Setup) -> float:
+    """About how long ns-3 takes for `s`, once tenantnet has run it."""
+    us = NS3_US_PER_EVENT
+    if s.kind == "leafspine":
+        switches = int(s.topology["leaves"]) + int(s.topology["spines"])
+        # each flow routes its two addresses on up to four switches
+        us += NS3_US_PER_ROUTE * 8 * s.senders / switches
+    return s.events * us * 1e-6
+
+
+def crosscheck(sc: Scenario, exe: Path | None = None,
+               progress: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, Setup]:
     """Both simulators' per-flow FCT distribution and loss recovery, side by side, with
-    the KS distance between the FCTs and tenantnet's differences relative to ns-3's."""
+    the KS distance between the FCTs and tenantnet's differences relative to ns-3's.
+    `progress` is told what runs, with ns-3's estimated time; a replay estimated past
+    a day is refused (CrosscheckError) before ns-3 starts."""
+    say = progress or (lambda _: None)
     s, ours = setup(sc)
+    say("tenantnet: running the scenario")
     r = run_ours(s, ours)
+    estimate = ns3_estimate_s(s)
+    if estimate > NS3_LIMIT_S:
+        raise CrosscheckError(f"ns-3 would take about {roughly(estimate)} for "
+                              f"these {len(r.flows)} flows ({s.events:,} events in tenantnet); "
+                              f"the cross-check runs what ns-3 does within "
+                              f"{roughly(NS3_LIMIT_S)}")
+    say(f"ns-3: {len(r.flows)} flows, about {roughly(estimate)}")
     theirs, ns3_drops = run_ns3(s, exe)
     ideal = r.flows.sort_values("flow_id")[["size_bytes", "ideal_fct_s"]].reset_index(drop=True)
     rows = [summary("tenantnet", r.flows.sort_values("flow_id"),

@@ -4,6 +4,7 @@ the command runs: building the parser loads no pandas)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,8 @@ def cmd_crosscheck(a: argparse.Namespace) -> None:
     from .ns3check import CrosscheckError, crosscheck, report
     from .scenario import Scenario
     try:
-        table, s = crosscheck(Scenario.from_file(a.scenario))
+        table, s = crosscheck(Scenario.from_file(a.scenario),
+                              progress=lambda m: print(m, file=sys.stderr, flush=True))
     except CrosscheckError as e:
         raise CliError(f"{a.scenario}: {e}") from None
     print(report(table, s))
