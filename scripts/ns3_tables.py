@@ -7,7 +7,7 @@ in every scenario (e.g. ``--set loss_ssthresh=flight`` to see the default's effe
 Each row runs one scenario through :func:`tenantnet.ns3check.crosscheck`; cells read
 tenantnet / ns-3. The incast and long flows run on the dumbbell of
 ``examples/incast-ns3.toml``; the leaf-spine is ``examples/leafspine-ns3.toml`` (about
-two minutes of ns-3 a row).
+a minute of ns-3 a row).
 """
 
 from __future__ import annotations

@@ -385,13 +385,10 @@ RELATIVE = ("median_ms", "p90_ms", "p99_ms", "max_ms", "small_median_slowdown",
 """The columns whose difference is reported relative to ns-3's."""
 
 
-NS3_US_PER_EVENT = 6.0
+NS3_US_PER_EVENT = {"dumbbell": 6.0, "leafspine": 14.0}
 """ns-3's wall time per event of tenantnet's run of the same scenario, in µs, measured
 on this project's machine kind (2 cores): 5.2 to 6.7 on the dumbbell's incasts and long
-flows."""
-NS3_US_PER_ROUTE = 0.05
-"""What each static route of a leaf-spine switch adds to it (ns-3 looks routes up one
-by one): the 400-flow replay took 24 µs an event with about 400 routes a switch."""
+flows, 13.3 on the leaf-spine's 400-flow replay."""
 NS3_LIMIT_S = 86_400.0
 """Replays estimated to take ns-3 longer than this are refused."""
 
@@ -406,12 +403,7 @@ def roughly(seconds: float) -> str:
 
 def ns3_estimate_s(s: Setup) -> float:
     """About how long ns-3 takes for `s`, once tenantnet has run it."""
-    us = NS3_US_PER_EVENT
-    if s.kind == "leafspine":
-        switches = int(s.topology["leaves"]) + int(s.topology["spines"])
-        # each flow routes its two addresses on up to four switches
-        us += NS3_US_PER_ROUTE * 8 * s.senders / switches
-    return s.events * us * 1e-6
+    return s.events * NS3_US_PER_EVENT[s.kind] * 1e-6
 
 
 def crosscheck(sc: Scenario, exe: Path | None = None,
