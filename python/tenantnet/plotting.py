@@ -30,6 +30,12 @@ def style(i: int) -> dict[str, Any]:
             "markevery": (0.013 * (i % 8), 0.1)}
 
 
+def markers(i: int) -> dict[str, Any]:
+    """Series ``i``'s colour and marker without a line: for points each of one run
+    (one seed), where a line between them would draw a trend no run measured."""
+    return {**style(i), "ls": "none", "markevery": 1, "ms": 6}
+
+
 def legend_outside(ax: Axes, below: bool = False, title: str | None = None,
                    ncol: int = 2) -> None:
     """A legend off the data: beside the axes, or below them (in ``ncol`` columns)

@@ -50,7 +50,7 @@ import pandas as pd
 
 from .. import progress
 from ..api import run
-from ..plotting import legend_outside, plain_log_ticks, save_csv, save_png, style
+from ..plotting import legend_outside, markers, plain_log_ticks, save_csv, save_png
 from .qshare_fig7bc import utilisation
 from .qshare_packet import FIG7A_GUARANTEE_MBPS, SAMPLE_S, the_testbed
 from .trinity import check
@@ -196,7 +196,8 @@ def compare(points: pd.DataFrame, transport: str = "htsim") -> pd.DataFrame:
 
 
 def plot(points: pd.DataFrame, path: Path, transport: str = "htsim transport") -> Path:
-    """Mean, p99 and short flows' p99 FCT against the load, a line per scheme."""
+    """Mean, p99 and short flows' p99 FCT against the load, markers per scheme (each
+    point one run: no line suggests a trend between loads)."""
     import matplotlib.pyplot as plt
 
     panels = (("all_mean_ms", "mean FCT, all flows"), ("all_p99_ms", "p99 FCT, all flows"),
@@ -206,7 +207,7 @@ def plot(points: pd.DataFrame, path: Path, transport: str = "htsim transport") -
     for ax, (col, title) in zip(axes, panels, strict=True):
         for i, s in enumerate(SCHEMES):
             d = points[points["scheme"] == s].sort_values("load")
-            ax.plot(d["load"], d[col], label=SCHEMES[s][0], **{**style(i), "markevery": 1})
+            ax.plot(d["load"], d[col], label=SCHEMES[s][0], **markers(i))
         ax.set_yscale("log")
         plain_log_ticks(ax.yaxis)
         ax.set_xlabel("fabric load (background guarantees / core capacity)")

@@ -24,7 +24,7 @@ import pandas as pd
 
 from .. import progress
 from ..api import run
-from ..plotting import legend_outside, save_csv, save_png, style
+from ..plotting import legend_outside, markers, save_csv, save_png, style
 
 GOODPUT = 1448 / 1538
 """Payload per wire byte of a full segment: Linux over 1 GbE with a 1500-byte MTU."""
@@ -213,14 +213,15 @@ def reproduce_fig6(out: Path) -> list[Path]:
         key = f"{g}/{g}"
         for i, s in enumerate(FIG6_SCHEMES):
             d = pts[(pts["scheme"] == s) & (pts["guarantees_mbps"] == key)]
-            ax.plot(d["n"], d["a2_mbps"], label=SCHEMES[s][0], **{**style(i), "markevery": 1})
+            ax.plot(d["n"], d["a2_mbps"], label=SCHEMES[s][0], **markers(i))
         ax.axhline(ideal_a2(g, g), color="k", ls="--", lw=1, label="ideal (G + spare / 2)")
         ax.axhline(g, color="grey", ls=":", lw=1, label="A's guarantee")
         ax.set_xscale("log", base=2)
         ax.set_xticks(list(NS), [str(n) for n in NS])
         ax.set_xlabel("N, B's TCP connections")
         ax.set_ylabel("A2 throughput (wire Mb/s)")
-        ax.set_title(f"Fig. 6({'a' if g == 100 else 'b'}): guarantees {key} Mb/s")
+        ax.set_title(f"Fig. 6({'a' if g == 100 else 'b'}): guarantees {key} Mb/s "
+                     "(each point one run)")
         ax.set_ylim(0, LINK_MBPS)
     ax = axes[2]
     for i, (s, d) in enumerate(series.groupby("scheme", sort=False)):
