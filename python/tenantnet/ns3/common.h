@@ -15,8 +15,8 @@
 //
 // Output (stdout): one CSV line per flow: index, fct_s, timeouts (entries into
 // CA_LOSS), retransmissions; then `drops,<n>` summed over every queue disc. With
-// `--verbose`, stderr has every flow's congestion-state changes and the drops by
-// queue, reason, ECN codepoint and kind (data or pure ACK).
+// `--verbose`, stderr has every flow's congestion-state and window changes and the
+// drops by queue, reason, ECN codepoint and kind (data or pure ACK).
 
 #pragma once
 
@@ -84,6 +84,11 @@ class Sender : public Application
         tcp->TraceConnectWithoutContext("CongState", MakeCallback(&Sender::OnState, this));
         tcp->TraceConnectWithoutContext("Retransmission", MakeCallback(&Sender::OnRetx, this));
         tcp->TraceConnectWithoutContext("HighestRxAck", MakeCallback(&Sender::OnAck, this));
+        if (g_verbose)
+        {
+            tcp->TraceConnectWithoutContext("CongestionWindow",
+                                            MakeCallback(&Sender::OnCwnd, this));
+        }
         m_socket->Bind();
         m_socket->SetConnectCallback(MakeCallback(&Sender::Connected, this),
                                      MakeNullCallback<void, Ptr<Socket>>());
@@ -140,6 +145,12 @@ class Sender : public Application
         {
             g_flows[m_index].timeouts++;
         }
+    }
+
+    void OnCwnd(uint32_t, uint32_t now)
+    {
+        std::cerr << "flow " << m_index << " " << Simulator::Now().GetNanoSeconds()
+                  << " ns cwnd " << now << "\n";
     }
 
     void OnRetx(Ptr<const Packet>,
