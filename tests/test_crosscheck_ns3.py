@@ -177,3 +177,22 @@ def test_a_replay_past_the_limit_is_refused_with_its_estimate(
     assert "ns-3 would take about 1 s for these 4 flows" in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
     assert ns3check.roughly(90) == "90 s" and ns3check.roughly(3 * 86_400) == "3 days"
+
+
+def test_the_tables_script_builds_scenarios_the_cross_check_takes() -> None:
+    import importlib.util
+    path = Path(__file__).parents[1] / "scripts" / "ns3_tables.py"
+    spec = importlib.util.spec_from_file_location("ns3_tables", path)
+    assert spec and spec.loader
+    t = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(t)
+    extra = {"loss_ssthresh": "flight"}
+    built = [t.incast(16, t.INCAST["DCTCP"], "sack", extra),
+             t.long_flows(4, t.LONG["NewReno"], "newreno", extra),
+             t.leaf_spine("dctcp", "rack", extra)]
+    setups = [ns3check.setup(Scenario.from_dict(d)) for d in built]
+    assert [s.senders for s, _ in setups[:2]] == [16, 4] and setups[1][0].pairs
+    assert setups[2][0].kind == "leafspine" and setups[2][0].ecn_k == 13 * 1514
+    # a key the script sets is kept, not replaced by the cross-check's own choice
+    assert all(o["transport"]["loss_ssthresh"] == "flight" for _, o in setups)
+    assert set(t.TABLES) == {"incast", "long", "rack", "leafspine"}
