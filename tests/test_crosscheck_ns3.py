@@ -38,6 +38,11 @@ def test_the_smallest_incast_agrees_with_ns3(tmp_path: Path, capsys: pytest.Capt
     print(printed)
     assert "tenantnet vs ns-3" in printed
     table = ns3check.pd.read_csv(tmp_path / "out" / "crosscheck.csv")
+    flows = ns3check.pd.read_csv(tmp_path / "out" / "flows.csv")
+    assert len(flows) == 8 and {"fct_s", "ns3_fct_s", "ns3_timeouts"} <= set(flows.columns)
+    # the table's medians are the per-flow file's
+    assert abs(flows["fct_s"].median() * 1e3 - table.iloc[0]["median_ms"]) < 1e-9
+    assert abs(flows["ns3_fct_s"].median() * 1e3 - table.iloc[1]["median_ms"]) < 1e-9
     ours, theirs, diff = table.iloc[0], table.iloc[1], table.iloc[2]
     assert ours["completed"] == theirs["completed"] == 8
     # the bounds: the median within 15 %, flows that hit an RTO within 2
@@ -136,7 +141,8 @@ def test_ns3_replays_a_leaf_spine_on_tenantnets_paths() -> None:
     # four 2 MB flows from one leaf to the other without loss: the three that
     # tenantnet's ECMP puts on one spine share its 10 Gb/s and take about three times
     # as long as the one alone; ns-3 must see the same sharing, flow by flow
-    table, s = ns3check.crosscheck(Scenario.from_toml(LEAF_SPINE))
+    table, s, flows = ns3check.crosscheck(Scenario.from_toml(LEAF_SPINE))
+    assert list(flows["flow_id"]) == [0, 1, 2, 3] and flows["ns3_fct_s"].notna().all()
     assert s.senders == 4 and s.flows_csv
     ours, theirs = (table.iloc[i] for i in (0, 1))
     assert ours["drops"] == theirs["drops"] == 0

@@ -407,11 +407,13 @@ def ns3_estimate_s(s: Setup) -> float:
 
 
 def crosscheck(sc: Scenario, exe: Path | None = None,
-               progress: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, Setup]:
+               progress: Callable[[str], None] | None = None
+               ) -> tuple[pd.DataFrame, Setup, pd.DataFrame]:
     """Both simulators' per-flow FCT distribution and loss recovery, side by side, with
-    the KS distance between the FCTs and tenantnet's differences relative to ns-3's.
-    `progress` is told what runs, with ns-3's estimated time; a replay estimated past
-    a day is refused (CrosscheckError) before ns-3 starts."""
+    the KS distance between the FCTs and tenantnet's differences relative to ns-3's;
+    the setup; and every flow in both (:func:`flow_by_flow`). `progress` is told what
+    runs, with ns-3's estimated time; a replay estimated past a day is refused
+    (CrosscheckError) before ns-3 starts."""
     say = progress or (lambda _: None)
     s, ours = setup(sc)
     say("tenantnet: running the scenario")
@@ -437,7 +439,19 @@ def crosscheck(sc: Scenario, exe: Path | None = None,
     out = pd.concat([table, pd.DataFrame([diff])], ignore_index=True)
     for col in ("flows", "completed", "drops"):
         out[col] = out[col].astype("Int64")
-    return out, s
+    return out, s, flow_by_flow(r.flows, theirs)
+
+
+def flow_by_flow(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
+    """Each flow in both simulators: its ends, size, start and ideal FCT, then each
+    one's FCT, timeouts and retransmissions (``ns3_`` for ns-3's)."""
+    mine = ours.sort_values("flow_id").reset_index(drop=True)
+    other = theirs.sort_values("flow").reset_index(drop=True)
+    out = mine[["flow_id", "src", "dst", "size_bytes", "start_s", "ideal_fct_s", "fct_s",
+                "timeouts", "retransmits"]].copy()
+    for col in ("fct_s", "timeouts", "retransmits"):
+        out[f"ns3_{col}"] = other[col].to_numpy()
+    return out
 
 
 def report(table: pd.DataFrame, s: Setup) -> str:

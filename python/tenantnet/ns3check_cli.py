@@ -17,14 +17,17 @@ def cmd_crosscheck(a: argparse.Namespace) -> None:
     from .ns3check import CrosscheckError, crosscheck, report
     from .scenario import Scenario
     try:
-        table, s = crosscheck(Scenario.from_file(a.scenario),
-                              progress=lambda m: print(m, file=sys.stderr, flush=True))
+        table, s, flows = crosscheck(Scenario.from_file(a.scenario),
+                                     progress=lambda m: print(m, file=sys.stderr, flush=True))
     except CrosscheckError as e:
         raise CliError(f"{a.scenario}: {e}") from None
     print(report(table, s))
     if a.out is not None:
-        publish(a.out, lambda d: table.to_csv(d / "crosscheck.csv", index=False),
-                f"tenantnet crosscheck ns3 {a.scenario}", a.force)
+        def write(d: Path) -> None:
+            table.to_csv(d / "crosscheck.csv", index=False)
+            flows.to_csv(d / "flows.csv", index=False)
+
+        publish(a.out, write, f"tenantnet crosscheck ns3 {a.scenario}", a.force)
 
 
 def add_command(cmd: Callable[..., Any]) -> None:
@@ -37,5 +40,6 @@ def add_command(cmd: Callable[..., Any]) -> None:
                    help="a dumbbell scenario (one incast, or long flows left<i> to right<i>) or "
                    "a leaf_spine one (any sized TCP flows, replayed on tenantnet's paths)")
     p.add_argument("-o", "--out", type=Path, default=None, metavar="DIR",
-                   help="also write the table (crosscheck.csv) into DIR")
+                   help="also write the table (crosscheck.csv) and every flow in both "
+                        "simulators (flows.csv) into DIR")
     add_force(p)
