@@ -158,15 +158,14 @@ def test_ns3_replays_a_leaf_spine_on_tenantnets_paths() -> None:
     assert min(other[crowded]) > 1.8 * max(other[alone])
 
 
-def test_the_leaf_spine_links_rate_follows_the_topology() -> None:
-    topo = {"link_rate": "10Gbps", "hosts_per_leaf": 4, "spines": 2}
-    assert ns3check.fabric_rate(topo) == "10Gbps"
-    assert ns3check.fabric_rate({**topo, "fabric_rate": "40Gbps"}) == "40Gbps"
-    # 4 hosts at 10 Gb/s over 2 spines at 2:1 leave 10 Gb/s a spine link, as tenantnet wires
-    assert ns3check.fabric_rate({**topo, "oversubscription": 2.0}) == "10000000000bps"
-    assert ns3check.rate_bps("2.5Gbps") == 2.5e9 and ns3check.rate_bps("100 Mb/s") == 1e8
-    with pytest.raises(ns3check.CrosscheckError, match="10Gbps"):
-        ns3check.rate_bps("fast")
+def test_the_leaf_spine_links_rate_is_the_one_tenantnet_built() -> None:
+    # 4 hosts at 10 Gb/s over 2 spines at 3:1 leave 6.67 Gb/s a spine link
+    over = LEAF_SPINE.replace('link_delay', 'oversubscription = 3.0\nlink_delay')
+    s, ours = ns3check.setup(Scenario.from_toml(over))
+    assert "bottleneck_rate" not in s.topology
+    ns3check.run_ours(s, ours)
+    assert s.topology["bottleneck_rate"] == "6666666667bps"
+    assert "--bottleneck_rate=6666666667bps" in s.args(Path("f.csv"))
 
 
 def test_a_replay_past_the_limit_is_refused_with_its_estimate(

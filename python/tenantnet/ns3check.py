@@ -176,9 +176,7 @@ def refuse(d: dict[str, Any]) -> None:
     topo = d.get("topology", {})
     if topo.get("kind") == "dumbbell":
         flows(d)
-    elif topo.get("kind") == "leaf_spine":
-        leaf_spine_limits(topo)
-    else:
+    elif topo.get("kind") != "leaf_spine":
         raise CrosscheckError(f"topology.kind = {topo.get('kind')!r}: the ns-3 cross-check "
                               "supports the dumbbell and the leaf_spine")
     for key in ("tenants", "vswitch", "qshare", "cpu"):
@@ -191,40 +189,6 @@ def refuse(d: dict[str, Any]) -> None:
         if net.get(key, plain) != plain:
             raise CrosscheckError(f"network.{key} = {net[key]!r}: the ns-3 program models "
                                   f"{plain!r} only")
-
-
-RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*([kKmMgGtT]?)(?:bps|b/s)\s*$")
-
-
-def rate_bps(text: str) -> float:
-    """A rate such as ``"10Gbps"`` in bit/s."""
-    m = RATE.match(text)
-    if m is None:
-        raise CrosscheckError(f"rate {text!r}: expected a number and a unit such as 10Gbps")
-    scale: int = 1000 ** " kmgt".index(m.group(2).lower() or " ")
-    return float(m.group(1)) * scale
-
-
-def leaf_spine_limits(topo: dict[str, Any]) -> None:
-    """CrosscheckError where a leaf-spine is past what the program wires."""
-    spines = topo.get("spines", 0)
-    if topo.get("oversubscription") is not None and topo.get("fabric_rate") is not None:
-        raise CrosscheckError("topology: give fabric_rate or oversubscription, not both")
-    if not isinstance(spines, int) or spines < 1:
-        raise CrosscheckError(f"topology.spines = {spines!r}: expected at least 1")
-
-
-def fabric_rate(topo: dict[str, Any]) -> str:
-    """The leaf-spine links' rate as ns-3 reads it: `fabric_rate`, or what
-    `oversubscription` leaves, or the host links' rate."""
-    rate = topo.get("link_rate", "10Gbps")
-    if topo.get("fabric_rate") is not None:
-        return str(topo["fabric_rate"])
-    if topo.get("oversubscription") is not None:
-        bps = topo["hosts_per_leaf"] * rate_bps(rate) / (topo["spines"]
-                                                         * topo["oversubscription"])
-        return f"{round(bps)}bps"
-    return str(rate)
 
 
 def one_host(v: Any) -> str | None:
@@ -270,7 +234,8 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
     rate, delay = topo.get("link_rate", "10Gbps"), topo.get("link_delay", "1us")
     if topo["kind"] == "leaf_spine":
         senders, size, pairs, kind = 0, "0B", False, "leafspine"
-        wiring = {"rate": rate, "delay": delay, "bottleneck_rate": fabric_rate(topo),
+        # the leaf-spine links' rate is read from the built fabric (`run_ours`)
+        wiring = {"rate": rate, "delay": delay,
                   **{k: str(topo[k]) for k in ("leaves", "spines", "hosts_per_leaf")}}
     else:
         (senders, size, pairs), kind = flows(d), "dumbbell"
@@ -338,7 +303,9 @@ def replay(flows: pd.DataFrame, data: list[list[str]], acks: list[list[str]]) ->
 
 
 def run_ours(s: Setup, ours: dict[str, Any]) -> Results:
-    """tenantnet's results; for the leaf-spine, also the flows file ns-3 replays."""
+    """tenantnet's results; for the leaf-spine, also the flows file ns-3 replays and the
+    rate of its leaf-spine links as tenantnet built them (`fabric_rate`, or what
+    `oversubscription` leaves)."""
     from .api import advance
     sim = Scenario.from_dict(ours).simulation()
     advance(sim, progress=lambda *a: None)
@@ -347,6 +314,9 @@ def run_ours(s: Setup, ours: dict[str, Any]) -> Results:
     if s.kind == "leafspine":
         s.flows_csv = replay(res.flows, sim.flow_paths, sim.flow_ack_paths)
         s.senders = len(res.flows)
+        links = res.links
+        up = links[links["node"].str.startswith("leaf") & links["peer"].str.startswith("spine")]
+        s.topology["bottleneck_rate"] = f"{round(up['rate_gbps'].iloc[0] * 1e9)}bps"
     return res
 
 
@@ -362,22 +332,21 @@ SMALL = 100_000
 """Flows under this many bytes are the small ones, whose slowdowns are reported."""
 
 
-def summary(name: str, flows: pd.DataFrame, drops: int, ideal: pd.DataFrame
-            ) -> dict[str, Any]:
-    """One simulator's row. `ideal` has each flow's size and ideal FCT (tenantnet's,
-    by flow index), for the slowdowns of the small flows."""
-    fct = flows["fct_s"].dropna() * 1e3
-    small = ideal["size_bytes"] < SMALL
-    slow = (flows["fct_s"].to_numpy() / ideal["ideal_fct_s"].to_numpy())[small.to_numpy()]
-    slow = slow[~np.isnan(slow)]
-    return {"simulator": name, "flows": len(flows), "completed": len(fct),
+def summary(name: str, both: pd.DataFrame, prefix: str, drops: int) -> dict[str, Any]:
+    """One simulator's row from the per-flow table (:func:`flow_by_flow`): its columns
+    under `prefix` (``""`` for tenantnet's, ``"ns3_"`` for ns-3's), the small flows'
+    slowdowns against tenantnet's ideal FCT."""
+    fct_s, timeouts = both[f"{prefix}fct_s"], both[f"{prefix}timeouts"]
+    fct = fct_s.dropna() * 1e3
+    slow = (fct_s / both["ideal_fct_s"])[both["size_bytes"] < SMALL].dropna()
+    return {"simulator": name, "flows": len(both), "completed": len(fct),
             "median_ms": fct.median(), "p90_ms": fct.quantile(0.9),
             "p99_ms": fct.quantile(0.99), "max_ms": fct.max(),
-            "small_median_slowdown": np.median(slow) if len(slow) else np.nan,
-            "small_p99_slowdown": np.quantile(slow, 0.99) if len(slow) else np.nan,
-            "flows_with_timeouts": int((flows["timeouts"] > 0).sum()),
-            "timeouts_per_flow": flows["timeouts"].mean(),
-            "retransmits_per_flow": flows["retransmits"].mean(), "drops": drops}
+            "small_median_slowdown": slow.median() if len(slow) else np.nan,
+            "small_p99_slowdown": slow.quantile(0.99) if len(slow) else np.nan,
+            "flows_with_timeouts": int((timeouts > 0).sum()),
+            "timeouts_per_flow": timeouts.mean(),
+            "retransmits_per_flow": both[f"{prefix}retransmits"].mean(), "drops": drops}
 
 
 RELATIVE = ("median_ms", "p90_ms", "p99_ms", "max_ms", "small_median_slowdown",
@@ -426,20 +395,19 @@ def crosscheck(sc: Scenario, exe: Path | None = None,
                               f"{roughly(NS3_LIMIT_S)}")
     say(f"ns-3: {len(r.flows)} flows, about {roughly(estimate)}")
     theirs, ns3_drops = run_ns3(s, exe)
-    ideal = r.flows.sort_values("flow_id")[["size_bytes", "ideal_fct_s"]].reset_index(drop=True)
-    rows = [summary("tenantnet", r.flows.sort_values("flow_id"),
-                    int(r.summary["packets_dropped"]), ideal),
-            summary("ns-3", theirs.sort_values("flow"), ns3_drops, ideal)]
+    both = flow_by_flow(r.flows, theirs)
+    rows = [summary("tenantnet", both, "", int(r.summary["packets_dropped"])),
+            summary("ns-3", both, "ns3_", ns3_drops)]
     table = pd.DataFrame(rows)
     diff: dict[str, Any] = {"simulator": "tenantnet vs ns-3"}
     for col in RELATIVE:
         diff[col] = rows[0][col] / rows[1][col] - 1
-    diff["ks"] = ks(r.flows["fct_s"].dropna().to_numpy(), theirs["fct_s"].dropna().to_numpy())
+    diff["ks"] = ks(both["fct_s"].dropna().to_numpy(), both["ns3_fct_s"].dropna().to_numpy())
     diff["flows_with_timeouts"] = rows[0]["flows_with_timeouts"] - rows[1]["flows_with_timeouts"]
     out = pd.concat([table, pd.DataFrame([diff])], ignore_index=True)
     for col in ("flows", "completed", "drops"):
         out[col] = out[col].astype("Int64")
-    return out, s, flow_by_flow(r.flows, theirs)
+    return out, s, both
 
 
 def flow_by_flow(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:

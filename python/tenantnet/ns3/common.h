@@ -283,7 +283,8 @@ Parse(int argc, char* argv[])
     cmd.AddValue("pairs", "dumbbell: each sender to its own receiver instead of incast",
                  s.pairs);
     cmd.AddValue("stop", "simulated time limit", s.stop);
-    cmd.AddValue("verbose", "congestion states and drops by kind on stderr", g_verbose);
+    cmd.AddValue("verbose", "congestion states, windows and drops by kind on stderr",
+                 g_verbose);
     cmd.Parse(argc, argv);
     if (s.bottleneckRate.empty())
     {
