@@ -12,7 +12,7 @@ from helpers import simulate
 LINUX_KEYS: dict[str, Any] = {
     "recovery": "rack", "tlp_timeout": "linux", "min_rto": "200ms", "initial_rto": "200ms",
     "max_rto": "120s", "delayed_ack": True, "delayed_ack_timeout": "40ms",
-    "quick_acks": 16, "ack_push": True, "cwr_reduction": "prr",
+    "quick_acks": 16, "ack_push": True, "cwr_reduction": "prr", "loss_ssthresh": "cwnd",
 }
 
 

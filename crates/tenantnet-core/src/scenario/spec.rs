@@ -375,7 +375,7 @@ pub struct TransportSpec {
     pub cwr_reduction: Option<CwrReduction>,
     /// What ssthresh halves when a loss is found or the retransmission timer expires: `flight` (max(FlightSize/2, 2·MSS), RFC 5681 eq. 4, RFC 6675, htsim; at a timeout with SACK the smaller of the flight and the window) or `cwnd` (max(cwnd/2, 2·MSS): Linux's Reno and ns-3's TcpLinuxReno; with SACK the flight counts SACKed bytes above a hole, which are not in the network) [flight].
     pub loss_ssthresh: Option<LossSsthresh>,
-    /// A named set of defaults for the keys above, which keys set beside it override: `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs: tenantnet's defaults, matched to htsim) or `linux` (what a current Linux host does: RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the window brought down after ECE by PRR) [htsim].
+    /// A named set of defaults for the keys above, which keys set beside it override: `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs: tenantnet's defaults, matched to htsim) or `linux` (what a current Linux host does: RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the window brought down after ECE by PRR, ssthresh half the window after a loss) [htsim].
     pub profile: Option<TransportProfile>,
 }
 
@@ -384,7 +384,7 @@ crate::kinds::named_kinds! {
     TransportProfile {
         /// tenantnet's defaults, matched to htsim: NewReno without SACK, min RTO 10 ms, no delayed ACKs.
         Htsim = "htsim",
-        /// A current Linux host: RACK-TLP (`tcp_recovery` = 1, Linux 4.18 on) with Linux's probe timeout, min RTO 200 ms (TCP_RTO_MIN), max RTO 120 s (TCP_RTO_MAX), delayed ACKs with a 40 ms timer (TCP_DELACK_MIN), 16 quick ACKs at the start (TCP_MAX_QUICKACKS), PSH segments acknowledged at once, the window brought down after ECE by PRR (`tcp_cwnd_reduction`). The initial RTO is the min RTO (whatever it is set to): Linux's data segments follow a handshake whose RTT sample on a datacenter path puts the RTO at its minimum, and tenantnet has no handshake (TCP_TIMEOUT_INIT, 1 s, is the SYN's).
+        /// A current Linux host: RACK-TLP (`tcp_recovery` = 1, Linux 4.18 on) with Linux's probe timeout, min RTO 200 ms (TCP_RTO_MIN), max RTO 120 s (TCP_RTO_MAX), delayed ACKs with a 40 ms timer (TCP_DELACK_MIN), 16 quick ACKs at the start (TCP_MAX_QUICKACKS), PSH segments acknowledged at once, the window brought down after ECE by PRR (`tcp_cwnd_reduction`), ssthresh after a loss half the window rather than the flight (`tcp_reno_ssthresh`). The initial RTO is the min RTO (whatever it is set to): Linux's data segments follow a handshake whose RTT sample on a datacenter path puts the RTO at its minimum, and tenantnet has no handshake (TCP_TIMEOUT_INIT, 1 s, is the SYN's).
         Linux = "linux",
     }
 }
@@ -406,6 +406,7 @@ impl TransportProfile {
                 quick_acks: 16,
                 ack_push: true,
                 cwr_reduction: CwrReduction::Prr,
+                loss_ssthresh: LossSsthresh::Cwnd,
                 ..d
             },
         }
