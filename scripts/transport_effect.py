@@ -1,6 +1,5 @@
 """Runs reproductions under their default transport and under another profile and
-tabulates the effect on their claims (each reproduction's ``*_vs_paper.csv`` or
-``*_claims.csv``).
+tabulates the effect on their claims (each reproduction's ``*_vs_paper.csv``).
 
     python scripts/transport_effect.py --profile linux --out DIR [NAME ...]
 
@@ -28,12 +27,14 @@ def claims(folder: Path) -> dict[str, tuple[str, str]]:
     for f in files:
         with f.open() as fh:
             for row in csv.DictReader(fh):
-                # the claim's name: its own column, or every column before "ours"
+                # the claim's name: every column before the measured value (the key
+                # columns and the claim itself) but the transport, which differs
                 cols = list(row)
-                key = row.get("claim") or " / ".join(
-                    str(row[c]) for c in cols[:cols.index("ours")] if "ours" in cols)
-                ours = row.get("ours", row.get("measured", ""))
-                out[f"{f.stem}: {key}"] = (ours, row.get("ok", row.get("holds", "")))
+                value = next((c for c in ("ours", "measured", "ours_gbps") if c in cols),
+                             cols[-1])
+                key = " / ".join(str(row[c]) for c in cols[:cols.index(value)]
+                                 if c != "transport")
+                out[f"{f.stem}: {key}"] = (row[value], row.get("ok", row.get("holds", "")))
     return out
 
 

@@ -77,6 +77,7 @@ def test_fig8_scaled_down() -> None:
     static_row = cmp[cmp["claim"].str.startswith("static / QShare")].iloc[0]
     assert cmp.iloc[0]["ok"] and static_row["ok"]
     assert (cmp["transport"] == "htsim").all()
-    assert ((cmp["status"] == "reproduced") == cmp["ok"]).all()
+    judged = cmp[cmp["status"] != "reported"]
+    assert ((judged["status"] == "reproduced") == judged["ok"].astype(bool)).all()
     # every T flow in the statistics crossed the core and finished
     assert (p["all_n"] == p["short_n"] + p["long_n"]).all()

@@ -107,3 +107,19 @@ def test_fig12_scaled(tmp_path: Path) -> None:
     # every row the paper's numbers fail carries its reason
     bad = v[v["ok"].astype(str).eq("False")]
     assert (bad["note"].str.len() > 80).all(), bad
+
+
+def test_figs5_6_the_simulated_core_charges_the_models_costs(tmp_path: Path) -> None:
+    """Figs. 5-6: every ratio the paper prints, as the simulated PMD core charges it,
+    and the plot and tables written."""
+    from tenantnet.reproduce import c2qos_model as cm
+    written = cm.reproduce_figs5_6(tmp_path)
+    assert {p.name for p in written} == {"c2qos_fig5_6.png", "c2qos_fig5_6.csv",
+                                         "c2qos_fig5_6_vs_paper.csv"}
+    v = pd.read_csv(tmp_path / "c2qos_fig5_6_vs_paper.csv")
+    print("\n" + v.to_string())
+    assert passed(v).all(), v.to_string()
+    pts = pd.read_csv(tmp_path / "c2qos_fig5_6.csv")
+    # per-packet cost grows with size alone (ingress), never with the rate
+    b = pts[pts["panel"] == "5b"]["cycles_per_packet"]
+    assert b.is_monotonic_increasing and b.iloc[-1] > b.iloc[0]

@@ -1,7 +1,7 @@
 """`tenantnet reproduce trinity-fig6` and `trinity-fig7`: the files they write, and
 the published claims that our model reproduces. The claims it does not (Trinity's
 full use of the spare bandwidth; C-ES at about 230 Mb/s; A-ES failing a guarantee)
-are reported in the `_vs_paper` files with ok = False and listed in issue 14's note."""
+are reported in the `_vs_paper` files with ok = False and their status says why."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from pathlib import Path
 import pandas as pd
 
 from tenantnet.reproduce import trinity
+from tenantnet.reproduce.claims import COLUMNS
 
 
 def claims(path: Path) -> pd.Series:
     df = pd.read_csv(path)
-    assert set(df.columns) == {"claim", "ours", "paper", "ok", "note"}
+    assert list(df.columns) == list(COLUMNS)
     return df.set_index("claim")["ok"]
 
 

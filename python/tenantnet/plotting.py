@@ -51,6 +51,15 @@ def legend_outside(ax: Axes, below: bool = False, title: str | None = None,
                   bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
 
+def finish(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
+    """A single-panel figure's title, axis labels, grid and legend (outside, right)."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    legend_outside(ax)
+
+
 def plain_log_ticks(axis: Any) -> None:
     """Ticks of a log axis as plain numbers (1, 2, 5, 10, 20), not powers of ten."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter

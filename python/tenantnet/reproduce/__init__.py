@@ -37,6 +37,9 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
     "c2qos-fig3": ("C2QoS Fig. 3: latency against the number of VMs on one PMD core, "
                    "probes alone and with bulk TCP",
                    _lazy("c2qos_fig3", "reproduce_fig3")),
+    "c2qos-fig5-6": ("C2QoS Figs. 5-6: the bandwidth-CPU model as the simulated PMD core "
+                     "charges it, against traffic characteristics and deployment",
+                     _lazy("c2qos_model", "reproduce_figs5_6")),
     "c2qos-fig7": ("C2QoS Fig. 7: C2TB MIN-MAX's worked example; MAX_i and four VMs' "
                    "cycle rates, strict and three readings of Alg. 1",
                    _lazy("c2qos_fig7", "reproduce_fig7")),
@@ -52,8 +55,13 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
     "c2qos-fig13": ("C2QoS Fig. 13: a VM sends larger packets than it paid for and the NIC "
                     "becomes the bottleneck; C2QoS alone and with the NIC handler",
                     _lazy("c2qos_fig13", "reproduce_fig13")),
+    "mbfq-fig5": ("MBFQ Fig. 5: the spread of the measured send rate against the "
+                  "macroscheduler's interval T, one VM with 32 TCP connections",
+                  _lazy("mbfq_timing", "reproduce_fig5")),
     "mbfq-fig6": ("MBFQ Fig. 6: four VMs share 9.5 Gb/s; ramp-up and ramp-down, "
                   "MBFQ and static reservation", _lazy("mbfq", "reproduce_fig6")),
+    "mbfq-fig7": ("MBFQ Fig. 7: a VM's ramp-up alone and beside a full link under MBFQ",
+                  _lazy("mbfq_timing", "reproduce_fig7")),
     "qshare-table1": ("QShare Table 1: queue scarcity in a full k=16 fat-tree, 1:1, 4:1, 16:1",
                       _lazy("qshare", "reproduce_table1")),
     "qshare-load": ("QShare §7.3.1: Poisson tenant arrivals and departures; queue contention "

@@ -30,6 +30,7 @@ from .. import progress
 from ..api import run
 from ..plotting import from_zero, legend_outside, mark_times, save_csv, save_png, style
 from ..results import jain
+from .claims import claim, frame
 
 SCHEMES = {"BarberQ": "barberq", "Best-Effort": "tail_drop", "Strawman": "static_partition"}
 LINK_GBPS = 100.0
@@ -125,13 +126,59 @@ def fig2(first_stop_s: float = 0.2, gap_s: float = 0.05, duration_s: float = 0.5
     return pd.DataFrame(rows)
 
 
+def fig1_compare(df: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 1's claim (§I) and BarberQ's answer to it beside ours: equal weights should
+    split the link in half; best effort does not, BarberQ does."""
+    d = df.set_index("scheme")
+    half = LINK_GBPS / 2
+    be = float(d.loc["Best-Effort", "service1_gbps"])
+    b = d.loc["BarberQ"]
+    worst = float(max(abs(b["service1_gbps"] / half - 1), abs(b["service2_gbps"] / half - 1)))
+    return frame([
+        claim("best effort: service 1's goodput, Gb/s", round(be, 2),
+              paper='"service 1 cannot grab a half of bandwidth"',
+              expected=f"< {0.9 * half:g} (90 % of the half)", ok=be < 0.9 * half),
+        claim("BarberQ: each service within 5 % of half the link, worst deviation %",
+              round(worst * 100, 2), paper='"the bandwidth is expected to be guaranteed by '
+              'packet schedulers"', expected="<= 5 %", ok=worst <= 0.05,
+              note=f"service 1 {b['service1_gbps']:.2f}, service 2 "
+              f"{b['service2_gbps']:.2f} Gb/s"),
+    ])
+
+
+def fig2_compare(df: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 2's claims (§III-A) beside ours, over the 10 ms samples after the first."""
+    d = df[df["time_s"] > 0.01 + 1e-9]
+    by = {k: g for k, g in d.groupby("scheme")}
+    b, be, st = by["BarberQ"], by["Best-Effort"], by["Strawman"]
+
+    def agg(g: pd.DataFrame) -> float:
+        return float(g["aggregate_gbps"].min() / LINK_GBPS * 100)
+
+    return frame([
+        claim("BarberQ: lowest Jain's index", round(float(b["jain"].min()), 4),
+              paper='"BarberQ provides bandwidth guarantees and work conservation '
+              'simultaneously"', expected=">= 0.99", ok=b["jain"].min() >= 0.99),
+        claim("BarberQ: lowest aggregate throughput, % of the link", round(agg(b), 2),
+              paper='"BarberQ provides bandwidth guarantees and work conservation '
+              'simultaneously"', expected=">= 98 %", ok=agg(b) >= 98),
+        claim("best effort: lowest Jain's index", round(float(be["jain"].min()), 4),
+              paper='"bandwidth cannot be shared fairly"', expected="< 0.9",
+              ok=be["jain"].min() < 0.9),
+        claim("strawman: lowest aggregate throughput, % of the link", round(agg(st), 2),
+              paper='"Strawman is not work-conserving when few services are active"',
+              expected="< 95 %", ok=agg(st) < 95),
+    ])
+
+
 def reproduce_fig1(out: Path) -> list[Path]:
-    """Writes barberq_fig1.csv and barberq_fig1.png."""
+    """Writes barberq_fig1.csv, the comparison with the paper and barberq_fig1.png."""
     import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     df = fig1()
     csv = save_csv(df, out / "barberq_fig1.csv")
+    cmp = save_csv(fig1_compare(df), out / "barberq_fig1_vs_paper.csv")
     fig, ax = plt.subplots(figsize=(6, 3.5))
     x = np.arange(len(df))
     ax.bar(x - 0.2, df["service1_gbps"], 0.4, label="service 1 (1 flow)")
@@ -143,17 +190,18 @@ def reproduce_fig1(out: Path) -> list[Path]:
     ax.set_title("BarberQ Fig. 1: two services, equal weights, 100 Gb/s")
     legend_outside(ax)
     png = save_png(fig, out / "barberq_fig1.png")
-    return [csv, png]
+    return [csv, cmp, png]
 
 
 def reproduce_fig2(out: Path) -> list[Path]:
-    """Writes barberq_fig2.csv and barberq_fig2.png (Jain's index and aggregate
-    throughput over time for the three schemes)."""
+    """Writes barberq_fig2.csv, the comparison with the paper and barberq_fig2.png
+    (Jain's index and aggregate throughput over time for the three schemes)."""
     import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     df = fig2()
     csv = save_csv(df, out / "barberq_fig2.csv")
+    cmp = save_csv(fig2_compare(df), out / "barberq_fig2_vs_paper.csv")
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 3.6))
     for i, (name, g) in enumerate(df.groupby("scheme", sort=False)):
         a.plot(g["time_s"] * 1e3, g["jain"], label=name, **style(i))
@@ -172,4 +220,4 @@ def reproduce_fig2(out: Path) -> list[Path]:
     b.set_ylim(80, 101)
     legend_outside(b)
     png = save_png(fig, out / "barberq_fig2.png")
-    return [csv, png]
+    return [csv, cmp, png]

@@ -35,6 +35,7 @@ import pandas as pd
 
 from .. import _core, progress
 from .c2qos import check_row, dur, plot_vm_row, run_cpu, series, steady, testbed
+from .claims import frame
 
 FIG1_VMS = ("VM1", "VM2")
 PPS_GBPS = (0.6e6 * 64 * 8 / 1e9, 2.4e6 * 64 * 8 / 1e9)
@@ -138,7 +139,7 @@ def compare(st: pd.DataFrame) -> pd.DataFrame:
         lc = lost["C2TB strict"]
         rows.append(check_row(f"{case}, C2TB strict", "2", "VM2 loses at most 3 %", lc * 100,
                               "isolated (C2QoS)", lc <= 0.03, "percent"))
-    return pd.DataFrame(rows)
+    return frame(rows)
 
 
 def reproduce_fig1(out: Path, phase_s: float = 1.0) -> list[Path]:

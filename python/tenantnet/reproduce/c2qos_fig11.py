@@ -41,6 +41,7 @@ import pandas as pd
 from .. import _core, progress
 from ..tables import vm_means
 from .c2qos import check_row, run_cpu, testbed
+from .claims import frame
 
 HZ = 2.2e9
 G_A = 2.0
@@ -220,7 +221,7 @@ def compare(acc: pd.DataFrame, lat: pd.DataFrame) -> pd.DataFrame:
         float(p1.max()), "bound of §IV-B-2", None,
         f"W_1 = {w1:.1f} us for the batch to start; a probe also waits behind its own VM's "
         f"burst and the NIC, and pays the idle RTT/2 (p99 {float(p1.quantile(0.99)):.0f} us)"))
-    return pd.DataFrame(rows)
+    return frame(rows)
 
 
 def reproduce_fig11(out: Path, duration_s: float = 1.0, seeds: int = 3) -> list[Path]:

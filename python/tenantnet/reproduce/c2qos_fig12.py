@@ -34,6 +34,7 @@ import pandas as pd
 from .. import progress
 from ..tables import vm_means
 from .c2qos import check_row, dur, run_cpu, testbed
+from .claims import frame
 
 FTP, NGINX = ("FTP1", "FTP2"), ("Nginx1", "Nginx2")
 GUARANTEE_GBPS = {"FTP1": 4.0, "FTP2": 4.0, "Nginx1": 1.0, "Nginx2": 1.0}
@@ -131,7 +132,7 @@ def compare(got: dict[str, dict[str, Any]]) -> pd.DataFrame:
                               ratio, paper, lim[0] <= ratio <= lim[1],
                               f"extra {extra[k]:.1f} us against policing's {a:.1f} us"
                               + ("" if lim[0] <= ratio <= lim[1] else "; " + WHY)))
-    return pd.DataFrame(rows)
+    return frame(rows)
 
 
 WHY = ("under C2TB the FTP VMs are held to their tokens with full rings, so each sends "

@@ -26,6 +26,7 @@ import pandas as pd
 from .. import progress
 from ..plotting import legend_outside, mark_times, save_csv, save_png, style
 from .c2qos import check_row, dur, run_cpu, testbed
+from .claims import frame
 
 GUARANTEE_GBPS = {"VM1": 2.0, "VM2": 6.0}
 RUNS = ("C2QoS only", "C2QoS + NIC handler")
@@ -110,7 +111,7 @@ def compare(rates: pd.DataFrame, readings: pd.DataFrame, t0: float, duration: fl
     rows.append(check_row(RUNS[1], after, "VM1 within 5 % of 2 Gb/s", v1h, "2",
                           abs(v1h / 2 - 1) <= 0.05,
                           "one TCP flow against a 1 MB policer (NewReno)"))
-    return pd.DataFrame(rows)
+    return frame(rows)
 
 
 def _loss_note(lost: float) -> str:

@@ -24,6 +24,7 @@ import pandas as pd
 from .. import progress
 from ..api import run
 from ..plotting import legend_outside, mark_times, plain_log_ticks, save_csv, save_png, style
+from .claims import claim, frame
 
 VMS = ("VM1", "VM2", "VM3", "VM4")
 GUARANTEE_GBPS = {"VM1": 0.1, "VM2": 0.1, "VM3": 1.0, "VM4": 3.0}
@@ -101,23 +102,26 @@ def steady_state(series: pd.DataFrame, phase_s: float, phases: int = 5) -> pd.Da
 
 
 def compare(steady: pd.DataFrame) -> pd.DataFrame:
-    """Each published steady-state number next to ours, and the phase 4 and 5 claims."""
+    """Each published steady-state number (§5, Fig. 6) next to ours, and the phase 4 and
+    5 claims, whose bounds are ours."""
     rows = []
     st = steady.set_index("phase")
     for phase, vals in PAPER.items():
         for vm, paper in vals.items():
             ours = float(st.loc[phase, vm])
-            rows.append({"phase": phase, "claim": f"{vm} = {paper} Gb/s", "ours_gbps": ours,
-                         "paper_gbps": paper, "error_pct": (ours / paper - 1) * 100,
-                         "ok": abs(ours / paper - 1) <= 0.05})
+            rows.append(claim(f"{vm}, Gb/s", round(ours, 6), paper=f"{paper:g}",
+                              expected="the paper's ± 5 %", ok=abs(ours / paper - 1) <= 0.05,
+                              note=f"error {(ours / paper - 1) * 100:+.2f} %", phase=phase))
     v1, v3 = float(st.loc[4, "VM1"]), float(st.loc[4, "VM3"])
-    rows.append({"phase": 4, "claim": "VM1 = VM3", "ours_gbps": v1, "paper_gbps": v3,
-                 "error_pct": (v1 / v3 - 1) * 100, "ok": abs(v1 / v3 - 1) <= 0.05})
+    rows.append(claim("VM1 = VM3 (both guaranteed 1 Gb/s), VM1's Gb/s", round(v1, 6),
+                      expected=f"VM3's {v3:.4g} ± 5 %", ok=abs(v1 / v3 - 1) <= 0.05,
+                      note=f"VM1 {(v1 / v3 - 1) * 100:+.2f} % off VM3", phase=4))
     v2 = float(st.loc[5, "VM2"])
-    rows.append({"phase": 5, "claim": "VM2 >= 90% of 9.5 Gb/s", "ours_gbps": v2,
-                 "paper_gbps": 0.9 * CAPACITY_GBPS, "error_pct": (v2 / CAPACITY_GBPS - 1) * 100,
-                 "ok": v2 >= 0.9 * CAPACITY_GBPS})
-    return pd.DataFrame(rows)
+    rows.append(claim("VM2 alone takes the link, Gb/s", round(v2, 6),
+                      expected=f">= 90 % of {CAPACITY_GBPS:g}", ok=v2 >= 0.9 * CAPACITY_GBPS,
+                      note=f"{(v2 / CAPACITY_GBPS - 1) * 100:+.2f} % off {CAPACITY_GBPS:g}",
+                      phase=5))
+    return frame(rows)
 
 
 def fig6(policy: str = "mbfq", phase_s: float = 2.0) -> tuple[pd.DataFrame, pd.DataFrame, Any]:
