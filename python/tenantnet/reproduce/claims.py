@@ -58,12 +58,14 @@ def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The rows as a table, key columns first and then ``COLUMNS``."""
     df = pd.DataFrame(rows)
     keys = [c for c in df.columns if c not in COLUMNS]
-    return df[keys + list(COLUMNS)]
+    df = df[keys + list(COLUMNS)]
+    check(df)
+    return df
 
 
 def check(df: pd.DataFrame) -> None:
-    """Raises ValueError if `df` is not in the shape above (every reproduction's table
-    passes this before it is written)."""
+    """Raises ValueError if `df` is not in the shape above (`frame` checks every
+    reproduction's table so before it is written)."""
     tail = list(df.columns[-len(COLUMNS):])
     if tail != list(COLUMNS):
         raise ValueError(f"a claims table ends with {tail}, expected {list(COLUMNS)}")
