@@ -53,6 +53,10 @@ pub struct Packet {
     pub flags: u8,
     /// Differentiated-services code point (0–63).
     pub dscp: u8,
+    /// The rate epoch of the two-colour shaper that released it red (Trinity's
+    /// `refined` profile counts a cut per epoch; 0 elsewhere). Fits the struct's
+    /// padding: a packet stays 48 bytes.
+    pub epoch: u16,
 }
 
 impl Default for Packet {
@@ -69,6 +73,7 @@ impl Default for Packet {
             pair: crate::vswitch::NO_PAIR,
             flags: 0,
             dscp: 0,
+            epoch: 0,
         }
     }
 }

@@ -148,13 +148,19 @@ impl Sim {
     }
 
     /// Packet `id`, released by two-colour shaper `s` in colour `c`, takes that
-    /// colour's DSCP and ECT (Trinity sets ECT on every packet it sends).
+    /// colour's DSCP and ECT (Trinity sets ECT on every packet it sends) and, red,
+    /// the shaper's red epoch.
     #[inline]
     fn colour(&mut self, s: ShaperId, id: PktId, c: Colour) {
-        let dscp = self.shapers[s].colours().map_or(0, |t| t.dscp_of(c));
+        let (dscp, epoch) = self.shapers[s]
+            .colours()
+            .map_or((0, 0), |t| (t.dscp_of(c), t.epoch));
         let p = &mut self.pkts[id];
         p.dscp = dscp;
         p.flags |= flags::ECT;
+        if c == Colour::Red {
+            p.epoch = epoch;
+        }
     }
 
     /// After a sender call: a sender that ran out of room waits in its shaper's list,

@@ -131,6 +131,7 @@ impl ElasticSwitch {
             alpha: self.p.alpha,
             trap: 0.0,
             hold: true,
+            cwr: false,
         };
         rc::control(&mut self.ch, &gains, set, ctx.shapers);
     }

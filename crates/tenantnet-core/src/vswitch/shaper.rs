@@ -448,6 +448,13 @@ impl Shapers {
         self.touched.push(s);
     }
 
+    /// Starts a new red epoch on two-colour shaper `s` (its red packets carry it).
+    pub fn next_epoch(&mut self, s: ShaperId) {
+        if let Some(c) = self.list[s.idx()].colours.as_deref_mut() {
+            c.epoch = c.epoch.wrapping_add(1);
+        }
+    }
+
     /// Caps every shaper of VM `vm` at `cap_bps` (`None`: lifts the cap).
     pub fn set_cap(&mut self, now: Time, vm: VmId, cap_bps: Option<u64>) {
         for (i, s) in self.list.iter_mut().enumerate() {

@@ -14,9 +14,11 @@
 //!   feedback DSCP, bypassing the shapers; per flow, holds green packets that
 //!   overtook red ones until the gap fills or a timeout (`channels/reseq.rs`).
 //! * **Rate control** of R_W (`trinity/rc.rs`), profile `paper` (every interval,
-//!   on the last feedback: the P/Q sets, Eqs. 2–6 and anti-trapping) or `code`
+//!   on the last feedback: the P/Q sets, Eqs. 2–6 and anti-trapping), `code`
 //!   (the public module: on each feedback, from byte percentages over
-//!   arrival-driven intervals).
+//!   arrival-driven intervals) or `refined` (`paper` with R_W cut at most once per
+//!   feedback round trip: red packets carry the shaper's red epoch, a new one at each
+//!   cut, and marks on red of an epoch before the last cut are not applied).
 //!
 //! Channels (`vswitch/channels`, shared with ElasticSwitch) exist for the VM pairs
 //! with a pipe guarantee (`[[tenants.pipes]]`, R_G = the pipe: "for pipe models,
@@ -34,7 +36,7 @@ pub use table::{Profile, TrinityParams, TrinitySpec};
 
 use rc::{code_step, Rate};
 
-use super::channels::{ChannelCfg, Channels, ShaperCfg, Tx};
+use super::channels::{ChannelCfg, Channels, ShaperCfg, Tx, Word};
 use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::Shapers;
 use crate::net::VmId;
@@ -64,9 +66,14 @@ impl Trinity {
     /// The policy for a host.
     pub fn new(p: &TrinityParams, _vms: &[VmId]) -> Self {
         let module = p.profile == Profile::Code;
+        let base = ChannelCfg::new(module, p.interval, (p.feedback_size, p.dscp[2]), p.dscp[1]);
         let cfg = ChannelCfg {
             reseq_timeout: p.reseq_timeout,
-            ..ChannelCfg::new(module, p.interval, (p.feedback_size, p.dscp[2]), p.dscp[1])
+            word: match p.profile {
+                Profile::Refined => Word::PacketsEpoch,
+                _ => base.word,
+            },
+            ..base
         };
         Trinity {
             p: p.clone(),
@@ -82,6 +89,12 @@ impl Trinity {
         match self.p.profile {
             Profile::Paper => {
                 rc::heard(&mut self.ch.tx[i], word, true);
+                self.control(ctx);
+            }
+            Profile::Refined => {
+                let t = &mut self.ch.tx[i];
+                let epoch = ctx.shapers[t.shaper].colours().map_or(0, |c| c.epoch);
+                rc::heard_epoch(t, word, epoch, true);
                 self.control(ctx);
             }
             Profile::Code => {
@@ -102,8 +115,16 @@ impl Trinity {
             alpha: p.alpha,
             trap: p.trap_rate_bps as f64,
             hold: p.hold,
+            cwr: p.profile == Profile::Refined,
         };
-        let set = |t: &Tx<Rate>, sh: &mut Shapers| sh.set_red_rate(now, t.shaper, t.st.rc.w as u64);
+        let epochs = gains.cwr;
+        let set = |t: &Tx<Rate>, sh: &mut Shapers| {
+            sh.set_red_rate(now, t.shaper, t.st.rc.w as u64);
+            if epochs && t.st.rc.cut {
+                // red sent from now on is the cut's (the CWR rule's reference)
+                sh.next_epoch(t.shaper);
+            }
+        };
         rc::control(&mut self.ch, &gains, set, ctx.shapers);
     }
 }
@@ -114,7 +135,7 @@ impl HostPolicy for Trinity {
         self.ch.open(ctx, |g, share| {
             // paper: all channels start in P (T:L609); code: R_W = 0 (`tx.h:167`)
             let w0 = match p.profile {
-                Profile::Paper => share,
+                Profile::Paper | Profile::Refined => share,
                 Profile::Code => 0.0,
             };
             let shaper = ShaperCfg {
@@ -138,7 +159,7 @@ impl HostPolicy for Trinity {
             t.st.rc.g = t.g as f64;
             ctx.shapers.set_rate(ctx.now, t.shaper, Some(t.g));
         });
-        if ended && self.p.profile == Profile::Paper {
+        if ended && self.p.profile != Profile::Code {
             self.control(ctx);
         }
     }
@@ -146,7 +167,7 @@ impl HostPolicy for Trinity {
     fn record(&self, i: usize, out: &mut Vec<Cell>) {
         out.push(Cell::Rate(self.ch.per_vm(i, |_, t| t.g as f64)));
         let w = |t: &Tx<Rate>| match self.p.profile {
-            Profile::Paper => t.st.rc.w,
+            Profile::Paper | Profile::Refined => t.st.rc.w,
             Profile::Code => (t.st.mbps * 1_000_000) as f64,
         };
         out.push(Cell::Rate(self.ch.per_vm(i, |_, t| w(t))));

@@ -75,6 +75,9 @@ pub struct TwoColour {
     pub tau: Time,
     /// When the normal lane last sent a red packet.
     last_red: Option<Time>,
+    /// The red rate's epoch, which red packets carry (`Packet::epoch`): Trinity's
+    /// `refined` controller starts a new one at each cut of R_W.
+    pub epoch: u16,
 }
 
 impl TwoColour {
@@ -89,6 +92,7 @@ impl TwoColour {
             sent: [0; 2],
             tau: 0,
             last_red: None,
+            epoch: 0,
         }
     }
 

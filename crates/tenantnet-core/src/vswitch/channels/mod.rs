@@ -26,7 +26,7 @@ mod feedback;
 mod gp;
 mod reseq;
 
-pub use feedback::{decode_paper, RxCounts};
+pub use feedback::{decode_epoch, decode_paper, RxCounts};
 use reseq::Reseq;
 
 use super::policy::{ControlMsg, Egress, HostCtx, Ingress, PairId};
@@ -106,6 +106,9 @@ pub enum Word {
     Packets,
     /// The whole percentage of counted bytes marked ([`RxCounts::code_word`]).
     BytePercent,
+    /// Counted packets of the newest epoch marked and counted, and that epoch
+    /// ([`RxCounts::epoch_word`], Trinity's `refined` profile).
+    PacketsEpoch,
 }
 
 /// How a scheme's channels measure and report.
@@ -398,7 +401,8 @@ impl<S> Channels<S> {
             r.since = ctx.now;
         }
         let counted = pkt.dscp == self.cfg.counted_dscp;
-        r.counts.add(pkt.size, counted, pkt.has(flags::CE));
+        r.counts
+            .add(pkt.size, counted, pkt.has(flags::CE), pkt.epoch);
         r.quiet = 0;
         if self.cfg.reseq_timeout == 0 || pkt.has(flags::ACK) || !tcp {
             return Arrival::Packet(Ingress::Deliver);
@@ -414,6 +418,7 @@ impl<S> Channels<S> {
         let word = match self.cfg.word {
             Word::Packets => r.counts.paper_word(),
             Word::BytePercent => r.counts.code_word(),
+            Word::PacketsEpoch => r.counts.epoch_word(),
         };
         ctx.control.push(ControlMsg {
             pair: r.back,

@@ -19,7 +19,7 @@
 //!   R_W ← ⌊R_W·(200 − F)/200⌋ on F % marked, else R_W grows by half the gap
 //!   between R_G + R_W and the NIC (at least 10 Mb/s), in whole Mb/s.
 
-use crate::vswitch::channels::{decode_paper, Channels, Tx};
+use crate::vswitch::channels::{decode_epoch, decode_paper, Channels, Tx};
 use crate::vswitch::shaper::Shapers;
 
 /// A sending channel's rate-control state (Trinity's, and ElasticSwitch's, which
@@ -62,8 +62,20 @@ pub fn heard(t: &mut Tx<Rate>, word: u64, trapping: bool) {
     t.st.rc.heard = true;
 }
 
+/// An epoch feedback `word` (the `refined` profile) for channel `t` arrived, its
+/// shaper's red epoch now `epoch`: as [`heard`], and whether the red packets it
+/// counts were sent before the channel's last cut (`stale`: an older epoch; their
+/// marks were made by the queue that cut is draining).
+pub fn heard_epoch(t: &mut Tx<Rate>, word: u64, epoch: u16, trapping: bool) {
+    let (beta, no_red, counted) = decode_epoch(word);
+    t.st.rc.beta = beta;
+    t.st.rc.trapped = trapping && no_red && t.red_before > 0 && t.red_last > 0;
+    t.st.rc.stale = !no_red && counted != epoch;
+    t.st.rc.heard = true;
+}
+
 /// One step of the paper's controller ([`paper_step`]) over a host's channels, and
-/// `apply` for each channel whose R_W changed.
+/// `apply` for each channel whose R_W changed (`rc.cut`: by Eq. 5).
 pub fn control(
     ch: &mut Channels<Rate>,
     gains: &Gains,
@@ -106,6 +118,8 @@ pub struct RcChannel {
     pub heard: bool,
     /// Its last step cut R_W (Eq. 5).
     pub cut: bool,
+    /// Its feedback counted red packets sent before its last cut (`refined`).
+    pub stale: bool,
 }
 
 /// The paper controller's settings.
@@ -118,6 +132,10 @@ pub struct Gains {
     /// Whether the marks reported right after a cut are not applied again (see
     /// `TrinityParams::hold`).
     pub hold: bool,
+    /// Whether marks reported with red packets sent before the last cut are not
+    /// applied (the `refined` profile: R_W is cut at most once per feedback round
+    /// trip, DCTCP's and Linux's CWR rule).
+    pub cwr: bool,
 }
 
 /// R_P of channel `i`: its Eq. 4 share were it in P (spec §5 #3).
@@ -156,7 +174,7 @@ pub fn paper_step(ch: &mut [RcChannel], c_w: f64, gains: &Gains) {
             continue;
         }
         let c = &mut ch[i];
-        if c.beta > 0.0 && gains.hold && c.cut {
+        if c.beta > 0.0 && (gains.hold && c.cut || gains.cwr && c.stale) {
             // marks made by the queue the last cut is draining
             c.cut = false;
         } else if c.beta > 0.0 {
@@ -209,6 +227,7 @@ mod tests {
         alpha: 0.5,
         trap: 1e4,
         hold: false,
+        cwr: false,
     };
 
     fn ch(g: f64, w: f64) -> RcChannel {
@@ -329,5 +348,33 @@ mod tests {
         assert_eq!(code_step(100, 900, 0, 1000), 900); // at the NIC: unchanged
         assert_eq!(code_step(100, 1, 100, 1000), 0); // truncates to 0
         assert_eq!(code_step(100, 0, 0, 1000), 450);
+    }
+
+    #[test]
+    fn with_cwr_marks_on_red_sent_before_the_cut_are_not_applied() {
+        let cwr = Gains {
+            cwr: true,
+            ..LITERAL
+        };
+        let mut c = [ch(100.0, 400.0)];
+        c[0].beta = 1.0;
+        paper_step(&mut c, 600.0 * M, &cwr);
+        assert_eq!(c[0].w / M, 200.0); // Eq. 5
+                                       // the next feedback still counts red sent before the cut: held, neither cut
+                                       // nor grown, however many intervals it takes
+        c[0].stale = true;
+        for _ in 0..3 {
+            paper_step(&mut c, 600.0 * M, &cwr);
+            assert_eq!(c[0].w / M, 200.0);
+        }
+        // marks on red sent after it: cut again
+        c[0].stale = false;
+        paper_step(&mut c, 600.0 * M, &cwr);
+        assert_eq!(c[0].w / M, 100.0);
+        // no marks at all, stale or not: Eq. 6
+        c[0].beta = 0.0;
+        c[0].stale = true;
+        paper_step(&mut c, 600.0 * M, &cwr);
+        assert_eq!(c[0].w / M, 150.0);
     }
 }
