@@ -25,7 +25,7 @@ def test_fig2_writes_the_figure_and_the_comparison(fig2: tuple[Path, pd.DataFram
         assert (out / name).stat().st_size > 0
     cmp = pd.read_csv(out / "qshare_fig2_vs_paper.csv")
     print("\n" + cmp.to_string())
-    assert len(cmp) == 7
+    assert len(cmp) == 9
 
 
 def test_wfq_fills_the_core_in_the_ratio_of_its_weights(fig2: tuple[Path, pd.DataFrame]) -> None:
