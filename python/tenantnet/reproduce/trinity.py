@@ -158,7 +158,7 @@ def check(name: str, ours: float, paper: str, ok: bool | None, note: str = "", *
 OVERSHOOT = ("read literally, the red rate overshoots to about 1.5 × C before the 30 KB "
              "red queue marks, then is cut again by the marks of red packets sent before "
              "the cut (Eqs. 5-6 applied per interval)")
-"""Why the paper's rate controller misses the claims on the link's use (issue 40)."""
+"""Why the paper's rate controller misses the claims on the link's use."""
 
 ES_CONSTANTS = ("ElasticSwitch's rate-allocation constants are not published; C-ES is "
                 "Trinity's public module's ElasticSwitch, with its own constants")

@@ -20,16 +20,15 @@ crate::kinds::named_kinds! {
         /// percentage of red bytes marked over an arrival-driven interval.
         Code = "code",
         /// The paper's controller where a packet model shows the literal reading
-        /// defeats the paper's own goal (issue 40), each departure named: R_W is cut
+        /// defeats the paper's own goal, each departure named: R_W is cut
         /// at most once per feedback round trip, marks on red packets sent before the
         /// last cut not applied (DCTCP's and Linux's CWR rule; red packets carry
         /// the red rate's epoch, a new one at each cut), beside `paper`'s hold of
-        /// the interval right after a cut. Otherwise as `paper`. Measured (issue
-        /// 40): Fig. 12 at 1 ms, the link 87.2 → 89.5 % used after the UDP start,
-        /// median 5 ms samples A 438 → 463 and B 457 → 444 Mb/s; Fig. 6 at N = 10,
+        /// the interval right after a cut. Otherwise as `paper`. Measured: Fig. 12 at
+        /// 1 ms, the link 87.2 → 89.5 % used after the UDP start, median 5 ms samples A 438 → 463 and B 457 → 444 Mb/s; Fig. 6 at N = 10,
         /// 300/300 Mb/s, A2 485 → 467 and B2 445 → 462 (the link 93.0 % both),
         /// 100/100 and Fig. 7(b) unchanged. Not yet the paper's claims: the first
-        /// departure of issue 40's list.
+        /// departure of those planned.
         Refined = "refined",
     }
 }
