@@ -148,10 +148,11 @@ def test_fig8_shuffles_static_wastes_and_trinity_uses_the_spare() -> None:
 
 
 def test_fig12_refined_cuts_once_per_epoch_and_uses_more_of_the_link() -> None:
-    """The `refined` profile's first departure (issue 40): marks on red packets of
-    an epoch before the last cut are not applied. On Fig. 12 at 1 ms the link is
-    better used after B's UDP starts than under `paper`, whose outputs are unchanged
-    by the epochs (its red packets all carry epoch 0)."""
+    """The `refined` profile's departures (issue 40): marks on red packets of an
+    epoch before the last cut are not applied, and a caution channel grows slowly near
+    the rate it was last cut from. On Fig. 12 at 1 ms the link is better used after
+    B's UDP starts than under `paper` (87.2 %), whose outputs are unchanged by the
+    epochs (its red packets all carry epoch 0)."""
     from tenantnet.reproduce import trinity_convergence as tc
 
     def after(profile: str) -> pd.DataFrame:
@@ -163,7 +164,8 @@ def test_fig12_refined_cuts_once_per_epoch_and_uses_more_of_the_link() -> None:
     use = {k: float((d["A"] + d["B"]).mean()) / 10 for k, d in
            (("paper", paper), ("refined", refined))}
     print("\nlink use after the UDP start, %:", {k: round(v, 1) for k, v in use.items()})
-    assert use["refined"] > use["paper"] + 1.5
+    assert use["refined"] > use["paper"] + 5
+    assert use["refined"] > 93
     # both keep their 200 Mb/s guarantee on average, and neither starves
     for d in (paper, refined):
         assert d["A"].mean() > 400 and d["B"].mean() > 400

@@ -132,6 +132,7 @@ impl ElasticSwitch {
             trap: 0.0,
             hold: true,
             cwr: false,
+            probe: None,
         };
         rc::control(&mut self.ch, &gains, set, ctx.shapers);
     }

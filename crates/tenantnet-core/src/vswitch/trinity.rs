@@ -116,6 +116,7 @@ impl Trinity {
             trap: p.trap_rate_bps as f64,
             hold: p.hold,
             cwr: p.profile == Profile::Refined,
+            probe: (p.profile == Profile::Refined).then_some((p.probe_near, p.probe_step)),
         };
         let epochs = gains.cwr;
         let set = |t: &Tx<Rate>, sh: &mut Shapers| {

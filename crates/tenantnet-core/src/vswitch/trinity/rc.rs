@@ -120,6 +120,8 @@ pub struct RcChannel {
     pub cut: bool,
     /// Its feedback counted red packets sent before its last cut (`refined`).
     pub stale: bool,
+    /// R_W just before its last cut by Eq. 5 (0: never cut).
+    pub w_cut: f64,
 }
 
 /// The paper controller's settings.
@@ -136,6 +138,10 @@ pub struct Gains {
     /// applied (the `refined` profile: R_W is cut at most once per feedback round
     /// trip, DCTCP's and Linux's CWR rule).
     pub cwr: bool,
+    /// With `Some((near, step))` (the `refined` profile), a caution channel at or
+    /// above `near` × its R_W before the last cut grows by `step` · C_W an interval
+    /// instead of Eq. 6's × (1 + α): it probes slowly where it was last marked.
+    pub probe: Option<(f64, f64)>,
 }
 
 /// R_P of channel `i`: its Eq. 4 share were it in P (spec §5 #3).
@@ -178,12 +184,17 @@ pub fn paper_step(ch: &mut [RcChannel], c_w: f64, gains: &Gains) {
             // marks made by the queue the last cut is draining
             c.cut = false;
         } else if c.beta > 0.0 {
+            c.w_cut = c.w;
             c.w *= 1.0 - c.beta / 2.0;
             c.cut = true;
         } else {
             c.cut = false;
             let rp = r_p(&before, i, c_w, sum_q_w, sum_p_g);
-            c.w = rp.min((1.0 + alpha) * c.w);
+            let grown = match gains.probe {
+                Some((near, step)) if c.w_cut > 0.0 && c.w >= near * c.w_cut => c.w + step * c_w,
+                _ => (1.0 + alpha) * c.w,
+            };
+            c.w = rp.min(grown);
             if c.w >= rp {
                 c.caution = false;
             }
@@ -228,6 +239,7 @@ mod tests {
         trap: 1e4,
         hold: false,
         cwr: false,
+        probe: None,
     };
 
     fn ch(g: f64, w: f64) -> RcChannel {
@@ -376,5 +388,27 @@ mod tests {
         c[0].stale = true;
         paper_step(&mut c, 600.0 * M, &cwr);
         assert_eq!(c[0].w / M, 150.0);
+    }
+
+    #[test]
+    fn with_probe_growth_slows_near_the_rate_last_cut() {
+        let probe = Gains {
+            probe: Some((0.9, 0.02)),
+            ..LITERAL
+        };
+        let mut c = [ch(100.0, 400.0)];
+        c[0].beta = 1.0;
+        paper_step(&mut c, 600.0 * M, &probe);
+        assert_eq!((c[0].w / M, c[0].w_cut / M), (200.0, 400.0));
+        c[0].beta = 0.0;
+        // far below 0.9 × 400: Eq. 6 (α = 0.5 here), 200 → 300
+        paper_step(&mut c, 600.0 * M, &probe);
+        assert_eq!(c[0].w / M, 300.0);
+        // 300 → 450 would pass 360; still below it, so Eq. 6 once more
+        paper_step(&mut c, 600.0 * M, &probe);
+        assert_eq!(c[0].w / M, 450.0);
+        // at or above 360: + 0.02 · C_W = 12 Mb/s an interval
+        paper_step(&mut c, 600.0 * M, &probe);
+        assert!((c[0].w / M - 462.0).abs() < 1e-9);
     }
 }
