@@ -12,29 +12,23 @@ every claim whose verdict changed with both values. The docs' table comes from i
 from __future__ import annotations
 
 import argparse
-import csv
 import subprocess
 import sys
 from pathlib import Path
 
 from tenantnet.reproduce import BOTH_PROFILES, REPRODUCTIONS
+from tenantnet.reproduce.claims_page import label, read
 
 
 def claims(folder: Path) -> dict[str, tuple[str, str]]:
-    """Each claim of the run in `folder`: (ours, ok)."""
+    """Each claim of the run in `folder`, named by its file and its label (the key
+    columns but the transport, which differs between the runs, and the claim): (ours,
+    ok)."""
     out: dict[str, tuple[str, str]] = {}
-    files = sorted(folder.glob("*_vs_paper.csv")) + sorted(folder.glob("*_claims.csv"))
-    for f in files:
-        with f.open() as fh:
-            for row in csv.DictReader(fh):
-                # the claim's name: every column before the measured value (the key
-                # columns and the claim itself) but the transport, which differs
-                cols = list(row)
-                value = next((c for c in ("ours", "measured", "ours_gbps") if c in cols),
-                             cols[-1])
-                key = " / ".join(str(row[c]) for c in cols[:cols.index(value)]
-                                 if c != "transport")
-                out[f"{f.stem}: {key}"] = (row[value], row.get("ok", row.get("holds", "")))
+    for f in sorted(folder.glob("*_vs_paper.csv")):
+        for row in read(f):
+            row.pop("transport", None)
+            out[f"{f.stem}: {label(row)}"] = (row["ours"], row["ok"])
     return out
 
 

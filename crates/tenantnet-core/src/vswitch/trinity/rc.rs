@@ -57,6 +57,11 @@ impl Rate {
 /// so red was leaving all through the period the receiver measured.
 pub fn heard(t: &mut Tx<Rate>, word: u64, trapping: bool) {
     let (beta, no_red) = decode_paper(word);
+    hear(t, beta, no_red, trapping);
+}
+
+/// Channel `t` heard β (`no_red`: no red packet arrived) from its receiver.
+fn hear(t: &mut Tx<Rate>, beta: f64, no_red: bool, trapping: bool) {
     t.st.rc.beta = beta;
     t.st.rc.trapped = trapping && no_red && t.red_before > 0 && t.red_last > 0;
     t.st.rc.heard = true;
@@ -68,10 +73,8 @@ pub fn heard(t: &mut Tx<Rate>, word: u64, trapping: bool) {
 /// marks were made by the queue that cut is draining).
 pub fn heard_epoch(t: &mut Tx<Rate>, word: u64, epoch: u16, trapping: bool) {
     let (beta, no_red, counted) = decode_epoch(word);
-    t.st.rc.beta = beta;
-    t.st.rc.trapped = trapping && no_red && t.red_before > 0 && t.red_last > 0;
+    hear(t, beta, no_red, trapping);
     t.st.rc.stale = !no_red && counted != epoch;
-    t.st.rc.heard = true;
 }
 
 /// One step of the paper's controller ([`paper_step`]) over a host's channels, and
