@@ -122,7 +122,7 @@ def test_the_full_scenario_is_the_example() -> None:
 
 FORBIDDEN = [(r"\bissue \d+", "an issue number"), (r"\(in progress", "\"in progress\""),
              (r"\b\w+\.txt\b", "a paper's text file"), (r"\bspec §", "the spec"),
-             (r"\b[TQ]:L\d+", "a line of a paper's text"),
+             (r"\bspec [A#]\d", "the spec"), (r"\b[TQ]:L\d+", "a line of a paper's text"),
              (r"module docstring", "a docstring instead of the explanation")]
 
 

@@ -96,7 +96,7 @@ def compare(lat: pd.DataFrame) -> pd.DataFrame:
     rows.append(check_row(VARIANTS[0], "16 VMs", "16 VMs over one VM (reported)",
                           float(p.iloc[-1]) / float(p.iloc[0]), "hundreds of times", None,
                           "probes alone load the core < 1 %: polling adds microseconds, "
-                          "not milliseconds (spec A21)"))
+                          "not milliseconds"))
     return pd.DataFrame(rows)
 
 
