@@ -101,6 +101,9 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      _lazy("trinity_memcached", "reproduce_fig9")),
     "trinity-fig12": ("Trinity Fig. 12: convergence against unbounded UDP at a 1 ms interval",
                       _lazy("trinity_convergence", "reproduce_fig12")),
+    "trinity-shares": ("Trinity Eq. 4: guarantees and the spare in proportion to them, "
+                       "40 random cases of 2-4 tenants on one link, every profile",
+                       _lazy("trinity_shares", "reproduce_shares")),
     "trinity-tables": ("Trinity Tables II-IV: 1 KB and 20 KB request-response times next "
                        "to long flows; Trinity and C-ES", _lazy("trinity_tables",
                                                                "reproduce_tables")),

@@ -109,6 +109,8 @@ ITEMS: tuple[Item, ...] = (
     Item("Trinity", "Fig. 12", "convergence under mixed traffic", ("trinity-fig12",)),
     Item("Trinity", "Table I", "previous approaches", why_not=NA + "a survey"),
     Item("Trinity", "Tables II-IV", "short flows' completion times", ("trinity-tables",)),
+    Item("Trinity", "Eq. 4", "the spare in proportion to the guarantees (§III-C), over "
+         "random tenants", ("trinity-shares",)),
 )
 """The five papers' figures and tables, in the papers' order."""
 

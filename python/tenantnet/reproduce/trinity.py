@@ -12,7 +12,8 @@ neither the duration nor the values of N).
 
 Schemes: no protection, static reservation per pair, ElasticSwitch as Trinity's
 code runs it (C-ES) and with Trinity's rate control (A-ES), Trinity under its
-paper's rate control (the default) and under its public module's (`code`).
+`refined` rate control (the default), its paper's read literally (`paper`) and its
+public module's (`code`).
 """
 
 from __future__ import annotations
@@ -42,14 +43,18 @@ SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
     "c-es": ("ElasticSwitch (C-ES)", {"policy": "elasticswitch"}),
     "a-es": ("ElasticSwitch (A-ES)", {"policy": "elasticswitch",
                                       "elasticswitch": {"profile": "aggressive"}}),
-    "trinity": ("Trinity (paper RC)", {"policy": "trinity"}),
+    "trinity": ("Trinity (refined RC)", {"policy": "trinity",
+                                         "trinity": {"profile": "refined"}}),
+    "trinity-paper": ("Trinity (paper RC)", {"policy": "trinity",
+                                             "trinity": {"profile": "paper"}}),
     "trinity-code": ("Trinity (module RC)", {"policy": "trinity",
                                              "trinity": {"profile": "code"}}),
 }
 """Each scheme: its label and its `[vswitch]` table."""
 
 SHORT = {"none": "none", "static": "static", "c-es": "C-ES", "a-es": "A-ES",
-         "trinity": "Trinity\n(paper RC)", "trinity-code": "Trinity\n(module RC)"}
+         "trinity": "Trinity\n(refined RC)", "trinity-paper": "Trinity\n(paper RC)",
+         "trinity-code": "Trinity\n(module RC)"}
 
 def the_testbed(hosts_per_side: int) -> dict[str, Any]:
     """Trinity's testbed (§IV-B, spec §3.0): the dumbbell's `topology` and the
@@ -62,8 +67,10 @@ def the_testbed(hosts_per_side: int) -> dict[str, Any]:
     }
 
 
-FIG6_SCHEMES = ("none", "static", "c-es", "trinity", "trinity-code")
-FIG7_SCHEMES = ("c-es", "a-es", "trinity", "trinity-code")
+TRINITY_PROFILES = ("trinity", "trinity-paper", "trinity-code")
+"""Trinity under its default profile (`refined`), then `paper` and `code` beside it."""
+FIG6_SCHEMES = ("none", "static", "c-es", *TRINITY_PROFILES)
+FIG7_SCHEMES = ("c-es", "a-es", *TRINITY_PROFILES)
 
 
 def fig6_scenario(scheme: str | dict[str, Any], ga_mbps: float, gb_mbps: float, *, n: int = 10,
@@ -172,7 +179,7 @@ def fig6_compare(pts: pd.DataFrame) -> pd.DataFrame:
     for g in (100, 300):
         key = f"{g}/{g}"
         ideal = ideal_a2(g, g)
-        for s in ("trinity", "trinity-code"):
+        for s in TRINITY_PROFILES:
             a2 = float(p[(s, key, 10)])
             rows.append(check(f"{SCHEMES[s][0]}: A2 at {key} Mb/s, N = 10, within 5 % of "
                               f"{ideal:g} Mb/s", a2,
@@ -212,7 +219,7 @@ def fig6_compare(pts: pd.DataFrame) -> pd.DataFrame:
 def fig6_series() -> pd.DataFrame:
     """Fig. 6(c): A2 every 5 ms at N = 10, 100/100 Mb/s, under C-ES and Trinity."""
     out = []
-    for s in progress.steps(["c-es", "trinity", "trinity-code"], lambda s: f"Fig. 6(c): {s}"):
+    for s in progress.steps(["c-es", *TRINITY_PROFILES], lambda s: f"Fig. 6(c): {s}"):
         r = run(fig6_scenario(s, 100, 100, n=10, duration_s=0.5, sample_s=0.005))
         out.append(tenant_series(r).assign(scheme=s))
     return pd.concat(out, ignore_index=True)
@@ -315,7 +322,7 @@ def fig7_compare(pts: pd.DataFrame) -> pd.DataFrame:
                                   '"achieving good work conservation"',
                                   a + b >= 0.95 * LINK_MBPS, "ours: % of the link",
                                   expected=">= 95 %",
-                                  why_not=OVERSHOOT if s == "trinity" else ""))
+                                  why_not=OVERSHOOT if s == "trinity-paper" else ""))
     return frame(rows)
 
 
@@ -327,7 +334,7 @@ def reproduce_fig7(out: Path) -> list[Path]:
     pts = fig7_points()
     written = [save_csv(pts, out / "trinity_fig7.csv"),
                save_csv(fig7_compare(pts), out / "trinity_fig7_vs_paper.csv")]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
     width = 0.38
     for ax, (panel, (ga, gb)) in zip(axes, FIG7_SETTINGS.items(), strict=True):
         d = pts[pts["panel"] == panel].reset_index(drop=True)
@@ -339,7 +346,7 @@ def reproduce_fig7(out: Path) -> list[Path]:
         ax.axhline(ga, color=style(0)["color"], ls="--", lw=1, label=f"A's guarantee ({ga:g})")
         ax.axhline(gb, color=style(1)["color"], ls=":", lw=1.5,
                    label=f"B's guarantee ({gb:g})")
-        ax.set_xticks(list(x), [SHORT[s] for s in d["scheme"]])
+        ax.set_xticks(list(x), [SHORT[s] for s in d["scheme"]], fontsize=8)
         ax.set_title(f"Fig. 7({panel}): guarantees A {ga:g} / B {gb:g} Mb/s, N = 10")
         ax.set_ylabel("mean throughput (wire Mb/s)")
         ax.set_ylim(0, LINK_MBPS)

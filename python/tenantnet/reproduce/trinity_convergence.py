@@ -29,6 +29,7 @@ from .trinity import (
     LINK_MBPS,
     OVERSHOOT,
     SCHEMES,
+    TRINITY_PROFILES,
     check,
     fig6_scenario,
     ideal_a2,
@@ -54,7 +55,7 @@ def series(scheme: str | dict[str, Any], ga: float, gb: float, b_start_s: float,
 
 def fig2_series() -> pd.DataFrame:
     """Fig. 2(b) and (c) under their ES variant and Trinity."""
-    todo = [(p, s) for p, (_, es, _, _) in FIG2.items() for s in (es, "trinity")]
+    todo = [(p, s) for p, (_, es, _, _) in FIG2.items() for s in (es, *TRINITY_PROFILES)]
     out = []
     for panel, scheme in progress.steps(todo, lambda t: f"Fig. 2({t[0]}): {t[1]}"):
         (ga, gb), _, start, dur = FIG2[panel]
@@ -69,7 +70,7 @@ def fig2_compare(s: pd.DataFrame) -> pd.DataFrame:
     rows = []
     b = s[(s["panel"] == "b") & (s["time_s"] > 0.02 + 1e-9)]
     ideal = ideal_a2(150, 150)
-    for scheme in ("c-es", "trinity"):
+    for scheme in ("c-es", *TRINITY_PROFILES):
         d = b[b["scheme"] == scheme]
         mean = float((d["A"] + d["B"]).mean() / 2)
         es = scheme == "c-es"
@@ -80,10 +81,10 @@ def fig2_compare(s: pd.DataFrame) -> pd.DataFrame:
                           '"the ideal ... both tenants stay around 500Mpbs"',
                           mean < 0.8 * ideal if es else mean > 0.95 * ideal, "ours: wire Mb/s",
                           expected=f"< 80 % of {ideal:g}" if es else f"> 95 % of {ideal:g}",
-                          why_not="" if es else OVERSHOOT))
+                          why_not=OVERSHOOT if scheme == "trinity-paper" else ""))
     (_, gb), _, start, _ = FIG2["c"]
     c = s[(s["panel"] == "c") & (s["time_s"] > start + SAMPLE_S + 1e-9)]
-    for scheme in ("a-es", "trinity"):
+    for scheme in ("a-es", *TRINITY_PROFILES):
         d = c[c["scheme"] == scheme]
         below = int((d["B"] < 0.95 * gb).sum())
         es = scheme == "a-es"
@@ -98,10 +99,20 @@ def fig2_compare(s: pd.DataFrame) -> pd.DataFrame:
     return frame(rows)
 
 
+FIG12_PROFILES = ("refined", "paper", "code")
+"""Trinity's default profile first, then `paper` and `code` beside it."""
+
+
+REFINED_START = ("B's UDP starts beside A with its full share of red: the red queue "
+                 "holds hundreds of KB by the first feedback and both rates are halved "
+                 "several times while it drains, then regrow")
+"""Why the refined controller misses Fig. 12's first 10 ms."""
+
+
 def fig12_series() -> pd.DataFrame:
-    """Fig. 12 under Trinity at a 1 ms interval (paper and module RC)."""
+    """Fig. 12 under Trinity at a 1 ms interval, under each profile."""
     out = []
-    for profile in progress.steps(["paper", "code"], lambda p: f"Fig. 12: {p}"):
+    for profile in progress.steps(list(FIG12_PROFILES), lambda p: f"Fig. 12: {p}"):
         vs = {"policy": "trinity", "trinity": {"profile": profile, "interval": "1ms"}}
         d = series(vs, 200, 200, FIG12_UDP_START_S, FIG12_DURATION_S, b_udp=True)
         out.append(d.assign(profile=profile))
@@ -109,23 +120,36 @@ def fig12_series() -> pd.DataFrame:
 
 
 def fig12_compare(s: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 12's claim (§V-E): both at about 500 Mb/s within 5 ms of the UDP start,
-    held."""
+    """Fig. 12's claim (§V-E), both at about 500 Mb/s within 5 ms of the UDP start
+    and held, as three checks per profile: the 5 ms sample that follows the first
+    5 ms within 10 % of 500 Mb/s; after it, the median sample within 5 % and the
+    link at least 95 % used."""
     rows = []
     said = '"converge to about 500Mbps within only 5ms"'
-    for profile in ("paper", "code"):
+    start = FIG12_UDP_START_S + SAMPLE_S
+    for profile in FIG12_PROFILES:
         why = OVERSHOOT if profile == "paper" else ""
-        d = s[(s["profile"] == profile) & (s["time_s"] > FIG12_UDP_START_S + SAMPLE_S + 1e-9)]
-        worst = float(max((d["A"] / 500 - 1).abs().max(), (d["B"] / 500 - 1).abs().max()))
-        rows.append(check(f"Trinity ({profile} RC): A and B within 5 % of 500 Mb/s from "
-                          "5 ms after the UDP start", worst * 100, said,
-                          worst <= 0.05, "ours: worst deviation of a 5 ms sample, %",
-                          expected="<= 5 %", why_not=why))
-        mean = float(d["A"].mean()), float(d["B"].mean())
-        rows.append(check(f"Trinity ({profile} RC): mean A and B after the UDP start",
-                          min(mean), said, min(mean) >= 0.95 * 500,
-                          f"ours: the lower of {mean[0]:.0f} / {mean[1]:.0f} Mb/s",
-                          expected=">= 475 Mb/s each", why_not=why))
+        first_why = why or (REFINED_START if profile == "refined" else "")
+        median_why = why or ("A's one TCP connection settles below B's unbounded UDP"
+                             if profile == "refined" else "")
+        d = s[(s["profile"] == profile) & (s["time_s"] > start + 1e-9)]
+        first, rest = d.iloc[0], d.iloc[1:]
+        dev = max(abs(float(first[t]) / 500 - 1) for t in ("A", "B")) * 100
+        rows.append(check(f"Trinity ({profile} RC): A and B within 10 % of 500 Mb/s in the "
+                          "5 ms after the first 5 ms", dev, said, dev <= 10,
+                          f"ours: worst deviation, % (A {first['A']:.0f}, "
+                          f"B {first['B']:.0f} Mb/s)", expected="<= 10 %",
+                          why_not=first_why))
+        med = float(rest["A"].median()), float(rest["B"].median())
+        dev = max(abs(m / 500 - 1) for m in med) * 100
+        rows.append(check(f"Trinity ({profile} RC): median 5 ms sample of A and B within "
+                          "5 % of 500 Mb/s after that", dev, said, dev <= 5,
+                          f"ours: worst deviation, % (medians A {med[0]:.0f}, "
+                          f"B {med[1]:.0f} Mb/s)", expected="<= 5 %", why_not=median_why))
+        link = float((rest["A"] + rest["B"]).mean() / LINK_MBPS * 100)
+        rows.append(check(f"Trinity ({profile} RC): link at least 95 % used after that", link,
+                          said, link >= 95, "ours: % of the link", expected=">= 95 %",
+                          why_not=why))
     return frame(rows)
 
 
@@ -162,7 +186,7 @@ def reproduce_fig2(out: Path) -> list[Path]:
     fig, axes = plt.subplots(2, 1, figsize=(9, 8))
     fig.subplots_adjust(hspace=0.35)
     for ax, (panel, ((ga, gb), es, start, _)) in zip(axes, FIG2.items(), strict=True):
-        for i, scheme in enumerate((es, "trinity")):
+        for i, scheme in enumerate((es, *TRINITY_PROFILES)):
             _plot(ax, s[(s["panel"] == panel) & (s["scheme"] == scheme)],
                   SCHEMES[scheme][0], i)
         ax.axhline(ga, color="grey", ls=":", lw=1, label=f"A's guarantee ({ga:g})")
@@ -181,13 +205,15 @@ def reproduce_fig12(out: Path) -> list[Path]:
 
     s = fig12_series()
     written = _write_data(out, "trinity_fig12", s, fig12_compare(s))
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    for i, profile in enumerate(("paper", "code")):
-        d = s[s["profile"] == profile]
-        _plot(ax, d, f"Trinity ({profile} RC)", i)
-    ax.axhline(500, color="k", ls="--", lw=1, label="ideal (500)")
-    ax.axhline(200, color="grey", ls=":", lw=1, label="guarantee (200)")
-    mark_times(ax, [FIG12_UDP_START_S * 1e3], "B's UDP starts")
-    _finish(ax, "Fig. 12: A's TCP against B's UDP, guarantees 200/200 Mb/s, 1 ms interval")
+    fig, axes = plt.subplots(len(FIG12_PROFILES), 1, figsize=(9, 3.6 * len(FIG12_PROFILES)),
+                             sharex=True)
+    fig.subplots_adjust(hspace=0.3)
+    for ax, profile in zip(axes, FIG12_PROFILES, strict=True):
+        _plot(ax, s[s["profile"] == profile], f"Trinity ({profile} RC)", 0)
+        ax.axhline(500, color="k", ls="--", lw=1, label="ideal (500)")
+        ax.axhline(200, color="grey", ls=":", lw=1, label="guarantee (200)")
+        mark_times(ax, [FIG12_UDP_START_S * 1e3], "B's UDP starts")
+        _finish(ax, f"Fig. 12, {profile} RC: A's TCP against B's UDP, guarantees "
+                "200/200 Mb/s, 1 ms interval")
     written.append(save_png(fig, out / "trinity_fig12.png"))
     return written

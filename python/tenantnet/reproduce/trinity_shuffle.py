@@ -25,13 +25,14 @@ from .. import progress
 from ..api import run
 from ..plotting import save_csv, save_png, style
 from .claims import frame
-from .trinity import GOODPUT, LINK_MBPS, SCHEMES, check, the_testbed
+from .trinity import GOODPUT, LINK_MBPS, SCHEMES, SHORT, TRINITY_PROFILES, check, the_testbed
 
-FIG8_SCHEMES = ("none", "static", "c-es", "trinity")
+FIG8_SCHEMES = ("none", "static", "c-es", *TRINITY_PROFILES)
 FILE_MB = 300.0
 SHUFFLE_MB = 256.0
-PAPER_S = {"static": 500.0, "c-es": 159.0, "trinity": 150.0}
-"""FileStore's completion time as published (static: "more than 500 s")."""
+PAPER_S = {"static": 500.0, "c-es": 159.0, "trinity": 150.0, "trinity-paper": 150.0}
+"""FileStore's completion time as published (static: "more than 500 s"; Trinity's
+beside both readings of its controller)."""
 
 
 def fig8_scenario(scheme: str | dict[str, Any], scale: float = 1.0) -> dict[str, Any]:
@@ -96,11 +97,17 @@ def fig8_compare(pts: pd.DataFrame, scale: float = 1.0) -> pd.DataFrame:
     b = bound_s(scale)
     tr, es, st = (float(p[(s, "FileStore")]) for s in ("trinity", "c-es", "static"))
     none_fs, none_mr = float(p[("none", "FileStore")]), float(p[("none", "MapReduce")])
+    bounds = []
+    for s in TRINITY_PROFILES:
+        fs = float(p[(s, "FileStore")])
+        bounds.append(check(
+            f"{SCHEMES[s][0]}: FileStore within 5 % of the byte bound ({b:.0f} s)", fs,
+            f"{PAPER_S['trinity'] * scale:g} s", fs <= 1.05 * b, "ours: s",
+            expected=f"<= {1.05 * b:.1f} s", why_not=f"{(fs / b - 1) * 100:.1f} % over the "
+            "bound: once MapReduce is done, FileStore alone does not fill the link "
+            "(see the Trinity guide)"))
     return frame([
-        check(f"Trinity: FileStore within 5 % of the byte bound ({b:.0f} s)", tr,
-              f"{PAPER_S['trinity'] * scale:g} s", tr <= 1.05 * b, "ours: s",
-              expected=f"<= {1.05 * b:.1f} s",
-              why_not=f"{(tr / b - 1) * 100:.1f} % over the bound; cause not isolated"),
+        *bounds,
         check("static: FileStore at least 480 s", st, '"more than 500s"', st >= 480 * scale,
               "ours: s", expected=f">= {480 * scale:g} s"),
         check("C-ES: FileStore no faster than Trinity", es,
@@ -133,7 +140,7 @@ def reproduce_fig8(out: Path, scale: float = 1.0) -> list[Path]:
                                          for s in FIG8_SCHEMES],
             ls="none", marker="x", ms=10, mew=2, color="k", label="paper: FileStore")
     ax.axhline(bound_s(scale), color="grey", ls="--", lw=1, label="byte bound (both jobs)")
-    ax.set_xticks(list(x), [SCHEMES[s][0] for s in FIG8_SCHEMES])
+    ax.set_xticks(list(x), [SHORT[s] for s in FIG8_SCHEMES])
     ax.set_ylabel("job completion time (s)")
     ax.set_title("Fig. 8: FileStore and MapReduce shuffles together")
     ax.grid(alpha=0.3, axis="y")

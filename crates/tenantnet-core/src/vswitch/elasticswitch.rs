@@ -133,6 +133,9 @@ impl ElasticSwitch {
             hold: true,
             cwr: false,
             probe: None,
+            ecn_gain: 0.0,
+            untrap: false,
+            keep_idle: false,
         };
         rc::control(&mut self.ch, &gains, set, ctx.shapers);
     }

@@ -13,12 +13,13 @@
 //!   marked CE, and sends the counts back in a 64-byte feedback packet with the
 //!   feedback DSCP, bypassing the shapers; per flow, holds green packets that
 //!   overtook red ones until the gap fills or a timeout (`channels/reseq.rs`).
-//! * **Rate control** of R_W (`trinity/rc.rs`), profile `paper` (every interval,
-//!   on the last feedback: the P/Q sets, Eqs. 2–6 and anti-trapping), `code`
-//!   (the public module: on each feedback, from byte percentages over
-//!   arrival-driven intervals) or `refined` (`paper` with R_W cut at most once per
-//!   feedback round trip: red packets carry the shaper's red epoch, a new one at each
-//!   cut, and marks on red of an epoch before the last cut are not applied).
+//! * **Rate control** of R_W (`trinity/rc.rs`), profile `refined` (the default:
+//!   `paper` with the departures [`Profile::Refined`] names; among them R_W is cut
+//!   at most once per feedback round trip, red packets carrying the shaper's red
+//!   epoch, a new one at each cut, so marks on red of an epoch before the last cut
+//!   are not applied), `paper` (every interval, on the last feedback: the P/Q sets,
+//!   Eqs. 2–6 and anti-trapping, read literally) or `code` (the public module: on
+//!   each feedback, from byte percentages over arrival-driven intervals).
 //!
 //! Channels (`vswitch/channels`, shared with ElasticSwitch) exist for the VM pairs
 //! with a pipe guarantee (`[[tenants.pipes]]`, R_G = the pipe: "for pipe models,
@@ -111,12 +112,16 @@ impl Trinity {
     /// buckets that changed.
     fn control(&mut self, ctx: &mut HostCtx) {
         let (p, now) = (&self.p, ctx.now);
+        let refined = p.profile == Profile::Refined;
         let gains = rc::Gains {
             alpha: p.alpha,
             trap: p.trap_rate_bps as f64,
             hold: p.hold,
-            cwr: p.profile == Profile::Refined,
-            probe: (p.profile == Profile::Refined).then_some((p.probe_near, p.probe_step)),
+            cwr: refined,
+            probe: refined.then_some((p.probe_near, p.probe_step)),
+            ecn_gain: p.ecn_gain,
+            untrap: p.untrap,
+            keep_idle: p.keep_idle,
         };
         let epochs = gains.cwr;
         let set = |t: &Tx<Rate>, sh: &mut Shapers| {

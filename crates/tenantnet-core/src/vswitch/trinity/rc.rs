@@ -15,6 +15,8 @@
 //!   P applying Eq. 5 at once (#4); an inactive channel leaves P and Q and is offered
 //!   R_P for when it returns (#6). Only the channels whose feedback arrived (`heard`)
 //!   move between the sets or apply Eqs. 5–6; P is re-shared (Eq. 4) at every step.
+//!   The `refined` profile's departures are flags of [`Gains`]: `cwr`, `probe`,
+//!   `ecn_gain`, `untrap` and `keep_idle`, each off for `paper`.
 //! * [`code_step`]: the public module's update on each feedback (`trinity.c:359,368`):
 //!   R_W ← ⌊R_W·(200 − F)/200⌋ on F % marked, else R_W grows by half the gap
 //!   between R_G + R_W and the NIC (at least 10 Mb/s), in whole Mb/s.
@@ -39,6 +41,7 @@ impl Rate {
         let rc = RcChannel {
             g: g as f64,
             w,
+            beta_avg: 1.0,
             ..Default::default()
         };
         Rate { rc, mbps }
@@ -62,9 +65,11 @@ pub fn heard(t: &mut Tx<Rate>, word: u64, trapping: bool) {
 
 /// Channel `t` heard β (`no_red`: no red packet arrived) from its receiver.
 fn hear(t: &mut Tx<Rate>, beta: f64, no_red: bool, trapping: bool) {
-    t.st.rc.beta = beta;
-    t.st.rc.trapped = trapping && no_red && t.red_before > 0 && t.red_last > 0;
-    t.st.rc.heard = true;
+    let rc = &mut t.st.rc;
+    rc.beta = beta;
+    rc.trapped = trapping && no_red && t.red_before > 0 && t.red_last > 0;
+    rc.delivered = !no_red;
+    rc.heard = true;
 }
 
 /// An epoch feedback `word` (the `refined` profile) for channel `t` arrived, its
@@ -125,6 +130,13 @@ pub struct RcChannel {
     pub stale: bool,
     /// R_W just before its last cut by Eq. 5 (0: never cut).
     pub w_cut: f64,
+    /// β averaged over its feedback as DCTCP averages its α (`ecn_gain`); 1 at
+    /// the start and when it enters Q.
+    pub beta_avg: f64,
+    /// Its last feedback found red delivered.
+    pub delivered: bool,
+    /// R_W when it was last found trapped (0: not trapped since).
+    pub w_trap: f64,
 }
 
 /// The paper controller's settings.
@@ -145,6 +157,16 @@ pub struct Gains {
     /// above `near` × its R_W before the last cut grows by `step` · C_W an interval
     /// instead of Eq. 6's × (1 + α): it probes slowly where it was last marked.
     pub probe: Option<(f64, f64)>,
+    /// DCTCP's gain g: Eq. 5 cuts by β averaged over the channel's feedback (the
+    /// `refined` profile; 0: by the last interval's β, as the paper).
+    pub ecn_gain: f64,
+    /// Whether a trapped channel whose red is delivered again leaves the trap at
+    /// half the R_W it was trapped at (`refined`) instead of growing from the trap
+    /// rate by Eq. 6.
+    pub untrap: bool,
+    /// Whether a caution channel that fell idle keeps its R_W and its place in Q
+    /// (`refined`) instead of being offered R_P for when it returns.
+    pub keep_idle: bool,
 }
 
 /// R_P of channel `i`: its Eq. 4 share were it in P (spec §5 #3).
@@ -161,46 +183,16 @@ fn r_p(ch: &[RcChannel], i: usize, c_w: f64, sum_q_w: f64, sum_p_g: f64) -> f64 
 /// One interval of the paper's rate control over a host's channels, `c_w` the
 /// host's spare capacity C_W (bit/s), with `gains`.
 pub fn paper_step(ch: &mut [RcChannel], c_w: f64, gains: &Gains) {
-    let (alpha, trap) = (gains.alpha, gains.trap);
-    let mut frozen = vec![false; ch.len()];
-    for (c, f) in ch.iter_mut().zip(frozen.iter_mut()) {
-        if !c.active || !c.heard {
-            continue;
-        }
-        if c.trapped {
-            (c.w, c.caution, *f) = (trap, true, true);
-        } else if !c.caution && c.beta > 0.0 {
-            c.caution = true;
-        }
-    }
+    let frozen: Vec<bool> = ch.iter_mut().map(|c| enter(c, gains)).collect();
     let in_q = |c: &RcChannel| c.active && c.caution;
     let in_p = |c: &RcChannel| c.active && !c.caution;
     let sum_q_w: f64 = ch.iter().filter(|c| in_q(c)).map(|c| c.w).sum();
     let sum_p_g: f64 = ch.iter().filter(|c| in_p(c)).map(|c| c.g).sum();
     let before: Vec<RcChannel> = ch.to_vec();
     for i in 0..ch.len() {
-        if !in_q(&ch[i]) || frozen[i] || !ch[i].heard {
-            continue;
-        }
-        let c = &mut ch[i];
-        if c.beta > 0.0 && (gains.hold && c.cut || gains.cwr && c.stale) {
-            // marks made by the queue the last cut is draining
-            c.cut = false;
-        } else if c.beta > 0.0 {
-            c.w_cut = c.w;
-            c.w *= 1.0 - c.beta / 2.0;
-            c.cut = true;
-        } else {
-            c.cut = false;
+        if in_q(&ch[i]) && !frozen[i] && ch[i].heard {
             let rp = r_p(&before, i, c_w, sum_q_w, sum_p_g);
-            let grown = match gains.probe {
-                Some((near, step)) if c.w_cut > 0.0 && c.w >= near * c.w_cut => c.w + step * c_w,
-                _ => (1.0 + alpha) * c.w,
-            };
-            c.w = rp.min(grown);
-            if c.w >= rp {
-                c.caution = false;
-            }
+            caution_step(&mut ch[i], rp, gains);
         }
     }
     let c_p = (c_w - ch.iter().filter(|c| in_q(c)).map(|c| c.w).sum::<f64>()).max(0.0);
@@ -208,13 +200,78 @@ pub fn paper_step(ch: &mut [RcChannel], c_w: f64, gains: &Gains) {
     for c in ch.iter_mut() {
         if in_p(c) && sum_p_g > 0.0 {
             c.w = c_p * c.g / sum_p_g;
-        } else if !c.active {
+        } else if !(c.active || gains.keep_idle && c.caution) {
+            // idle: offered R_P for when it returns (an idle caution channel keeps
+            // its R_W with `keep_idle`)
             c.caution = false;
             c.w = if sum_p_g + c.g > 0.0 {
                 c_p * c.g / (sum_p_g + c.g)
             } else {
                 0.0
             };
+        }
+    }
+}
+
+/// Channel `c`'s feedback moves it between the sets before the step: trapped (to
+/// Q at the trap rate) or out of the trap (`untrap`), both frozen for this step
+/// (returns true), or into Q on its first marks. With `ecn_gain`, it also averages β.
+fn enter(c: &mut RcChannel, gains: &Gains) -> bool {
+    if !c.active || !c.heard {
+        return false;
+    }
+    if gains.ecn_gain > 0.0 && !c.stale {
+        c.beta_avg += gains.ecn_gain * (c.beta - c.beta_avg);
+    }
+    if c.trapped {
+        if c.w_trap == 0.0 {
+            c.w_trap = c.w;
+        }
+        (c.w, c.caution) = (gains.trap, true);
+        return true;
+    }
+    if gains.untrap && c.w_trap > 0.0 && c.delivered {
+        // red delivered again: it leaves the trapped state at half the R_W it was
+        // trapped at, Eq. 5 with β = 1 (not being delivered is the strongest mark)
+        (c.w, c.w_cut, c.w_trap, c.caution) = (c.w_trap / 2.0, c.w_trap, 0.0, true);
+        return true;
+    }
+    if !c.caution && c.beta > 0.0 {
+        c.caution = true;
+        // a new congestion episode starts from the cautious end, as Linux's DCTCP
+        // starts its α at 1
+        c.beta_avg = 1.0;
+    }
+    false
+}
+
+/// One heard step of a caution channel `c` whose R_P is `rp`: Eq. 5 on marks
+/// (unless `hold` or `cwr` says they are the last cut's), else Eq. 6 (or, near its
+/// last cut, the `probe`), back to P once at R_P.
+fn caution_step(c: &mut RcChannel, rp: f64, gains: &Gains) {
+    if c.beta > 0.0 && (gains.hold && c.cut || gains.cwr && c.stale) {
+        // marks made by the queue the last cut is draining
+        c.cut = false;
+    } else if c.beta > 0.0 {
+        c.w_cut = c.w;
+        let beta = if gains.ecn_gain > 0.0 {
+            c.beta_avg
+        } else {
+            c.beta
+        };
+        c.w *= 1.0 - beta / 2.0;
+        c.cut = true;
+    } else {
+        c.cut = false;
+        let grown = match gains.probe {
+            Some((near, step)) if c.w_cut > 0.0 && c.w >= near * c.w_cut => c.w + step * c.g,
+            // Eq. 6, but not past `near` of the last cut's R_W in one step
+            Some((near, _)) if c.w_cut > 0.0 => ((1.0 + gains.alpha) * c.w).min(near * c.w_cut),
+            _ => (1.0 + gains.alpha) * c.w,
+        };
+        c.w = rp.min(grown);
+        if c.w >= rp {
+            c.caution = false;
         }
     }
 }
@@ -243,6 +300,9 @@ mod tests {
         hold: false,
         cwr: false,
         probe: None,
+        ecn_gain: 0.0,
+        untrap: false,
+        keep_idle: false,
     };
 
     fn ch(g: f64, w: f64) -> RcChannel {
@@ -394,7 +454,7 @@ mod tests {
     }
 
     #[test]
-    fn with_probe_growth_slows_near_the_rate_last_cut() {
+    fn with_probe_growth_slows_near_the_rate_last_cut_and_scales_with_r_g() {
         let probe = Gains {
             probe: Some((0.9, 0.02)),
             ..LITERAL
@@ -407,11 +467,82 @@ mod tests {
         // far below 0.9 × 400: Eq. 6 (α = 0.5 here), 200 → 300
         paper_step(&mut c, 600.0 * M, &probe);
         assert_eq!(c[0].w / M, 300.0);
-        // 300 → 450 would pass 360; still below it, so Eq. 6 once more
         paper_step(&mut c, 600.0 * M, &probe);
-        assert_eq!(c[0].w / M, 450.0);
-        // at or above 360: + 0.02 · C_W = 12 Mb/s an interval
+        assert_eq!(c[0].w / M, 360.0);
+        // 300 → 450 would pass 0.9 × 400 = 360: Eq. 6 stops there
+        // at or above 360: + 0.02 · R_G = 2 Mb/s an interval
         paper_step(&mut c, 600.0 * M, &probe);
-        assert!((c[0].w / M - 462.0).abs() < 1e-9);
+        assert!((c[0].w / M - 362.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn with_ecn_gain_the_cut_follows_beta_averaged_from_one() {
+        let dctcp = Gains {
+            ecn_gain: 0.5,
+            ..LITERAL
+        };
+        let mut c = [ch(100.0, 400.0)];
+        c[0].beta = 0.2;
+        // first marks: into Q with α = 1, a new episode's first cut is by half
+        paper_step(&mut c, 600.0 * M, &dctcp);
+        assert_eq!((c[0].beta_avg, c[0].w / M), (1.0, 200.0));
+        // α = 1 + 0.5 (0.2 − 1) = 0.6: a cut of 30 %, not the 10 % β gives
+        paper_step(&mut c, 600.0 * M, &dctcp);
+        assert!((c[0].beta_avg - 0.6).abs() < 1e-12);
+        assert!((c[0].w / M - 140.0).abs() < 1e-9);
+        // a stale feedback leaves the average alone
+        c[0].stale = true;
+        c[0].beta = 0.0;
+        paper_step(&mut c, 600.0 * M, &dctcp);
+        assert!((c[0].beta_avg - 0.6).abs() < 1e-12);
+    }
+
+    #[test]
+    fn with_untrap_a_trapped_channel_returns_at_half_its_rate_once_red_arrives() {
+        let untrap = Gains {
+            untrap: true,
+            ..LITERAL
+        };
+        let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
+        c[1].trapped = true;
+        paper_step(&mut c, 600.0 * M, &untrap);
+        assert_eq!((c[1].w, c[1].w_trap / M), (1e4, 450.0));
+        // still nothing delivered: stays at the trap rate, grows by Eq. 6 only
+        c[1].trapped = false;
+        paper_step(&mut c, 600.0 * M, &untrap);
+        assert_eq!(c[1].w, 1.5e4);
+        // red arrives again: out of the trap at 450 / 2, in Q
+        c[1].delivered = true;
+        paper_step(&mut c, 600.0 * M, &untrap);
+        assert!(c[1].caution);
+        assert_eq!(
+            (c[1].w / M, c[1].w_cut / M, c[1].w_trap),
+            (225.0, 450.0, 0.0)
+        );
+        // without untrap it keeps climbing from the trap rate
+        let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
+        c[1].trapped = true;
+        paper_step(&mut c, 600.0 * M, &LITERAL);
+        (c[1].trapped, c[1].delivered) = (false, true);
+        paper_step(&mut c, 600.0 * M, &LITERAL);
+        assert_eq!(c[1].w, 1.5e4);
+    }
+
+    #[test]
+    fn with_keep_idle_an_idle_caution_channel_keeps_its_rate_and_set() {
+        let keep = Gains {
+            keep_idle: true,
+            ..LITERAL
+        };
+        let mut c = [ch(100.0, 40.0), ch(300.0, 450.0)];
+        (c[0].active, c[0].caution) = (false, true);
+        paper_step(&mut c, 600.0 * M, &keep);
+        assert!(c[0].caution);
+        assert_eq!((c[0].w / M, c[1].w / M), (40.0, 600.0));
+        // an idle channel of P is still offered its share
+        let mut c = [ch(100.0, 150.0), ch(300.0, 450.0)];
+        c[0].active = false;
+        paper_step(&mut c, 600.0 * M, &keep);
+        assert_eq!(c[0].w / M, 600.0 * 100.0 / 400.0);
     }
 }

@@ -12,24 +12,27 @@ use crate::vswitch::policy::PolicyTable;
 crate::kinds::named_kinds! {
     /// Which rate controller Trinity runs (`vswitch.trinity.profile`).
     Profile {
-        /// The paper's (§III-C): congestion-free and congestion-caution sets, Eqs. 2–6,
-        /// β the fraction of red packets marked per interval, anti-trapping.
+        /// The default: the paper's controller where a packet model shows the literal
+        /// reading defeats the paper's own goal, each departure named and measured
+        /// (docs/guide/tenants.md): R_W is cut at most once per feedback round trip,
+        /// marks on red packets sent before the last cut not applied (DCTCP's and
+        /// Linux's CWR rule; red packets carry the red rate's epoch, a new one at
+        /// each cut), beside `paper`'s hold of the interval right after a cut; Eq. 5
+        /// cuts by β averaged as DCTCP averages its α (`ecn_gain`), from 1 at each new
+        /// episode; near the R_W of its last cut a caution channel grows by
+        /// `probe_step` · R_G an interval (Eq. 6 up to `probe_near` of it), so the
+        /// spare goes in proportion to the guarantees across hosts as Eq. 4 shares it
+        /// within one; a trapped channel whose red is delivered again leaves the trap
+        /// at half the R_W it was trapped at; an idle caution channel keeps its R_W.
+        Refined = "refined",
+        /// The paper's (§III-C) read literally: congestion-free and congestion-caution
+        /// sets, Eqs. 2–6, β the fraction of red packets marked per interval,
+        /// anti-trapping.
         Paper = "paper",
         /// The public kernel module's (baiwei0427/Trinity, `trinity.c`): each
         /// feedback cuts R_W by F/200 or closes half the gap to the NIC, F the
         /// percentage of red bytes marked over an arrival-driven interval.
         Code = "code",
-        /// The paper's controller where a packet model shows the literal reading
-        /// defeats the paper's own goal, each departure named: R_W is cut
-        /// at most once per feedback round trip, marks on red packets sent before the
-        /// last cut not applied (DCTCP's and Linux's CWR rule; red packets carry
-        /// the red rate's epoch, a new one at each cut), beside `paper`'s hold of
-        /// the interval right after a cut. Otherwise as `paper`. Measured: Fig. 12 at
-        /// 1 ms, the link 87.2 → 89.5 % used after the UDP start, median 5 ms samples A 438 → 463 and B 457 → 444 Mb/s; Fig. 6 at N = 10,
-        /// 300/300 Mb/s, A2 485 → 467 and B2 445 → 462 (the link 93.0 % both),
-        /// 100/100 and Fig. 7(b) unchanged. Not yet the paper's claims: the first
-        /// departure of those planned.
-        Refined = "refined",
     }
 }
 
@@ -86,17 +89,38 @@ pub struct TrinityParams {
     /// which skews the spare away from an even split; so τ is off by default.
     pub tau: Time,
     /// With the `refined` profile: a caution channel at or above this fraction of
-    /// its R_W before the last cut grows by `probe_step` · C_W an interval instead of
-    /// Eq. 6's × (1 + α) [0.9]. Eq. 6 brings R_W back to R_P in a few intervals and
-    /// the P/Q cycle repeats the overshoot that was just cut; growing slowly where the
-    /// channel was last marked (as BIC/CUBIC do near W_max) damps it. Measured with
-    /// the CWR rule (Fig. 12 at 1 ms, link after the UDP start / Fig. 6 at N = 10,
-    /// 300/300 and 100/100): off 89.5 / 93.0 / 92.3 %; (0.9, 0.02) 93.7 / 95.6 /
-    /// 92.2 %; (0.85, 0.03) 94.0 / 96.5 / 92.3 % but A2 442 against B2 481 at
-    /// 100/100; (0.8, 0.05) 93.2 / 95.0 / 92.4 %.
+    /// its R_W before the last cut grows by `probe_step` · R_G an interval, and below
+    /// it by Eq. 6's × (1 + α) but not past it [0.9]. Eq. 6 alone brings R_W back to
+    /// R_P in a few intervals and the P/Q cycle repeats the overshoot that was just
+    /// cut; growing slowly where the channel was last marked (as BIC/CUBIC do near
+    /// W_max) damps it. Measured effects in docs/guide/tenants.md.
     pub probe_near: f64,
-    /// The slow growth's step, a fraction of C_W an interval [0.02] (see `probe_near`).
+    /// The slow growth's step, a fraction of the channel's R_G an interval [0.1; see
+    /// `probe_near`]. In proportion to R_G, so that channels on different hosts,
+    /// cut alike by one queue's marks, settle with the spare in proportion to their
+    /// guarantees (a step in proportion to C_W gave the most to the smallest
+    /// guarantee: Jain's index of spare/guarantee 0.85 with 0.02 · C_W, 0.97 with
+    /// 0.1 · R_G, on twelve random cases before `ecn_gain` was added).
     pub probe_step: f64,
+    /// DCTCP's gain g: Eq. 5 cuts by the average of β over the channel's feedback,
+    /// α ← (1 − g)·α + g·β, from α = 1 at the start and at each entry into Q
+    /// (Linux's DCTCP starts at 1), instead of the last interval's β [refined: 1/16;
+    /// 0: off]. A standing queue a little too long marks every red packet of an
+    /// interval, and β = 1 halves R_W for an overshoot of a few per cent.
+    pub ecn_gain: f64,
+    /// Whether a trapped channel whose red is delivered again leaves the trap at half
+    /// the R_W it was trapped at, instead of growing from the trap rate by Eq. 6
+    /// [refined: true]. The paper's trap test cannot tell red starved by green from
+    /// red late behind a deep red queue (the channel's own, at start); a channel
+    /// trapped by the latter stays near 10 Kb/s for tens of intervals while its
+    /// neighbours take the spare.
+    pub untrap: bool,
+    /// Whether a caution channel that fell idle for an interval keeps its R_W and
+    /// its place in Q, instead of being offered its whole Eq. 4 share for when it
+    /// returns [refined: true]: a TCP stall of one interval then does not come back
+    /// as a burst at the host's spare capacity (as TCP keeps its window after an
+    /// idle period no larger than before it, RFC 7661).
+    pub keep_idle: bool,
 }
 
 impl TrinityParams {
@@ -121,14 +145,21 @@ impl TrinityParams {
             },
             tau: 0,
             probe_near: 0.9,
-            probe_step: 0.02,
+            probe_step: 0.1,
+            ecn_gain: if profile == Profile::Refined {
+                1.0 / 16.0
+            } else {
+                0.0
+            },
+            untrap: profile == Profile::Refined,
+            keep_idle: profile == Profile::Refined,
         }
     }
 }
 
 impl Default for TrinityParams {
     fn default() -> Self {
-        TrinityParams::of(Profile::Paper)
+        TrinityParams::of(Profile::default())
     }
 }
 
@@ -136,7 +167,7 @@ impl Default for TrinityParams {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrinitySpec {
-    /// The rate controller: `paper` (§III-C), `code` (the public kernel module) or `refined` (the paper's, cutting R_W at most once per feedback round trip) ["paper"].
+    /// The rate controller: `refined` (the paper's, with the departures its docs name), `paper` (§III-C read literally) or `code` (the public kernel module) ["refined"].
     pub profile: Option<Profile>,
     /// The rate-control interval ["5ms"]; a whole multiple of `vswitch.interval`,
     /// which follows it when not given.
@@ -158,10 +189,16 @@ pub struct TrinitySpec {
     /// The colour-transition delay τ: how long a long-flow lane that sent red waits
     /// before it turns green ["0s": none].
     pub tau: Option<TimeSpan>,
-    /// With the `refined` profile, the fraction of R_W before the last cut above which a caution channel grows by `probe_step` · C_W an interval instead of × (1 + α) [0.9; 0 to 1].
+    /// With the `refined` profile, the fraction of R_W before the last cut above which a caution channel grows by `probe_step` · R_G an interval instead of × (1 + α) [0.9; 0 to 1].
     pub probe_near: Option<f64>,
-    /// With the `refined` profile, the slow growth's step as a fraction of C_W an interval [0.02; 0 to 1].
+    /// With the `refined` profile, the slow growth's step as a fraction of R_G an interval [0.1; 0 to 1].
     pub probe_step: Option<f64>,
+    /// With the `refined` profile, DCTCP's gain g for averaging β before Eq. 5's cut [1/16; 0: the last interval's β; 0 to 1].
+    pub ecn_gain: Option<f64>,
+    /// Whether a trapped channel whose red is delivered again leaves the trap at half the R_W it was trapped at [true with `refined`, else false].
+    pub untrap: Option<bool>,
+    /// Whether a caution channel that fell idle keeps its R_W and its place in the caution set [true with `refined`, else false].
+    pub keep_idle: Option<bool>,
 }
 
 impl PolicyTable for TrinitySpec {
@@ -181,6 +218,9 @@ impl PolicyTable for TrinitySpec {
             tau: Some(TimeSpan(d.tau)),
             probe_near: Some(d.probe_near),
             probe_step: Some(d.probe_step),
+            ecn_gain: Some(d.ecn_gain),
+            untrap: Some(d.untrap),
+            keep_idle: Some(d.keep_idle),
         }
     }
 
@@ -212,12 +252,19 @@ impl PolicyTable for TrinitySpec {
             tau: self.tau.map_or(d.tau, |t| t.0),
             probe_near: self.probe_near.unwrap_or(d.probe_near),
             probe_step: self.probe_step.unwrap_or(d.probe_step),
+            ecn_gain: self.ecn_gain.unwrap_or(d.ecn_gain),
+            untrap: self.untrap.unwrap_or(d.untrap),
+            keep_idle: self.keep_idle.unwrap_or(d.keep_idle),
             ..d
         };
         if !(p.alpha.is_finite() && p.alpha > 0.0) {
             return Err(("alpha", "expected a positive number".into()));
         }
-        for (k, v) in [("probe_near", p.probe_near), ("probe_step", p.probe_step)] {
+        for (k, v) in [
+            ("probe_near", p.probe_near),
+            ("probe_step", p.probe_step),
+            ("ecn_gain", p.ecn_gain),
+        ] {
             if !(0.0..=1.0).contains(&v) {
                 return Err((k, format!("{v}: expected a number from 0 to 1")));
             }
