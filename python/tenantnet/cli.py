@@ -495,6 +495,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare(cmd)
     from .ns3check_cli import add_command as add_crosscheck
     add_crosscheck(cmd)
+    from .deploy_cli import add_commands as add_deploy
+    add_deploy(sub.add_parser(
+        "deploy", help="Configuration that enforces a scheme on real equipment (SONiC "
+        "switches).", description="Configuration that enforces a compared scheme on real "
+        "equipment: SONiC switches' config_db.", formatter_class=fmt))
     from .qshare_cli import add_commands
     add_commands(sub.add_parser(
         "qshare", help="QShare's controller: placement, queue binding, SONiC configuration.",

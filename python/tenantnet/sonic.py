@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 SCHEDULER_TYPES = ("DWRR", "WRR", "STRICT")
+ECN_MODES = ("ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow",
+             "ecn_green_red", "ecn_yellow_red", "ecn_all")
 
 
 SwitchPort = tuple[str, str, str, list[int], list[tuple[int, int]]]
@@ -55,9 +57,15 @@ def validate(db: dict[str, Any]) -> list[str]:
     """Every violation of the SONiC YANG rules in one switch's config_db (empty: valid).
 
     Rules: SCHEDULER type in DWRR/WRR/STRICT and weight 1-100; every QUEUE key is
-    ``<port>|<0-7>`` and references an existing SCHEDULER; DSCP_TO_TC_MAP keys are
-    DSCP 0-63 and values TC 0-7; TC_TO_QUEUE_MAP keys and values 0-7; PORT_QOS_MAP
-    references existing maps.
+    ``<port>|<0-7>`` and references an existing SCHEDULER (and WRED_PROFILE, if it
+    names one); DSCP_TO_TC_MAP keys are DSCP 0-63 and values TC 0-7; TC_TO_QUEUE_MAP
+    keys and values 0-7; PORT_QOS_MAP references existing maps; a PORT's speed is
+    whole Mb/s; WRED_PROFILE's ``ecn`` is one of SONiC's modes, its thresholds whole
+    bytes with min <= max and its drop probabilities 0-100; BUFFER_POOL type
+    ingress/egress, mode static/dynamic, size whole bytes; a BUFFER_PROFILE names an
+    existing pool and has exactly one of ``static_th`` (bytes) and ``dynamic_th``
+    (-8 to 8); BUFFER_QUEUE keys are ``<port>|<q>`` or ``<port>|<q>-<q>`` (0-7) and
+    name an existing profile.
     """
     errs: list[str] = []
     sched = db.get("SCHEDULER", {})
@@ -80,9 +88,69 @@ def validate(db: dict[str, Any]) -> list[str]:
         for k, v in m.items():
             if not _int_in(k, 0, 7) or not _int_in(v, 0, 7):
                 errs.append(f"TC_TO_QUEUE_MAP|{name}: {k} -> {v}: expected TC 0-7 -> queue 0-7")
+    for key, q in db.get("QUEUE", {}).items():
+        if "wred_profile" in q and q["wred_profile"] not in db.get("WRED_PROFILE", {}):
+            errs.append(f"QUEUE|{key}: wred_profile {q['wred_profile']!r} does not exist")
+    for port, p in db.get("PORT", {}).items():
+        if "speed" in p and not _int_in(p["speed"], 1, 10**7):
+            errs.append(f"PORT|{port}: speed {p['speed']!r}: expected Mb/s, 1-10000000")
+    errs += _wred_errors(db) + _buffer_errors(db)
     for port, pm in db.get("PORT_QOS_MAP", {}).items():
         for field_, table in (("dscp_to_tc_map", "DSCP_TO_TC_MAP"),
                               ("tc_to_queue_map", "TC_TO_QUEUE_MAP")):
             if pm.get(field_) not in db.get(table, {}):
                 errs.append(f"PORT_QOS_MAP|{port}: {field_} {pm.get(field_)!r} does not exist")
+    return errs
+
+
+def _wred_errors(db: dict[str, Any]) -> list[str]:
+    errs = []
+    for name, w in db.get("WRED_PROFILE", {}).items():
+        if w.get("ecn", "ecn_none") not in ECN_MODES:
+            errs.append(f"WRED_PROFILE|{name}: ecn {w.get('ecn')!r} not in {ECN_MODES}")
+        for colour in ("green", "yellow", "red"):
+            lo, hi = w.get(f"{colour}_min_threshold"), w.get(f"{colour}_max_threshold")
+            if lo is None and hi is None:
+                continue
+            if not (_int_in(lo, 0, 2**32) and _int_in(hi, 0, 2**32)) or int(lo) > int(hi):
+                errs.append(f"WRED_PROFILE|{name}: {colour} thresholds {lo!r}-{hi!r}: "
+                            "expected whole bytes, min <= max")
+            p = w.get(f"{colour}_drop_probability", "100")
+            if not _int_in(p, 0, 100):
+                errs.append(f"WRED_PROFILE|{name}: {colour}_drop_probability {p!r} not 0-100")
+            if w.get(f"wred_{colour}_enable", "false") not in ("true", "false"):
+                errs.append(f"WRED_PROFILE|{name}: wred_{colour}_enable not true/false")
+    return errs
+
+
+def _buffer_errors(db: dict[str, Any]) -> list[str]:
+    errs = []
+    pools = db.get("BUFFER_POOL", {})
+    for name, p in pools.items():
+        if p.get("type") not in ("ingress", "egress") or p.get("mode") not in ("static",
+                                                                              "dynamic"):
+            errs.append(f"BUFFER_POOL|{name}: type {p.get('type')!r} / mode "
+                        f"{p.get('mode')!r}: expected ingress|egress and static|dynamic")
+        if not _int_in(p.get("size"), 1, 2**40):
+            errs.append(f"BUFFER_POOL|{name}: size {p.get('size')!r}: expected whole bytes")
+    profiles = db.get("BUFFER_PROFILE", {})
+    for name, p in profiles.items():
+        if p.get("pool") not in pools:
+            errs.append(f"BUFFER_PROFILE|{name}: pool {p.get('pool')!r} does not exist")
+        st, dy = p.get("static_th"), p.get("dynamic_th")
+        if (st is None) == (dy is None):
+            errs.append(f"BUFFER_PROFILE|{name}: expected exactly one of static_th, dynamic_th")
+        elif st is not None and not _int_in(st, 0, 2**40):
+            errs.append(f"BUFFER_PROFILE|{name}: static_th {st!r}: expected whole bytes")
+        elif dy is not None and not (isinstance(dy, str) and dy.lstrip("-").isdigit()
+                                     and -8 <= int(dy) <= 8):
+            errs.append(f"BUFFER_PROFILE|{name}: dynamic_th {dy!r}: expected -8 to 8")
+    for key, q in db.get("BUFFER_QUEUE", {}).items():
+        port, _, qs = key.partition("|")
+        ends = qs.split("-")
+        if not port or len(ends) > 2 or not all(_int_in(e, 0, 7) for e in ends) or (
+                len(ends) == 2 and int(ends[0]) > int(ends[1])):
+            errs.append(f"BUFFER_QUEUE|{key}: expected <port>|<q> or <port>|<q>-<q>, 0-7")
+        if q.get("profile") not in profiles:
+            errs.append(f"BUFFER_QUEUE|{key}: profile {q.get('profile')!r} does not exist")
     return errs

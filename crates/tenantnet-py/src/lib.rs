@@ -379,6 +379,22 @@ impl Simulation {
     }
 }
 
+/// The switches of scenario `text` (TOML, or JSON when `fmt == "json"`) as a
+/// deployment sees them, as JSON: the network keys after the host policies' presets
+/// and each switch's ports in link order (`Ethernet<4·i>`, the peer, the rate).
+#[pyfunction]
+#[pyo3(signature = (text, source, base_dir, fmt = "toml"))]
+fn switch_layout(text: &str, source: &str, base_dir: &str, fmt: &str) -> PyResult<String> {
+    let format = if fmt == "json" {
+        Format::Json
+    } else {
+        Format::Toml
+    };
+    scenario::switch_layout(text, source, Path::new(base_dir), format)
+        .map(|v| v.to_string())
+        .map_err(scenario_err)
+}
+
 /// The JSON Schema of the scenario format.
 #[pyfunction]
 fn schema() -> String {
@@ -495,6 +511,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<qshare::QShare>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(switch_layout, m)?)?;
     m.add_function(wrap_pyfunction!(format_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(quote_key, m)?)?;

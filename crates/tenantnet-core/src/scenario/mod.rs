@@ -64,6 +64,24 @@ pub fn load(
     build::build(&scenario, &ctx, opts)
 }
 
+/// The switches of scenario `text` as a deployment sees them, as JSON
+/// ([`build::layout::switch_layout`]): the network keys after the presets and each
+/// switch's ports.
+pub fn switch_layout(
+    text: &str,
+    file: &str,
+    base_dir: &Path,
+    format: Format,
+) -> Result<serde_json::Value, ScenarioError> {
+    let (scenario, root) = parse::parse_with_root(text, file, format)?;
+    let ctx = build::Ctx {
+        file,
+        root: &root,
+        base_dir,
+    };
+    build::layout::switch_layout(&scenario, &ctx)
+}
+
 /// Reads, parses and builds the scenario file at `path` with default options.
 pub fn load_file(path: &Path) -> Result<Sim, ScenarioError> {
     let file = path.display().to_string();

@@ -108,7 +108,7 @@ fn queue_config(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<QueueConfig, Sc
 }
 
 /// Every switch port's DSCP → queue map.
-fn dscp_map(ctx: &Ctx, nw: &NetworkSpec) -> Result<DscpMap, ScenarioError> {
+pub(crate) fn dscp_map(ctx: &Ctx, nw: &NetworkSpec) -> Result<DscpMap, ScenarioError> {
     let n = nw.queues;
     Ok(match &nw.dscp_map {
         DscpMapSpec::Zero => DscpMap::default(),

@@ -11,6 +11,7 @@ use toml::Value;
 pub mod cpu;
 pub mod fabric;
 pub mod flows;
+pub mod layout;
 pub mod lifetimes;
 mod periodic;
 pub mod pipes;
