@@ -1,5 +1,9 @@
 """``tenantnet deploy``: configuration that enforces a compared scheme on real equipment.
 
+``deploy linux SCENARIO --host H --scheme S --dev DEV (--dry-run | --apply)`` prints or
+sets the traffic control of host H's uplink for a host scheme
+(:mod:`tenantnet.linux_tc`).
+
 ``deploy sonic SCENARIO --scheme S -o DIR`` writes one SONiC config_db JSON per switch
 of the scenario with the scheme's switch pieces applied (queues, scheduler, DSCP map,
 ECN, buffers: :mod:`tenantnet.sonic_fabric`), each checked by the SONiC rule
@@ -63,8 +67,26 @@ def cmd_sonic(a: argparse.Namespace) -> None:
         print(f"note: {n}")
 
 
+def cmd_linux(a: argparse.Namespace) -> None:
+    """Print or apply a host scheme's tc configuration."""
+    from .linux_tc import plan
+    addrs: dict[str, str] = {}
+    for item in a.addr:
+        vm, sep, ip = item.partition("=")
+        if not sep or not vm or not ip:
+            fail(f"--addr {item}: expected VM=IPV4, e.g. --addr web/h0=10.0.0.2")
+        addrs[vm] = ip
+    p = plan(Scenario.from_file(a.scenario), a.scheme, a.host, a.dev, addrs)
+    if a.apply:
+        p.apply(a.netns)
+        print(f"applied {a.scheme} on {a.dev}{f' in {a.netns}' if a.netns else ''}: "
+              f"{len(p.vms)} VM classes")
+    else:
+        print("\n".join(p.commands()))
+
+
 def add_commands(deploy: argparse.ArgumentParser) -> None:
-    """Adds ``sonic`` under ``tenantnet deploy``."""
+    """Adds ``sonic`` and ``linux`` under ``tenantnet deploy``."""
     fmt = argparse.RawDescriptionHelpFormatter
     sub = deploy.add_subparsers(metavar="TARGET", required=True)
     p = sub.add_parser(
@@ -81,3 +103,22 @@ def add_commands(deploy: argparse.ArgumentParser) -> None:
                    help="folder for the configs (created, or replaced whole)")
     add_force(p)
     p.set_defaults(func=cmd_sonic)
+    p = sub.add_parser(
+        "linux", help="Print or apply a host scheme's traffic control for one host.",
+        description="The tc configuration of host HOST's uplink under a host scheme "
+        "(none: the NIC's pfifo; static: an HTB class per VM at its guarantee, by source "
+        "address): printed as tc commands (--dry-run) or set over netlink (--apply, "
+        "needs pyroute2: pip install 'tenantnet[linux]').", formatter_class=fmt)
+    p.add_argument("scenario", type=Path, metavar="SCENARIO", help="a scenario file")
+    p.add_argument("--host", required=True, help="the scenario's host to configure")
+    p.add_argument("--scheme", required=True, choices=("none", "static"),
+                   help="the host scheme")
+    p.add_argument("--dev", required=True, help="the host's uplink network device")
+    p.add_argument("--addr", action="append", default=[], metavar="VM=IPV4",
+                   help="a VM's source address (one per VM of the host, for static)")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--dry-run", action="store_true", help="print the tc commands")
+    how.add_argument("--apply", action="store_true", help="set the configuration")
+    p.add_argument("--netns", default=None, metavar="NS",
+                   help="with --apply: the network namespace DEV is in")
+    p.set_defaults(func=cmd_linux)

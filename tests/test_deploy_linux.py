@@ -1,0 +1,125 @@
+"""`tenantnet deploy linux`: a host scheme's tc configuration, printed (`--dry-run`) and
+set over netlink (`--apply`): both give the same qdiscs, classes and filters."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tenantnet import Scenario, ScenarioError
+from tenantnet.linux_tc import plan
+
+ADDRS = {"analytics/h0": "10.0.0.1", "web/h0": "10.0.0.2"}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("deploy") / "demo.toml"
+    path.write_text(Scenario.builtin("demo").text, encoding="utf-8")
+    return path
+
+
+def test_static_is_an_htb_class_per_vm_at_its_guarantee(demo: Path) -> None:
+    p = plan(Scenario.from_file(demo), "static", "h0", "eth0", ADDRS)
+    assert p.nic_bps == 10_000_000_000
+    assert [(v.vm, v.addr, v.rate_bps) for v in p.vms] == [
+        ("analytics/h0", "10.0.0.1", 3_000_000_000), ("web/h0", "10.0.0.2", 6_000_000_000)]
+    cmds = p.commands()
+    assert cmds[0] == "tc qdisc replace dev eth0 root handle 1: htb default 9999"
+    assert any("classid 1:10 htb rate 3000000000bit ceil 3000000000bit" in c for c in cmds)
+    # everything else: what the guarantees leave, borrowing up to the NIC
+    assert any("classid 1:9999 htb rate 1000000000bit ceil 10000000000bit" in c for c in cmds)
+    assert cmds[-1] == ("tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip "
+                        "src 10.0.0.2/32 flowid 1:11")
+
+
+def test_none_is_the_nic_fifo_of_the_host_buffer(demo: Path) -> None:
+    p = plan(Scenario.from_file(demo), "none", "h1", "eth1", {})
+    # 500 KB of 1500-byte packets
+    assert p.commands() == ["tc qdisc replace dev eth1 root handle 1: pfifo limit 333"]
+
+
+@pytest.mark.parametrize("scheme,host,addrs,message", [
+    ("static", "h0", {"web/h0": "10.0.0.2"}, "VM analytics/h0 on h0 has no address"),
+    ("static", "h0", {**ADDRS, "web/h0": "10.0.0.300"}, "expected an IPv4 address"),
+    ("static", "h0", {**ADDRS, "web/h1": "10.0.0.3"}, "--addr web/h1: no such VM on h0"),
+    ("static", "h7", ADDRS, "--host h7: not a host of the scenario"),
+    ("mbfq", "h0", ADDRS, "not deployable yet"),
+])
+def test_bad_input_names_what_is_wrong(demo: Path, scheme: str, host: str,
+                                       addrs: dict[str, str], message: str) -> None:
+    with pytest.raises(ScenarioError, match=message.replace("(", r"\(")):
+        plan(Scenario.from_file(demo), scheme, host, "eth0", addrs)
+
+
+def _namespaces_work() -> str | None:
+    """Why this machine cannot run the netlink test, or None."""
+    if os.geteuid() != 0:
+        return "needs root to create network namespaces"
+    if shutil.which("ip") is None or shutil.which("tc") is None:
+        return "needs iproute2's ip and tc"
+    try:
+        import pyroute2  # noqa: F401
+    except ImportError:
+        return "needs pyroute2 (pip install 'tenantnet[linux]')"
+    name = f"tn-probe-{uuid.uuid4().hex[:8]}"
+    r = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+    if r.returncode:
+        return f"network namespaces not permitted here: {r.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", name], capture_output=True)
+    return None
+
+
+@pytest.fixture
+def two_namespaces() -> Iterator[tuple[str, str]]:
+    why = _namespaces_work()
+    if why:
+        pytest.skip(why)
+    names = tuple(f"tn-test-{uuid.uuid4().hex[:8]}" for _ in range(2))
+    try:
+        for ns in names:
+            subprocess.run(["ip", "netns", "add", ns], check=True)
+            subprocess.run(["ip", "netns", "exec", ns, "ip", "link", "add", "up0", "type",
+                            "veth", "peer", "name", "up1"], check=True)
+        yield names  # type: ignore[misc]
+    finally:
+        for ns in names:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def _shown(ns: str) -> list[str]:
+    out = []
+    for what in ("qdisc", "class", "filter"):
+        r = subprocess.run(["ip", "netns", "exec", ns, "tc", what, "show", "dev", "up0"],
+                           capture_output=True, text=True, check=True)
+        out += sorted(line.strip() for line in r.stdout.splitlines() if line.strip())
+    return out
+
+
+@pytest.mark.parametrize("scheme", ["static", "none"])
+def test_dry_run_applied_with_tc_equals_apply(demo: Path, scheme: str,
+                                              two_namespaces: tuple[str, str]) -> None:
+    by_tc, by_netlink = two_namespaces
+    args = [sys.executable, "-m", "tenantnet", "deploy", "linux", str(demo), "--host", "h0",
+            "--scheme", scheme, "--dev", "up0", *[f"--addr={k}={v}" for k, v in ADDRS.items()
+                                                  if scheme == "static"]]
+    dry = subprocess.run([*args, "--dry-run"], capture_output=True, text=True)
+    assert dry.returncode == 0, dry.stderr
+    for cmd in dry.stdout.splitlines():
+        subprocess.run(["ip", "netns", "exec", by_tc, *cmd.split()], check=True)
+    applied = subprocess.run([*args, "--apply", "--netns", by_netlink],
+                             capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    shown = _shown(by_tc)
+    assert shown == _shown(by_netlink)
+    if scheme == "static":
+        assert any("class htb 1:10 parent 1:1" in s and "rate 3Gbit ceil 3Gbit" in s
+                   for s in shown), shown
+        assert any("match 0a000002/ffffffff at 12" in s for s in shown), shown
