@@ -42,13 +42,11 @@ def sonic_configs(scenario: Scenario, scheme: str) -> tuple[dict[str, dict[str, 
     return scheme_config_db(layout)
 
 
-def cmd_sonic(a: argparse.Namespace) -> None:
-    """Write the scheme's SONiC config_db per switch."""
-    sc = Scenario.from_file(a.scenario)
-    try:
-        dbs, notes = sonic_configs(sc, a.scheme)
-    except ValueError as e:
-        fail(f"{a.scenario}: scheme {a.scheme}: {e}")
+def publish_sonic(dbs: dict[str, dict[str, object]], out: Path, by: str, force: bool = False,
+                  notes: list[str] | tuple[str, ...] = ()) -> None:
+    """Validates every switch's config_db (the first violation fails the command, nothing
+    written) and writes ``<switch>.json`` each, and ``NOTES.md`` if there are `notes`,
+    into the folder `out` whole."""
     bad = {sw: errs for sw, db in dbs.items() if (errs := validate(db))}
     if bad:
         sw, errs = next(iter(bad.items()))
@@ -60,7 +58,17 @@ def cmd_sonic(a: argparse.Namespace) -> None:
                                           encoding="utf-8")
         if notes:
             (d / "NOTES.md").write_text("".join(f"{n}\n" for n in notes), encoding="utf-8")
-    publish(a.out, write, "tenantnet deploy sonic", a.force)
+    publish(out, write, by, force)
+
+
+def cmd_sonic(a: argparse.Namespace) -> None:
+    """Write the scheme's SONiC config_db per switch."""
+    sc = Scenario.from_file(a.scenario)
+    try:
+        dbs, notes = sonic_configs(sc, a.scheme)
+    except ValueError as e:
+        fail(f"{a.scenario}: scheme {a.scheme}: {e}")
+    publish_sonic(dbs, a.out, "tenantnet deploy sonic", a.force, notes)
     print(f"{len(dbs)} switch configs for {a.scheme} in {a.out}/ (validated against the "
           "SONiC YANG rules)")
     for n in notes:

@@ -21,7 +21,7 @@ from .clitools import count_arg, fail, int_arg, number_arg, publish, read_text, 
 from .errors import is_whole
 from .outdir import add_to
 from .qshare import FAT_TREE_16, Controller
-from .sonic import config_db, validate
+from .sonic import config_db
 
 
 def csv_rows(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]]:
@@ -210,16 +210,8 @@ def cmd_emit_sonic(a: argparse.Namespace) -> None:
         dbs = config_db(c.switch_ports(b))
     except (KeyError, IndexError, TypeError, ValueError, OverflowError, AttributeError) as e:
         fail(f"{a.folder / 'binding.json'}: does not match state.json ({e!r}); bind again")
-    bad = {sw: errs for sw, db in dbs.items() if (errs := validate(db))}
-    if bad:
-        sw, errs = next(iter(bad.items()))
-        fail(f"{sw}: {len(errs)} SONiC rule violations, first: {errs[0]}")
-
-    def write(d: Path) -> None:
-        for sw, db in sorted(dbs.items()):
-            (d / f"{sw}.json").write_text(json.dumps(db, indent=1, sort_keys=True) + "\n",
-                                          encoding="utf-8")
-    publish(a.out, write, "tenantnet qshare emit-sonic")
+    from .deploy_cli import publish_sonic
+    publish_sonic(dbs, a.out, "tenantnet qshare emit-sonic")
     switches = len({n for link in c.links() for n in link[:2] if n not in servers})
     print(f"{len(dbs)} switch configs in {a.out}/ (validated against the SONiC YANG rules); "
           f"the other {switches - len(dbs)} switches carry no tenant and need no QoS change")
