@@ -1,0 +1,151 @@
+"""Network namespaces for emulating a scenario on this machine's Linux (the ground for
+``tenantnet emulate``): a lab that owns every namespace it creates and removes them on
+every way out, and a probe of what the kernel's traffic control offers.
+
+A lab's namespaces are named ``<prefix><node>`` (prefix ``tn-<tag>-``); deleting a
+namespace deletes the veth ends in it, so removing the namespaces removes the links.
+A lab refuses to start while namespaces of its prefix exist (a run that did not
+clean up), and :func:`cleanup` removes them. While a lab is open, SIGTERM is turned
+into ``SystemExit`` so that the ``with`` block's cleanup runs (Ctrl-C raises
+``KeyboardInterrupt`` already), and the namespaces are removed at interpreter exit
+if the block was never left.
+"""
+
+from __future__ import annotations
+
+import atexit
+import signal
+import subprocess
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import Any
+
+from .errors import ScenarioError
+
+PREFIX = "tn-"
+QDISCS: dict[str, tuple[str, ...]] = {
+    "htb": (), "pfifo": (), "clsact": (), "netem": (), "fq": (), "prio": (),
+    "tbf": ("rate", "1mbit", "burst", "10kb", "latency", "50ms"),
+    "red": ("limit", "400000", "min", "30000", "max", "90000", "avpkt", "1000", "burst",
+            "55", "bandwidth", "10mbit", "probability", "0.02", "ecn"),
+}
+"""The qdiscs :func:`probe` tries, with the parameters each needs (RED with ECN
+marking, as an emulated switch would use it)."""
+CONGESTION = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+
+
+def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    r = subprocess.run(["ip", *args], capture_output=True, text=True)
+    if check and r.returncode:
+        raise ScenarioError(f"ip {' '.join(args)}: {r.stderr.strip() or 'failed'}")
+    return r
+
+
+def namespaces() -> list[str]:
+    """Every network namespace of this machine, by name."""
+    r = _ip("netns", "list", check=False)
+    return [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
+
+
+def leftovers(prefix: str = PREFIX) -> list[str]:
+    """The namespaces named with `prefix`."""
+    return sorted(n for n in namespaces() if n.startswith(prefix))
+
+
+def cleanup(prefix: str = PREFIX) -> list[str]:
+    """Removes every namespace named with `prefix` (and so the links in them); returns
+    their names."""
+    gone = leftovers(prefix)
+    for n in gone:
+        _ip("netns", "del", n, check=False)
+    return gone
+
+
+class Lab:
+    """Namespaces and veth links that exist while the lab is open (``with Lab(...)``).
+
+    `tag` names the run (a fresh one by default); every namespace is ``tn-<tag>-<node>``.
+    """
+
+    def __init__(self, tag: str | None = None) -> None:
+        self.prefix = f"{PREFIX}{tag or uuid.uuid4().hex[:8]}-"
+        self.made: list[str] = []
+        self._old_term: Callable[[int, FrameType | None], Any] | int | None = None
+        self._open = False
+
+    def __enter__(self) -> Lab:
+        left = leftovers(self.prefix)
+        if left:
+            raise ScenarioError(f"namespaces of a run that did not clean up exist "
+                                f"({', '.join(left[:4])}{', ...' if len(left) > 4 else ''}): "
+                                "remove them (`ip netns del NAME`, or "
+                                "tenantnet.linux_lab.cleanup())")
+        self._old_term = signal.signal(signal.SIGTERM, _exit_on_term)
+        atexit.register(self.close)
+        self._open = True
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Removes every namespace of the lab; safe to call twice."""
+        if not self._open:
+            return
+        self._open = False
+        cleanup(self.prefix)
+        self.made.clear()
+        atexit.unregister(self.close)
+        if self._old_term is not None:
+            signal.signal(signal.SIGTERM, self._old_term)
+
+    def ns(self, node: str) -> str:
+        """Creates node `node`'s namespace (loopback up) and returns its name."""
+        name = f"{self.prefix}{node}"
+        _ip("netns", "add", name)
+        self.made.append(name)
+        _ip("-n", name, "link", "set", "lo", "up")
+        return name
+
+    def link(self, a: str, a_if: str, b: str, b_if: str) -> None:
+        """A veth pair from `a_if` in namespace `a` to `b_if` in `b`, both up."""
+        _ip("-n", a, "link", "add", a_if, "type", "veth", "peer", "name", b_if, "netns", b)
+        _ip("-n", a, "link", "set", a_if, "up")
+        _ip("-n", b, "link", "set", b_if, "up")
+
+
+def _exit_on_term(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+def probe() -> dict[str, bool]:
+    """What this kernel offers an emulation: each of :data:`QDISCS` (tried on a veth in
+    a scratch namespace) and each TCP congestion control (``tcp_<name>``) it lists."""
+    out: dict[str, bool] = {}
+    with Lab(f"probe{uuid.uuid4().hex[:6]}") as lab:
+        a, b = lab.ns("a"), lab.ns("b")
+        lab.link(a, "p0", b, "p1")
+        for q, params in QDISCS.items():
+            where = ["clsact"] if q == "clsact" else ["root", q, *params]
+            r = subprocess.run(["tc", "-n", a, "qdisc", "add", "dev", "p0", *where],
+                               capture_output=True, text=True)
+            out[q] = r.returncode == 0
+            subprocess.run(["tc", "-n", a, "qdisc", "del", "dev", "p0",
+                            *(["clsact"] if q == "clsact" else ["root"])],
+                           capture_output=True)
+    available = CONGESTION.read_text().split() if CONGESTION.exists() else []
+    for cc in ("reno", "cubic", "bbr", "dctcp"):
+        out[f"tcp_{cc}"] = cc in available
+    return out
+
+
+def require(needed: dict[str, str], have: dict[str, bool] | None = None) -> None:
+    """Raises ScenarioError naming each feature in `needed` (feature to what the scenario
+    needs it for) that the kernel lacks."""
+    have = probe() if have is None else have
+    missing = [f"{f} ({why})" for f, why in needed.items() if not have.get(f, False)]
+    if missing:
+        raise ScenarioError("this kernel lacks what the scenario needs: " + "; ".join(missing))
