@@ -3,8 +3,6 @@ set over netlink (`--apply`): both give the same qdiscs, classes and filters."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 import uuid
@@ -13,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import namespaces_why_not
 from tenantnet import Scenario, ScenarioError
 from tenantnet.linux_tc import plan
 
@@ -61,20 +60,11 @@ def test_bad_input_names_what_is_wrong(demo: Path, scheme: str, host: str,
 
 def _namespaces_work() -> str | None:
     """Why this machine cannot run the netlink test, or None."""
-    if os.geteuid() != 0:
-        return "needs root to create network namespaces"
-    if shutil.which("ip") is None or shutil.which("tc") is None:
-        return "needs iproute2's ip and tc"
     try:
         import pyroute2  # noqa: F401
     except ImportError:
         return "needs pyroute2 (pip install 'tenantnet[linux]')"
-    name = f"tn-probe-{uuid.uuid4().hex[:8]}"
-    r = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
-    if r.returncode:
-        return f"network namespaces not permitted here: {r.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", name], capture_output=True)
-    return None
+    return namespaces_why_not()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ probe. Skipped, with the reason, where namespaces cannot be made."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -14,24 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from helpers import namespaces_why_not
 from tenantnet import ScenarioError
 from tenantnet.linux_lab import Lab, cleanup, leftovers, namespaces, probe, require
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _why_not() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root to create network namespaces"
-    name = f"tn-canary-{uuid.uuid4().hex[:6]}"
-    r = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
-    if r.returncode:
-        return f"network namespaces not permitted here: {r.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", name], capture_output=True)
-    return None
-
-
-pytestmark = pytest.mark.skipif(bool(_why_not()), reason=str(_why_not()))
+WHY_NOT = namespaces_why_not()
+pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=str(WHY_NOT))
 
 
 def tag() -> str:
