@@ -90,3 +90,11 @@ def namespaces_why_not() -> str | None:
         return f"network namespaces not permitted here: {r.stderr.strip()}"
     subprocess.run(["ip", "netns", "del", name], capture_output=True)
     return None
+
+
+def default_sigint() -> None:
+    """For ``Popen(preexec_fn=...)``: the child takes SIGINT as a terminal's Ctrl-C does.
+    A suite started in the background of a shell without job control inherits SIGINT
+    ignored, and a Python child would then never see KeyboardInterrupt."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import tenantnet
+from helpers import default_sigint
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -25,7 +26,8 @@ def interrupt(args: list[str], cwd: Path, ready: Callable[[], bool],
     finished process and the seconds it took to end after the signal."""
     env = dict(os.environ, TENANTNET_DEBUG="")
     proc = subprocess.Popen([sys.executable, "-m", "tenantnet", *args], cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=default_sigint)
     deadline = time.monotonic() + wait
     while not ready() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)

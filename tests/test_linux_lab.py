@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import namespaces_why_not
+from helpers import default_sigint, namespaces_why_not
 from tenantnet import ScenarioError
 from tenantnet.linux_lab import Lab, cleanup, leftovers, namespaces, probe, require
 
@@ -73,7 +73,8 @@ with Lab(sys.argv[1]) as lab:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_mid_run_leaves_nothing_behind(sig: signal.Signals) -> None:
     t = tag()
-    p = subprocess.Popen([sys.executable, "-c", CHILD, t], stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen([sys.executable, "-c", CHILD, t], stdout=subprocess.PIPE, text=True,
+                         preexec_fn=default_sigint)
     try:
         assert p.stdout is not None and p.stdout.readline().strip() == "ready"
         assert len(leftovers(f"tn-{t}-")) == 2
