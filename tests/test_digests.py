@@ -145,7 +145,7 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "trinity-fig12": (["reproduce", "trinity-fig12", "-q"], "ea84d2ce53b735fa"),
     "trinity-fig9": (["reproduce", "trinity-fig9", "-q"], "39b42ebfc33e651e"),
     "trinity-fig8": (["reproduce", "trinity-fig8", "-q"], "594073b47118b278"),
-    "trinity-shares": (["reproduce", "trinity-shares", "-q"], "9223923a6e00e63f"),
+    "trinity-shares": (["reproduce", "trinity-shares", "-q"], "8c3b59b538aedf3b"),
 }
 
 

@@ -18,9 +18,3 @@ def test_the_default_profile_keeps_guarantees_and_shares_the_spare_by_them() -> 
         # every pair a share of the spare, at least a quarter of its proportional one
         assert row["min_share_of_proportional"] >= 0.25, row.to_dict()
     assert summary["jain"].mean() >= 0.95, summary["jain"].tolist()
-
-
-def test_jain_index_is_one_when_equal_and_zero_when_a_pair_gets_nothing() -> None:
-    assert ts.jain([0.5, 0.5, 0.5]) == 1.0
-    assert ts.jain([1.0, 0.0]) == 0.0
-    assert abs(ts.jain([1.0, 3.0]) - 16 / 20) < 1e-12

@@ -17,8 +17,9 @@ import argparse
 import json
 from pathlib import Path
 
-from . import _core, schemes
+from . import schemes
 from .clitools import add_force, fail, publish
+from .layout import switch_layout
 from .scenario import Scenario
 from .sonic import validate
 from .sonic_fabric import CANNOT, scheme_config_db
@@ -33,13 +34,7 @@ def sonic_configs(scenario: Scenario, scheme: str) -> tuple[dict[str, dict[str, 
         if name in CANNOT:
             raise ValueError(CANNOT[name])
     data = schemes.apply(scenario.data(), scheme, str(scenario.base_dir))
-    try:
-        layout = json.loads(_core.switch_layout(json.dumps(data), scenario.source,
-                                                str(scenario.base_dir), "json"))
-    except _core.ScenarioError as e:
-        from .errors import ScenarioError
-        raise ScenarioError(*e.args) from None
-    return scheme_config_db(layout)
+    return scheme_config_db(switch_layout(data, scenario))
 
 
 def publish_sonic(dbs: dict[str, dict[str, object]], out: Path, by: str, force: bool = False,

@@ -19,13 +19,13 @@ same values. Minor handles are hexadecimal, as ``tc`` reads them.
 from __future__ import annotations
 
 import ipaddress
-import json
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import _core, schemes
+from . import schemes
 from .errors import ScenarioError
+from .layout import size_bytes, switch_layout
 from .scenario import Scenario
 
 ROOT, TOP, DEFAULT, FIRST_VM = 0x1, 0x1, 0x9999, 0x10
@@ -126,10 +126,6 @@ def _netlink(netns: str | None) -> Any:
     return NetNS(netns) if netns else IPRoute()
 
 
-def _size(text: str, packet: int) -> int:
-    return int(text[:-3]) * packet if text.endswith("pkt") else int(_core.parse_size(text))
-
-
 def plan(scenario: Scenario, scheme: str, host: str, dev: str,
          addrs: dict[str, str]) -> Plan:
     """Host `host`'s uplink `dev` under `scheme` for `scenario`, the VMs' source
@@ -138,8 +134,7 @@ def plan(scenario: Scenario, scheme: str, host: str, dev: str,
         raise ScenarioError(f"scheme {scheme!r}: deploy linux writes {', '.join(SCHEMES)} "
                             "(MBFQ's agent and the channel schemes are not deployable yet)")
     data = schemes.apply(scenario.data(), scheme, str(scenario.base_dir))
-    layout = json.loads(_core.switch_layout(json.dumps(data), scenario.source,
-                                            str(scenario.base_dir), "json"))
+    layout = switch_layout(data, scenario)
     r = Scenario.from_dict(data, scenario.source, scenario.base_dir).simulation().results()
     switches = {s["name"] for s in layout["switches"]}
     hosts = sorted({str(n) for n in r.links["node"]} - switches)
@@ -148,7 +143,8 @@ def plan(scenario: Scenario, scheme: str, host: str, dev: str,
                             f"{', '.join(hosts[:8])}{', ...' if len(hosts) > 8 else ''})")
     nics = r.links[r.links["node"] == host]
     net, packet = layout["network"], int(layout["packet_bytes"])
-    limit = max(1, _size(net.get("host_buffer") or net["buffer"], packet) // packet)
+    buffer = net.get("host_buffer") or net["buffer"]
+    limit = max(1, size_bytes(buffer, packet, "network.host_buffer") // packet)
     out = Plan(scheme, dev, round(float(nics["rate_gbps"].iloc[0]) * 1e9), limit, packet)
     if scheme == "none":
         return out

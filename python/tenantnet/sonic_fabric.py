@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import _core
+from .layout import size_bytes
 
 CANNOT = {
     "barberq": "SONiC cannot express BarberQ: a switch buffer that evicts the tail of "
@@ -45,22 +45,20 @@ WRED = "tenantnet_ecn"
 
 
 def _bytes(value: Any, packet: int, key: str) -> int:
-    """A size as the core writes it (``"500000B"`` or ``"65pkt"``) in bytes, a packet
-    being `packet` bytes on the wire."""
-    text = str(value)
-    if text.endswith("pkt"):
-        return int(text[:-3]) * packet
-    try:
-        return int(_core.parse_size(text))
-    except ValueError as e:
-        raise ValueError(f"network.{key} = {text!r}: {e}") from None
+    return size_bytes(value, packet, f"network.{key}")
+
+
+def _strict(net: dict[str, Any]) -> int:
+    """How many of a port's queues are served by strict priority (module doc)."""
+    sched = net["scheduler"]
+    return int(net["queues"]) if sched == "strict" else (
+        int(net["strict_queues"]) if sched == "sp_dwrr" else 0)
 
 
 def sonic_queue(q: int, net: dict[str, Any]) -> int:
     """SONiC's queue for tenantnet's queue `q` (module doc: strict priority order)."""
-    n, sched = int(net["queues"]), net["scheduler"]
-    strict = n if sched == "strict" else int(net["strict_queues"]) if sched == "sp_dwrr" else 0
-    return n - 1 - q if q < strict else q - strict if sched == "sp_dwrr" else q
+    n, strict = int(net["queues"]), _strict(net)
+    return n - 1 - q if q < strict else q - strict
 
 
 def _schedulers(net: dict[str, Any]) -> tuple[dict[str, Any], dict[int, str], list[str]]:
@@ -75,7 +73,7 @@ def _schedulers(net: dict[str, Any]) -> tuple[dict[str, Any], dict[int, str], li
         notes.append("wfq rendered as DWRR with the same weights (SONiC has no WFQ)")
     table: dict[str, Any] = {}
     of: dict[int, str] = {}
-    strict = n if sched == "strict" else int(net["strict_queues"]) if sched == "sp_dwrr" else 0
+    strict = _strict(net)
     for q in range(n):
         if q < strict:
             name = f"{MAP}_strict"

@@ -19,11 +19,13 @@ import random
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from .. import progress
 from ..api import run
 from ..plotting import legend_outside, markers, save_csv, save_png
+from ..results import jain
 from .claims import claim, frame
 from .trinity import (
     LINK_MBPS,
@@ -104,13 +106,6 @@ def shares_points(cases: list[Case], schemes: tuple[str, ...] = TRINITY_PROFILES
     return pd.DataFrame(rows)
 
 
-def jain(x: list[float]) -> float:
-    """Jain's index of `x` (1: all equal); 0 when any is not positive."""
-    if min(x) <= 0:
-        return 0.0
-    return sum(x) ** 2 / (len(x) * sum(v * v for v in x))
-
-
 def shares_summary(pts: pd.DataFrame) -> pd.DataFrame:
     """Per scheme and case: the lowest pair's rate over its guarantee (%), the link's
     use (%), the smallest spare/guarantee, and it over the case's mean (1: every pair
@@ -125,7 +120,8 @@ def shares_summary(pts: pd.DataFrame) -> pd.DataFrame:
                      "link_pct": float(d["mbps"].sum() / LINK_MBPS * 100),
                      "min_spare_per_guarantee": min(spare),
                      "min_share_of_proportional": min(spare) / mean if mean > 0 else 0.0,
-                     "jain": jain(spare)})
+                     # a pair short of its guarantee counts as no share of the spare
+                     "jain": jain(np.clip(spare, 0.0, None))})
     return pd.DataFrame(rows)
 
 

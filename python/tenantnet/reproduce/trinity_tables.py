@@ -47,6 +47,12 @@ PAPER: dict[tuple[str, int, str], tuple[float, float]] = {
 """The published mean and p99 completion times, µs (Tables II-IV)."""
 
 
+def paper_key(scheme: str) -> str:
+    """The scheme whose published numbers `scheme` is shown beside: the paper's Trinity
+    beside both the default and the paper reading of its controller."""
+    return "trinity" if scheme == "trinity-paper" else scheme
+
+
 def table_scenario(scheme: str | dict[str, Any], pipes: tuple[float, float, float],
                    size_kib: float, *, queries: int = 2000, a_long: bool = False,
                    interval_ms: float = 10.0, start_ms: float = 50.0) -> dict[str, Any]:
@@ -99,9 +105,7 @@ def table_points(queries: int = 2000) -> pd.DataFrame:
         sc = table_scenario(scheme, pipes, size, queries=queries, a_long=a_long)
         r = run(sc)
         q = qct_us(r, r.summary["simulated_s"])
-        # the paper's Trinity numbers beside both readings of its controller
-        key = "trinity" if scheme == "trinity-paper" else scheme
-        paper = PAPER.get((t, size, key), (float("nan"), float("nan")))
+        paper = PAPER.get((t, size, paper_key(scheme)), (float("nan"), float("nan")))
         rows.append({"table": t, "size_kib": size, "scheme": scheme, "queries": len(q),
                      "unfinished": int(r.queries["qct_s"].isna().sum()),
                      "mean_us": float(q.mean()), "p99_us": float(q.quantile(0.99)),
@@ -135,8 +139,7 @@ def tables_compare(pts: pd.DataFrame) -> pd.DataFrame:
                               ("c-es", "ES")):
             a, b = p.loc[("II", size, scheme)], p.loc[("III", size, scheme)]
             grow = (b["mean_us"] / a["mean_us"] - 1) * 100
-            key = "trinity" if scheme == "trinity-paper" else scheme
-            m2, m3 = PAPER[("II", size, key)][0], PAPER[("III", size, key)][0]
+            m2, m3 = (PAPER[(t, size, paper_key(scheme))][0] for t in ("II", "III"))
             said = f"{m2:g} → {m3:g} µs ({(m3 / m2 - 1) * 100:+.1f} %)"
             if scheme != "c-es":
                 rows.append(check(f"{label}, {size} KB: mean moves less than 15 % from "

@@ -154,8 +154,9 @@ pub struct Gains {
     /// trip, DCTCP's and Linux's CWR rule).
     pub cwr: bool,
     /// With `Some((near, step))` (the `refined` profile), a caution channel at or
-    /// above `near` × its R_W before the last cut grows by `step` · C_W an interval
-    /// instead of Eq. 6's × (1 + α): it probes slowly where it was last marked.
+    /// above `near` × its R_W before the last cut grows by `step` · R_G an interval
+    /// instead of Eq. 6's × (1 + α), and below it by Eq. 6 but not past it: it probes
+    /// slowly where it was last marked.
     pub probe: Option<(f64, f64)>,
     /// DCTCP's gain g: Eq. 5 cuts by β averaged over the channel's feedback (the
     /// `refined` profile; 0: by the last interval's β, as the paper).
@@ -467,9 +468,9 @@ mod tests {
         // far below 0.9 × 400: Eq. 6 (α = 0.5 here), 200 → 300
         paper_step(&mut c, 600.0 * M, &probe);
         assert_eq!(c[0].w / M, 300.0);
+        // 300 → 450 would pass 0.9 × 400 = 360: Eq. 6 stops there
         paper_step(&mut c, 600.0 * M, &probe);
         assert_eq!(c[0].w / M, 360.0);
-        // 300 → 450 would pass 0.9 × 400 = 360: Eq. 6 stops there
         // at or above 360: + 0.02 · R_G = 2 Mb/s an interval
         paper_step(&mut c, 600.0 * M, &probe);
         assert!((c[0].w / M - 362.0).abs() < 1e-9);
