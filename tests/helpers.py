@@ -77,19 +77,8 @@ def cli(*args: str, cwd: Path | None = None, timeout: float = 600
 def namespaces_why_not() -> str | None:
     """Why this machine cannot create network namespaces (not root, no iproute2, or not
     permitted), or None when it can."""
-    import os
-    import shutil
-    import uuid
-    if os.geteuid() != 0:
-        return "needs root to create network namespaces"
-    if shutil.which("ip") is None or shutil.which("tc") is None:
-        return "needs iproute2's ip and tc"
-    name = f"tn-canary-{uuid.uuid4().hex[:6]}"
-    r = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
-    if r.returncode:
-        return f"network namespaces not permitted here: {r.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", name], capture_output=True)
-    return None
+    from tenantnet.linux_lab import why_not
+    return why_not()
 
 
 def default_sigint() -> None:

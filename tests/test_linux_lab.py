@@ -59,6 +59,26 @@ def test_leftovers_of_a_run_refuse_a_new_one_until_cleaned_up() -> None:
     assert leftovers(f"tn-{t}-") == []
 
 
+def test_a_forked_child_killed_by_sigterm_leaves_the_labs_namespaces_alone() -> None:
+    # pyroute2's netlink helpers and an emulation's generator are forked children: they
+    # inherit the SIGTERM handler and the stack, and once unwound the lab's `with`
+    # block in the child and removed the parent's namespaces mid-run
+    import os
+    t = tag()
+    with Lab(t) as lab:
+        lab.ns("h0")
+        pid = os.fork()
+        if pid == 0:  # the child: wait to be terminated
+            time.sleep(30)
+            os._exit(0)
+        time.sleep(0.2)
+        os.kill(pid, signal.SIGTERM)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 128 + signal.SIGTERM
+        assert leftovers(f"tn-{t}-") == [f"tn-{t}-h0"]
+    assert leftovers(f"tn-{t}-") == []
+
+
 CHILD = """
 import sys, time
 from tenantnet.linux_lab import Lab

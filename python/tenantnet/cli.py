@@ -495,6 +495,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare(cmd)
     from .ns3check_cli import add_command as add_crosscheck
     add_crosscheck(cmd)
+    from .emulate_cli import add_command as add_emulate
+    add_emulate(cmd)
     from .deploy_cli import add_commands as add_deploy
     add_deploy(sub.add_parser(
         "deploy", help="Configuration that enforces a scheme on real equipment (SONiC "

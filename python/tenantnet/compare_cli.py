@@ -64,8 +64,39 @@ def print_verdicts(v: Any, label: str = "scheme") -> None:
         print(f"note: {', '.join(names)}: {w}")
 
 
+def cmd_compare_emulated(a: argparse.Namespace) -> None:
+    """``compare --emulate``: each scheme an emulation enforces, simulated and emulated
+    side by side (:mod:`tenantnet.emulation.verdicts`)."""
+    from .emulation.verdicts import compare_emulated
+    from .linux_lab import why_not
+    check_out(a.out, a.force)
+    why = why_not()
+    if why:
+        fail(f"compare --emulate needs network namespaces: {why}")
+    sc = Scenario.from_file(a.scenario)
+    sc.validate(memory_budget=a.memory_budget, seed=a.seed)
+    kept: dict[str, Any] = {}
+    with progress.showing(not a.quiet):
+        def go(d: Path) -> None:
+            c = compare_emulated(sc, a.schemes, d, a.scale, a.seed, a.settle, progress.step)
+            if all(o.measures is None for o in c.outcomes):
+                fail(f"{a.scenario}: no scheme can be emulated: " + "; ".join(
+                    f"{s}: {w}" for s, w in c.skipped.items()))
+            c.write(d)
+            kept["verdicts"] = c.verdicts
+        publish(a.out, go, "tenantnet compare", a.force)
+    print_verdicts(kept["verdicts"])
+    print("one run per scheme and side (the scenario's seed): no intervals")
+    print(f"report: {a.out / 'report.html'}")
+
+
 def cmd_compare(a: argparse.Namespace) -> None:
     from .comparison import compare
+    if a.emulate:
+        cmd_compare_emulated(a)
+        return
+    if a.scale is not None:
+        fail("--scale applies to --emulate only")
     check_out(a.out, a.force)
     sc = Scenario.from_file(a.scenario)
     sc.validate(memory_budget=a.memory_budget, seed=a.seed)
@@ -135,6 +166,14 @@ def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
                    metavar="SECONDS",
                    help="judge guarantees and fairness once a tenant's VM has had demand "
                         f"this long (default {SETTLE_S:g})")
+    p.add_argument("--emulate", action="store_true",
+                   help="also run each scheme that Linux can enforce (none, static, mbfq) "
+                        "on this machine's Linux in network namespaces, beside the "
+                        "simulator's run of the same scaled scenario (needs root; see "
+                        "`tenantnet emulate`); one run each, the others listed with why not")
+    p.add_argument("--scale", type=number_arg(1e-6, 1), default=None, metavar="X",
+                   help="with --emulate: multiply every rate by X (default: the fastest "
+                        "host NIC at 1 Gb/s)")
     add_force(p)
     p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                    help="most memory each run may use (default 8GiB)")

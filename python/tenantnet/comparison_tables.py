@@ -149,7 +149,8 @@ def verdict_table(c: Comparison, runs: pd.DataFrame) -> pd.DataFrame:
         rows.append(row)
     for s, reason in c.skipped.items():
         rows.append({"scheme": s, **{p: "" for p in verdicts.NAMES},
-                     "note": f"does not apply: {reason}", "warning": "", "acted": "",
+                     "note": f"{c.skip_label}: {reason}" if c.skip_label else reason,
+                     "warning": "", "acted": "",
                      "engagement": "", "choices": "", "seeds": 0, "seeds_judged": 0})
     return pd.DataFrame(rows)
 

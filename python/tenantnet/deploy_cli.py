@@ -109,7 +109,7 @@ def add_commands(deploy: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "linux", help="Print or apply a host scheme's traffic control for one host.",
         description="The tc configuration of host HOST's uplink under a host scheme "
-        "(none: the NIC's pfifo; static: an HTB class per VM at its guarantee, by source "
+        "(none: the NIC's bfifo; static: an HTB class per VM at its guarantee, by source "
         "address): printed as tc commands (--dry-run) or set over netlink (--apply, "
         "needs pyroute2: pip install 'tenantnet[linux]').", formatter_class=fmt)
     p.add_argument("scenario", type=Path, metavar="SCENARIO", help="a scenario file")

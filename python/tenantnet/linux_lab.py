@@ -8,12 +8,16 @@ A lab refuses to start while namespaces of its prefix exist (a run that did not
 clean up), and :func:`cleanup` removes them. While a lab is open, SIGTERM is turned
 into ``SystemExit`` so that the ``with`` block's cleanup runs (Ctrl-C raises
 ``KeyboardInterrupt`` already), and the namespaces are removed at interpreter exit
-if the block was never left.
+if the block was never left. Only the process that opened the lab removes them: a
+forked child (pyroute2's netlink helpers, an emulation's traffic generator) exits on
+SIGTERM at once, so that it never unwinds through the parent's ``with`` block.
 """
 
 from __future__ import annotations
 
 import atexit
+import os
+import shutil
 import signal
 import subprocess
 import uuid
@@ -26,7 +30,7 @@ from .errors import ScenarioError
 
 PREFIX = "tn-"
 QDISCS: dict[str, tuple[str, ...]] = {
-    "htb": (), "pfifo": (), "clsact": (), "netem": (), "fq": (), "prio": (),
+    "htb": (), "pfifo": (), "bfifo": (), "clsact": (), "netem": (), "fq": (), "prio": (),
     "tbf": ("rate", "1mbit", "burst", "10kb", "latency", "50ms"),
     "red": ("limit", "400000", "min", "30000", "max", "90000", "avpkt", "1000", "burst",
             "55", "bandwidth", "10mbit", "probability", "0.02", "ecn"),
@@ -41,6 +45,21 @@ def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     if check and r.returncode:
         raise ScenarioError(f"ip {' '.join(args)}: {r.stderr.strip() or 'failed'}")
     return r
+
+
+def why_not() -> str | None:
+    """Why this machine cannot create network namespaces (not root, no iproute2, or not
+    permitted), or None when it can."""
+    if os.geteuid() != 0:
+        return "creating network namespaces needs root"
+    if shutil.which("ip") is None or shutil.which("tc") is None:
+        return "iproute2's ip and tc are not installed"
+    name = f"{PREFIX}canary-{uuid.uuid4().hex[:6]}"
+    r = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+    if r.returncode:
+        return f"network namespaces are not permitted here: {r.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", name], capture_output=True)
+    return None
 
 
 def namespaces() -> list[str]:
@@ -67,33 +86,46 @@ class Lab:
     """Namespaces and veth links that exist while the lab is open (``with Lab(...)``).
 
     `tag` names the run (a fresh one by default); every namespace is ``tn-<tag>-<node>``.
+    `cleanup_hint` says how to remove a killed run's namespaces.
     """
 
-    def __init__(self, tag: str | None = None) -> None:
+    def __init__(self, tag: str | None = None, cleanup_hint: str = "") -> None:
         self.prefix = f"{PREFIX}{tag or uuid.uuid4().hex[:8]}-"
+        self.cleanup_hint = cleanup_hint or ("`ip netns del NAME`, or "
+                                             "tenantnet.linux_lab.cleanup()")
         self.made: list[str] = []
         self._old_term: Callable[[int, FrameType | None], Any] | int | None = None
         self._open = False
+        self._pid = os.getpid()
 
     def __enter__(self) -> Lab:
         left = leftovers(self.prefix)
         if left:
             raise ScenarioError(f"namespaces of a run that did not clean up exist "
                                 f"({', '.join(left[:4])}{', ...' if len(left) > 4 else ''}): "
-                                "remove them (`ip netns del NAME`, or "
-                                "tenantnet.linux_lab.cleanup())")
-        self._old_term = signal.signal(signal.SIGTERM, _exit_on_term)
+                                f"remove them ({self.cleanup_hint})")
+        self._pid = os.getpid()
+        self._old_term = signal.signal(signal.SIGTERM, self._on_term)
         atexit.register(self.close)
         self._open = True
         return self
+
+    def _on_term(self, signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != self._pid:
+            # a forked child (a netlink helper, the traffic generator) inherits the
+            # handler and the stack: unwinding it would leave this lab's `with` block
+            # in the child and remove the namespaces under the parent's feet
+            os._exit(128 + signum)
+        raise SystemExit(128 + signum)
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
 
     def close(self) -> None:
-        """Removes every namespace of the lab; safe to call twice."""
-        if not self._open:
+        """Removes every namespace of the lab; safe to call twice, and a no-op in a
+        forked child of the process that opened it."""
+        if not self._open or os.getpid() != self._pid:
             return
         self._open = False
         cleanup(self.prefix)
@@ -115,10 +147,6 @@ class Lab:
         _ip("-n", a, "link", "add", a_if, "type", "veth", "peer", "name", b_if, "netns", b)
         _ip("-n", a, "link", "set", a_if, "up")
         _ip("-n", b, "link", "set", b_if, "up")
-
-
-def _exit_on_term(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
 
 
 def probe() -> dict[str, bool]:

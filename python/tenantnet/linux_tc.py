@@ -2,16 +2,18 @@
 linux``): the same plan printed as ``tc`` commands (``--dry-run``) or applied over
 netlink with pyroute2 (``--apply``, the ``tenantnet[linux]`` extra).
 
-* ``none``: the NIC's queue as the scenario has it, a pfifo of the host buffer
-  (``network.host_buffer``, else ``network.buffer``) in full packets.
+* ``none``: the NIC's queue as the scenario has it, a bfifo of the host buffer
+  (``network.host_buffer``, else ``network.buffer``) in bytes.
 * ``static``: static reservation (each VM capped at its guarantee, as the simulator's
   ``static`` policy): an HTB root at the NIC's rate (handle ``1:``, class ``1:1``), a
-  class per VM of the host at its guarantee with the same ceiling, each over a pfifo
+  class per VM of the host at its guarantee with the same ceiling, each over a bfifo
   of the host buffer, and a u32 filter sending the VM's source address to its class.
   Traffic from any other address goes to the default class ``1:9999`` at the NIC's
   rate less the guarantees (at least 1 Mb/s), borrowing up to the NIC's rate.
 
-Every HTB class gets a burst and cburst of one millisecond at its rate (at least one
+Queues are limited in bytes, not packets: with segmentation offload (TSO/GSO) a queued
+packet can be up to 64 KB, so a packet count would hold many times the scenario's
+buffer. Every HTB class gets a burst and cburst of one millisecond at its rate (at least one
 full packet), written out so that the ``tc`` commands and the netlink calls set the
 same values. Minor handles are hexadecimal, as ``tc`` reads them.
 """
@@ -53,7 +55,7 @@ class Plan:
     scheme: str
     dev: str
     nic_bps: int
-    limit_pkts: int
+    limit_bytes: int
     packet_bytes: int
     vms: list[VmClass] = field(default_factory=list)
 
@@ -73,8 +75,8 @@ class Plan:
         """The plan as ``tc`` commands."""
         dev = shlex.quote(self.dev)
         if self.scheme == "none":
-            return [f"tc qdisc replace dev {dev} root handle {ROOT:x}: pfifo limit "
-                    f"{self.limit_pkts}"]
+            return [f"tc qdisc replace dev {dev} root handle {ROOT:x}: bfifo limit "
+                    f"{self.limit_bytes}b"]
         out = [f"tc qdisc replace dev {dev} root handle {ROOT:x}: htb default {DEFAULT:x}"]
         for parent, minor, rate, ceil in self.classes():
             up = f"{ROOT:x}:{parent:x}" if parent else f"{ROOT:x}:"
@@ -83,7 +85,7 @@ class Plan:
                        f"{self.burst(rate)}b cburst {self.burst(ceil)}b")
         for _, minor, _, _ in self.classes()[1:]:
             out.append(f"tc qdisc add dev {dev} parent {ROOT:x}:{minor:x} handle {minor:x}: "
-                       f"pfifo limit {self.limit_pkts}")
+                       f"bfifo limit {self.limit_bytes}b")
         for v in self.vms:
             out.append(f"tc filter add dev {dev} parent {ROOT:x}: protocol ip prio 1 u32 "
                        f"match ip src {v.addr}/32 flowid {ROOT:x}:{v.minor:x}")
@@ -93,36 +95,46 @@ class Plan:
         """Sets the plan on `dev` over netlink (in network namespace `netns`, if given),
         replacing the device's root qdisc."""
         ipr = _netlink(netns)
+        from pyroute2.netlink.exceptions import NetlinkError
         try:
-            found = ipr.link_lookup(ifname=self.dev)
-            if not found:
-                raise ScenarioError(f"--dev {self.dev}: no such network device"
-                                    f"{f' in namespace {netns}' if netns else ''}")
-            idx = found[0]
-            if self.scheme == "none":
-                ipr.tc("replace", "pfifo", idx, ROOT << 16, limit=self.limit_pkts)
-                return
-            ipr.tc("replace", "htb", idx, ROOT << 16, default=DEFAULT)
-            for parent, minor, rate, ceil in self.classes():
-                ipr.tc("add-class", "htb", idx, (ROOT << 16) | minor,
-                       parent=(ROOT << 16) | parent, rate=f"{rate}bit", ceil=f"{ceil}bit",
-                       burst=self.burst(rate), cburst=self.burst(ceil))
-            for _, minor, _, _ in self.classes()[1:]:
-                ipr.tc("add", "pfifo", idx, minor << 16, parent=(ROOT << 16) | minor,
-                       limit=self.limit_pkts)
-            for v in self.vms:
-                ip = int(ipaddress.IPv4Address(v.addr))
-                ipr.tc("add-filter", "u32", idx, parent=ROOT << 16, prio=1, protocol=0x0800,
-                       target=(ROOT << 16) | v.minor, keys=[f"0x{ip:08x}/0xffffffff+12"])
+            self._set(ipr, netns)
+        except NetlinkError as e:
+            raise ScenarioError(f"tc on {self.dev}{f' in {netns}' if netns else ''}: "
+                                f"{e.args[-1] if e.args else e}") from None
         finally:
             ipr.close()
+
+    def _set(self, ipr: Any, netns: str | None) -> None:
+        found = ipr.link_lookup(ifname=self.dev)
+        if not found:
+            raise ScenarioError(f"--dev {self.dev}: no such network device"
+                                f"{f' in namespace {netns}' if netns else ''}")
+        idx = found[0]
+        if self.scheme == "none":
+            ipr.tc("replace", "bfifo", idx, ROOT << 16, limit=self.limit_bytes)
+            return
+        ipr.tc("replace", "htb", idx, ROOT << 16, default=DEFAULT)
+        for parent, minor, rate, ceil in self.classes():
+            ipr.tc("add-class", "htb", idx, (ROOT << 16) | minor,
+                   parent=(ROOT << 16) | parent, rate=f"{rate}bit", ceil=f"{ceil}bit",
+                   burst=self.burst(rate), cburst=self.burst(ceil))
+        for _, minor, _, _ in self.classes()[1:]:
+            ipr.tc("add", "bfifo", idx, minor << 16, parent=(ROOT << 16) | minor,
+                   limit=self.limit_bytes)
+        for v in self.vms:
+            ip = int(ipaddress.IPv4Address(v.addr))
+            ipr.tc("add-filter", "u32", idx, parent=ROOT << 16, prio=1, protocol=0x0800,
+                   target=(ROOT << 16) | v.minor, keys=[f"0x{ip:08x}/0xffffffff+12"])
 
 
 def _netlink(netns: str | None) -> Any:
     try:
         from pyroute2 import IPRoute, NetNS
+        from pyroute2.netlink.rtnl.tcmsg import plugins
     except ImportError:
         raise ScenarioError("--apply needs pyroute2: pip install 'tenantnet[linux]'") from None
+    # pyroute2 knows pfifo's options (a 32-bit limit) but not bfifo's, which are the same
+    plugins.setdefault("bfifo", plugins["pfifo"])
     return NetNS(netns) if netns else IPRoute()
 
 
@@ -144,7 +156,7 @@ def plan(scenario: Scenario, scheme: str, host: str, dev: str,
     nics = r.links[r.links["node"] == host]
     net, packet = layout["network"], int(layout["packet_bytes"])
     buffer = net.get("host_buffer") or net["buffer"]
-    limit = max(1, size_bytes(buffer, packet, "network.host_buffer") // packet)
+    limit = max(packet, size_bytes(buffer, packet, "network.host_buffer"))
     out = Plan(scheme, dev, round(float(nics["rate_gbps"].iloc[0]) * 1e9), limit, packet)
     if scheme == "none":
         return out

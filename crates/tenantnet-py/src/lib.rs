@@ -4,6 +4,7 @@
 //! released, and hands results over as raw little-endian column buffers that the
 //! Python side wraps with numpy and pandas. No simulation logic lives here.
 
+mod mbfq;
 mod qshare;
 
 use std::path::Path;
@@ -509,6 +510,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_class::<qshare::QShare>()?;
+    m.add_class::<mbfq::Macroscheduler>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(switch_layout, m)?)?;

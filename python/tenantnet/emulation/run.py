@@ -1,0 +1,213 @@
+"""``tenantnet emulate``: a scenario on this machine's Linux networking, beside the
+simulator's run of the same scaled scenario (its twin).
+
+The steps: the scenario under the scheme, scaled and with the kernel's transport
+(:mod:`.prepare`); the twin simulation, whose flows the emulation replays and whose
+tables give the emulated ones their rows; the fabric in namespaces (:mod:`.fabric`),
+each host's NIC shaped by the scheme's plan (:mod:`tenantnet.linux_tc`, with MBFQ's
+agent, :mod:`.agent`); the traffic (:mod:`.traffic`) and the samplers
+(:mod:`.sampler`) for the scenario's duration; then the tables (:mod:`.tables`). The
+namespaces are removed on every way out (:class:`tenantnet.linux_lab.Lab`).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import _core, linux_lab
+from ..comparison import instrumented
+from ..errors import ScenarioError
+from ..layout import size_bytes, switch_layout
+from ..linux_tc import FIRST_VM, Plan, VmClass
+from ..results import Results
+from ..scenario import Scenario
+from . import prepare
+from .agent import Agent
+from .fabric import Fabric, build, plan_fabric
+from .process import TrafficProcess
+from .sampler import NodeSampler
+from .tables import Measured, emulated_results
+from .traffic import FlowPlan
+
+TAG = "emu"
+"""The namespaces of an emulation are ``tn-emu-<node>``: one emulation at a time, and
+``tenantnet emulate --cleanup`` removes what a killed one left."""
+
+
+@dataclass
+class Emulation:
+    """What :func:`emulate` returns: the emulated run's results, its twin's, the scale
+    and the scheme."""
+
+    emulated: Results
+    simulated: Results
+    scale: float
+    scheme: str
+    transport: str
+    """The transport both ran, in words."""
+    interval: float
+    """The sampling interval (s)."""
+    data: dict[str, Any]
+    """The scenario both ran: under the scheme, scaled, with the kernel's transport."""
+
+
+def twin(scenario: Scenario, scheme: str | None, scale: float | None,
+         seed: int | None = None) -> tuple[Scenario, Results, float, str, str]:
+    """The scaled scenario under `scheme` with the kernel's transport, its simulated
+    run, the scale, the scheme's name and the transport in words."""
+    base = str(scenario.base_dir)
+    data, name = prepare.scheme_of(instrumented(scenario.data()), scheme, base)
+    if scale is None:
+        probe = Scenario.from_dict(data, scenario.source, base).simulation(seed=seed)
+        links = probe.results().links
+        hosts = set(links["node"]) - {s["name"] for s in switch_layout(data, scenario)
+                                      ["switches"]}
+        nic = links[links["node"].isin(hosts)]["rate_gbps"].astype(float).max()
+        scale = prepare.default_scale(float(nic))
+    elif not 0 < scale <= 1:
+        raise ScenarioError(f"--scale {scale:g}: expected a factor in (0, 1]")
+    data = prepare.scaled(data, scale)
+    data, words = prepare.kernel_transport(data)
+    sc = Scenario.from_dict(data, scenario.source, base)
+    from ..api import run
+    return sc, run(sc, seed=seed), scale, name, words
+
+
+def _plans(f: Fabric, scheme: str, limit: int, packet: int) -> dict[str, Plan]:
+    """Each host's NIC plan: no VM class (none), a class per VM at its guarantee
+    (static) or at the NIC's rate until MBFQ's agent sets it (mbfq)."""
+    out = {}
+    for h in f.hosts:
+        up = f.uplink(h)
+        plan = Plan("static", up.ifname, up.rate_bps, limit, packet)
+        if scheme != "none":
+            plan.vms = [VmClass(v.vm, v.addr, FIRST_VM + i,
+                                v.guarantee_bps if scheme == "static" else up.rate_bps)
+                        for i, v in enumerate(x for x in f.vms if x.host == h)]
+        out[h] = plan
+    return out
+
+
+def _flows(r: Results, f: Fabric, ns: dict[str, str], duration: float) -> list[FlowPlan]:
+    out = []
+    for row in r.flows.itertuples():
+        if float(row.start_s) >= duration:
+            continue
+        src = f.vm_of(str(row.tenant), str(row.src))
+        dst = f.vm_of(str(row.tenant), str(row.dst))
+        stop = None if row.stop_s is None or str(row.stop_s) == "<NA>" else float(row.stop_s)
+        size = None if str(row.size_bytes) == "<NA>" else int(row.size_bytes)
+        out.append(FlowPlan(int(row.flow_id), ns[src.vm if src else str(row.src)],
+                            src.addr if src else f.addr[str(row.src)],
+                            ns[dst.vm if dst else str(row.dst)],
+                            dst.addr if dst else f.addr[str(row.dst)], size,
+                            float(row.start_s), stop))
+    return out
+
+
+def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = None,
+            scale: float | None = None, seed: int | None = None,
+            say: Callable[[str], None] = lambda s: None,
+            vm_stack: str = "host") -> Emulation:
+    """Emulates `scenario` under `scheme` (module doc) and writes the emulated run's
+    tables into `out` (its twin's into ``out/simulated``) when given."""
+    try:
+        import pyroute2  # noqa: F401
+    except ImportError:
+        raise ScenarioError("tenantnet emulate needs pyroute2: pip install "
+                            "'tenantnet[linux]'") from None
+    sc, sim, scale, name, words = twin(scenario, scheme, scale, seed)
+    data = sc.data()
+    layout = switch_layout(data, sc)
+    switches = {s["name"] for s in layout["switches"]}
+    f = plan_fabric(sim.links, sim.vms, switches)
+    net, packet = layout["network"], int(layout["packet_bytes"])
+    host_buf = size_bytes(net.get("host_buffer") or net["buffer"], packet, "network.buffer")
+    sw_buf = size_bytes(net["buffer"], packet, "network.buffer")
+    limits = {n: max(packet, host_buf if n in f.hosts else sw_buf)
+              for n in [*f.hosts, *f.switches]}
+    needs = {"htb": "link rates", "bfifo": "port buffers", f"tcp_{prepare.CC}": "TCP"}
+    linux_lab.require(needs)
+    duration = float(sim.summary["simulated_s"])
+    interval = _sample_interval(sim)
+    rto = _min_rto_ms(data)
+    plans = _plans(f, name, limits[f.hosts[0]], packet)
+    say(f"emulating {scenario.source} under {name} at scale {scale:g} for {duration:g} s "
+        f"({len(f.hosts)} hosts, {len(f.vms)} VMs, {len(f.switches)} switches)")
+    with linux_lab.Lab(TAG, "`tenantnet emulate --cleanup`") as lab:
+        ns = build(f, lab, plans, limits, packet, rto, vm_stack)
+        flows = _flows(sim, f, ns, duration)
+        m = _measure(f, ns, plans, flows, duration, interval, name, data)
+    res = emulated_results(sim, f, m, scale, name, words)
+    e = Emulation(res, sim, scale, name, words, interval, data)
+    if out is not None:
+        write(e, out)
+    return e
+
+
+def write(e: Emulation, out: Path) -> None:
+    """Writes the emulated run's tables into `out` and its twin's into
+    ``out/simulated``."""
+    e.emulated.write(out)
+    e.simulated.write(out / "simulated")
+
+
+def _sample_interval(r: Results) -> float:
+    t = sorted(set(r.throughput["time_s"].astype(float)))
+    return t[0] if t else 0.05
+
+
+def _min_rto_ms(data: dict[str, Any]) -> float:
+    v = data.get("transport", {}).get("min_rto")
+    return _core.parse_duration(str(v)) * 1e3 if v is not None else 200.0
+
+
+def _measure(f: Fabric, ns: dict[str, str], plans: dict[str, Plan],
+             flows: list[FlowPlan], duration: float, interval: float, scheme: str,
+             data: dict[str, Any]) -> Measured:
+    n = round(duration / interval)
+    traffic = TrafficProcess(flows, duration, prepare.CC, interval)
+    nodes = [NodeSampler(ns[x], [p.ifname for p in f.ports if p.node == x], interval, n)
+             for x in [*f.hosts, *f.switches]]
+    agents = []
+    if scheme == "mbfq":
+        table = json.dumps(data.get("vswitch", {}).get("mbfq", {}))
+        agents = [Agent(ns[h], plans[h], table, [v.tenant for v in f.vms if v.host == h],
+                        [float(v.guarantee_bps) for v in f.vms if v.host == h])
+                  for h in f.hosts if plans[h].vms]
+    done = threading.Event()
+    try:
+        traffic.open()
+        t0 = time.monotonic() + 0.2
+        for a in agents:  # processes forked before this one starts threads
+            a.start(t0, duration)
+        runs = [s.run for s in nodes]
+        threads = [threading.Thread(target=r, args=(t0, done), daemon=True) for r in runs]
+        for t in threads:
+            t.start()
+        traffic.start(t0)
+        for t in threads:
+            t.join(timeout=max(0.0, t0 + duration + 5 - time.monotonic()))
+        outcome = traffic.finish(10)
+        for a in agents:
+            a.collect(max(1.0, t0 + duration + 5 - time.monotonic()))
+    except RuntimeError as e:
+        raise ScenarioError(f"the emulation failed: {e}") from None
+    finally:
+        done.set()
+        traffic.close()
+        for a in agents:
+            a.stop()
+    errors = [x for x in [*(s.error for s in nodes), *(a.error for a in agents),
+                          *outcome.errors] if x]
+    if errors:
+        raise ScenarioError("the emulation failed: " + "; ".join(errors[:3]))
+    return Measured(nodes={x: s for x, s in zip([*f.hosts, *f.switches], nodes,
+                                                 strict=True)},
+                    traffic=outcome, agents=agents, interval=interval, duration=duration)

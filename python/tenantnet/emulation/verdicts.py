@@ -1,0 +1,52 @@
+"""``tenantnet compare SCENARIO --emulate``: each scheme an emulation enforces, run on
+this machine's Linux and in the simulator (the same scaled scenario), judged by
+compare's yardstick side by side: two rows per scheme, ``S (simulated)`` and
+``S (emulated)``. The other schemes are listed with why they are not emulated.
+One run each (the scenario's seed): an emulation is not repeatable seed for seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .. import metrics
+from ..comparison import Comparison, Outcome, applicable
+from ..engagement import engagement
+from ..scenario import Scenario
+from .prepare import POLICIES
+from .run import emulate, write
+
+LABELS = ("simulated", "emulated")
+
+
+def compare_emulated(scenario: Scenario, specs: Sequence[str] | None = None,
+                     out: Path | None = None, scale: float | None = None,
+                     seed: int | None = None, settle: float = metrics.SETTLE_S,
+                     say: Callable[[str], None] = lambda s: None,
+                     vm_stack: str = "host") -> Comparison:
+    """Emulates and simulates `scenario` under each of `specs` that an emulation
+    enforces (default: every one that applies), writing each pair of runs into
+    ``out/<scheme>/`` (emulated) and ``out/<scheme>/simulated`` when given."""
+    data, base = scenario.data(), str(scenario.base_dir)
+    why: dict[str, str] = {}
+    if specs is None:
+        specs, why = applicable(data, base)
+        why = {s: f"does not apply: {w}" for s, w in why.items()}
+    outcomes: list[Outcome] = []
+    ran: list[int] = []
+    for spec in specs:
+        if spec not in POLICIES:
+            why[spec] = (f"not emulated: an emulation enforces {', '.join(POLICIES)} "
+                         "(the others need switch features or per-packet host logic that "
+                         "Linux's tc does not have)")
+            continue
+        e = emulate(scenario, spec, None, scale, seed, say, vm_stack)
+        if out is not None:
+            write(e, out / spec)
+        for label, res in zip(LABELS, (e.simulated, e.emulated), strict=True):
+            m = metrics.measure(res, e.data.get("workloads", []), settle)
+            outcomes.append(Outcome(f"{spec} ({label})", int(res.summary["seed"]), m,
+                                    engagement=engagement(spec, res, e.data)))
+        ran.append(int(e.simulated.summary["seed"]))
+    return Comparison(scenario, sorted(set(ran)), outcomes, why, settle, {}, skip_label="")
