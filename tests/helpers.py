@@ -87,3 +87,22 @@ def default_sigint() -> None:
     ignored, and a Python child would then never see KeyboardInterrupt."""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def classifying(scheduler: str) -> dict[str, Any]:
+    """Tenant a (four flows, DSCP 0) and tenant b (one flow, DSCP 1, which b's host
+    tags) share a switch port whose two queues take DSCP 0 and 1."""
+    return {
+        "name": "two-queues", "simulation": {"duration": "1.5s"},
+        "topology": {"kind": "star", "hosts": 3, "link_rate": "1Gbps", "link_delay": "5us"},
+        "network": {"buffer": "500KB", "queues": 2, "scheduler": scheduler,
+                    "dscp_map": "identity", "buffer_policy": "static_partition",
+                    **({"weights": [1, 3]} if scheduler == "dwrr" else {})},
+        "transport": {"protocol": "tcp", "min_rto": "5ms"},
+        "tenants": [{"name": "a", "guarantee": "100Mbps", "hosts": ["h0"]},
+                    {"name": "b", "guarantee": "100Mbps", "hosts": ["h1"]}],
+        "workloads": [
+            {"kind": "long_lived", "tenant": "a", "src": "h0", "dst": "h2", "dscp": 0,
+             "flows_per_pair": 4},
+            {"kind": "long_lived", "tenant": "b", "src": "h1", "dst": "h2", "dscp": 1}],
+        "output": {"sample_interval": "50ms"}}

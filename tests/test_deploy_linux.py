@@ -3,6 +3,7 @@ set over netlink (`--apply`): both give the same qdiscs, classes and filters."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import uuid
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import namespaces_why_not
+from helpers import classifying, cli, namespaces_why_not
 from tenantnet import Scenario, ScenarioError
 from tenantnet.linux_tc import plan
 
@@ -50,7 +51,7 @@ def test_none_is_the_nic_fifo_of_the_host_buffer(demo: Path) -> None:
     ("static", "h0", {**ADDRS, "web/h0": "10.0.0.300"}, "expected an IPv4 address"),
     ("static", "h0", {**ADDRS, "web/h1": "10.0.0.3"}, "--addr web/h1: no such VM on h0"),
     ("static", "h7", ADDRS, "--host h7: not a host of the scenario"),
-    ("mbfq", "h0", ADDRS, "not deployable yet"),
+    ("trinity", "h0", ADDRS, "not deployable yet"),
 ])
 def test_bad_input_names_what_is_wrong(demo: Path, scheme: str, host: str,
                                        addrs: dict[str, str], message: str) -> None:
@@ -113,3 +114,50 @@ def test_dry_run_applied_with_tc_equals_apply(demo: Path, scheme: str,
         assert any("class htb 1:10 parent 1:1" in s and "rate 3Gbit ceil 3Gbit" in s
                    for s in shown), shown
         assert any("match 0a000002/ffffffff at 12" in s for s in shown), shown
+
+
+def test_mbfq_is_static_s_classes_at_the_nics_rate_with_a_note_on_its_agent(
+        demo: Path) -> None:
+    p = plan(Scenario.from_file(demo), "mbfq", "h0", "eth0", ADDRS)
+    assert [(v.rate_bps, v.guarantee_bps, v.tenant) for v in p.vms] == [
+        (10_000_000_000, 3_000_000_000, "analytics"), (10_000_000_000, 6_000_000_000, "web")]
+    assert json.loads(p.mbfq) == {}
+    res = cli("deploy", "linux", str(demo), "--host", "h0", "--scheme", "mbfq", "--dev",
+              "eth0", *[f"--addr={k}={v}" for k, v in ADDRS.items()], "--dry-run")
+    assert res.returncode == 0, res.stderr
+    assert "classid 1:10 htb rate 10000000000bit ceil 10000000000bit" in res.stdout
+    assert res.stdout.rstrip().endswith("runs it")
+    res = cli("deploy", "linux", str(demo), "--host", "h0", "--scheme", "static", "--dev",
+              "eth0", *[f"--addr={k}={v}" for k, v in ADDRS.items()], "--dry-run",
+              "--for", "1")
+    assert res.returncode == 2 and "--for applies to --apply --scheme mbfq" in res.stderr
+
+
+def test_apply_mbfq_runs_the_agent_and_sets_the_classes(
+        demo: Path, two_namespaces: tuple[str, str]) -> None:
+    ns = two_namespaces[0]
+    res = cli("deploy", "linux", str(demo), "--host", "h0", "--scheme", "mbfq", "--dev",
+              "up0", *[f"--addr={k}={v}" for k, v in ADDRS.items()], "--apply", "--netns",
+              ns, "--for", "0.35", "-v")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[1] == f"MBFQ's agent runs on up0 in {ns} for 0.35 s"
+    # an idle NIC: the macroscheduler keeps the microschedulers off, every T
+    assert lines[2:] == [f"0.{k} s: NIC 0% busy; microschedulers off" for k in (1, 2, 3)]
+    shown = _shown(ns)
+    for vm_class in ("1:10", "1:11"):  # the VMs' classes, at the NIC's rate while off
+        assert any(f"class htb {vm_class} " in s and "rate 10Gbit ceil 10Gbit" in s
+                   for s in shown), shown
+
+
+def test_where_switches_classify_a_tenants_vms_are_tagged_with_its_dscp(
+        two_namespaces: tuple[str, str]) -> None:
+    sc = Scenario.from_dict(classifying("dwrr"))
+    p = plan(sc, "none", "h1", "up0", {"b/h1": "10.0.0.5"})
+    assert p.tags == [("10.0.0.5", 1)]
+    assert p.commands()[-1].endswith("--apply loads: 10.0.0.5 -> 1")
+    assert plan(sc, "none", "h0", "up0", {}).tags == []  # tenant a's DSCP is 0
+    p.apply(two_namespaces[0])
+    r = subprocess.run(["ip", "netns", "exec", two_namespaces[0], "tc", "filter", "show",
+                        "dev", "up0", "egress"], capture_output=True, text=True, check=True)
+    assert "bpf" in r.stdout and "tn_dscp" in r.stdout and "direct-action" in r.stdout

@@ -102,13 +102,17 @@ def test_every_code_block_runs(page: Path, workdir: Path) -> None:
     run_python(page, workdir)
 
 
-def test_blocks_another_test_runs_are_the_one_it_runs() -> None:
+def test_blocks_another_test_runs_are_the_ones_it_runs() -> None:
     from docblocks import run_by
     ran = run_by("tests/test_compare.py")
     assert len(ran) == 1
+    emulated = run_by("tests/test_emulate.py", DOCS / "guide" / "emulation.md")
+    assert len(emulated) == 3
     for page in [ROOT / "README.md", *PAGES]:
         for b in blocks(page):
-            if b.run_by is not None:
+            if b.run_by == "tests/test_emulate.py":
+                assert page.name == "emulation.md", (page.name, b.line)
+            elif b.run_by is not None:
                 assert b.run_by == "tests/test_compare.py" and b.text == ran[0].text, (
                     page.name, b.line)
 

@@ -8,6 +8,7 @@ MBFQ, about 20 s."""
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -18,9 +19,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import cli, default_sigint, namespaces_why_not
+from helpers import classifying, cli, default_sigint, namespaces_why_not
 from tenantnet import Results, Scenario, ScenarioError
-from tenantnet.comparison import Comparison
 from tenantnet.emulation import prepare
 from tenantnet.emulation.fabric import plan_fabric
 from tenantnet.emulation.side import phases, rates
@@ -119,8 +119,6 @@ def test_counters_are_read_at_the_nominal_instants() -> None:
 
 
 def test_phases_are_cut_where_long_lived_demand_changes() -> None:
-    r = Results.read(Path(__file__).parent / "missing") if False else None
-    assert r is None
     from tenantnet import run
     d = demo_data()
     d["simulation"]["duration"] = "3s"
@@ -133,15 +131,50 @@ def test_phases_are_cut_where_long_lived_demand_changes() -> None:
 
 # ---- runs on this machine's Linux -------------------------------------------------------
 
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "guide" / "emulation.md"
+
+
+def documented(n: int) -> tuple[list[str], list[str]]:
+    """The guide's `n`-th command run by this file (its arguments after `tenantnet`,
+    `sudo` dropped) and the lines it shows printed."""
+    from docblocks import run_by
+    text = run_by("tests/test_emulate.py", PAGE)[n].text.splitlines()
+    cmd = text[0].removeprefix("$ sudo tenantnet ").split()
+    return cmd, text[1:]
+
+
+def out_arg(cmd: list[str], out: Path) -> list[str]:
+    """`cmd` writing into `out`, quietly."""
+    i = cmd.index("-o")
+    return [*cmd[:i + 1], str(out), *cmd[i + 2:], "-q"]
+
+
+def symbols(lines: list[str]) -> dict[str, list[str]]:
+    """scheme -> the verdict symbols of its row, from compare's printed table."""
+    out = {}
+    for line in lines:
+        m = re.match(r"(\w+ \((?:simulated|emulated)\))\s+(.*)", line)
+        if m:
+            out[m.group(1)] = re.findall("[✔✘≈]", m.group(2))
+    return out
+
+
 @pytest.fixture(scope="module")
-def demo_compare(tmp_path_factory: pytest.TempPathFactory) -> tuple[Comparison, Path]:
-    from tenantnet.emulation.verdicts import compare_emulated
-    out = tmp_path_factory.mktemp("emulate")
+def demo_compare(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, Path]:
+    if WHY_NOT is not None:
+        pytest.skip(WHY_NOT)
+    cmd, shown = documented(1)
+    out = tmp_path_factory.mktemp("emulate") / "compare"
     started = time.monotonic()
-    c = compare_emulated(Scenario.builtin("demo"), ["none", "static", "mbfq", "trinity"], out)
+    res = cli(*out_arg(cmd, out), cwd=ROOT)
+    assert res.returncode == 0, res.stderr
     assert time.monotonic() - started < 120
-    c.write(out)
-    return c, out
+    # the guide's table, verdict by verdict, and its notes line by line
+    assert symbols(res.stdout.splitlines()) == symbols(shown), res.stdout
+    assert [x for x in res.stdout.splitlines() if not symbols([x])][:-1] == \
+        [x for x in shown if not symbols([x])][:-1]
+    return pd.read_parquet(out / "verdicts.parquet"), out
 
 
 def side(out: Path, scheme: str) -> pd.DataFrame:
@@ -150,7 +183,7 @@ def side(out: Path, scheme: str) -> pd.DataFrame:
 
 @needs_namespaces
 def test_static_holds_every_vm_at_its_guarantee_within_5_percent(
-        demo_compare: tuple[Comparison, Path]) -> None:
+        demo_compare: tuple[pd.DataFrame, Path]) -> None:
     _, out = demo_compare
     r = side(out, "static")
     busy = r[r["simulated_gbps"] > 0.05]
@@ -161,7 +194,7 @@ def test_static_holds_every_vm_at_its_guarantee_within_5_percent(
 
 @needs_namespaces
 def test_mbfq_gives_each_vm_the_simulators_rate_within_10_percent_in_every_phase(
-        demo_compare: tuple[Comparison, Path]) -> None:
+        demo_compare: tuple[pd.DataFrame, Path]) -> None:
     _, out = demo_compare
     r = side(out, "mbfq")
     busy = r[r["simulated_gbps"] > 0.05]
@@ -173,7 +206,7 @@ def test_mbfq_gives_each_vm_the_simulators_rate_within_10_percent_in_every_phase
 
 @needs_namespaces
 def test_none_breaks_webs_guarantee_as_the_simulator_predicts(
-        demo_compare: tuple[Comparison, Path]) -> None:
+        demo_compare: tuple[pd.DataFrame, Path]) -> None:
     _, out = demo_compare
     r = side(out, "none")
     web = r[(r["phase"] == "1-2 s") & r["vm"].str.startswith("web")]
@@ -183,19 +216,19 @@ def test_none_breaks_webs_guarantee_as_the_simulator_predicts(
 
 @needs_namespaces
 def test_compares_verdicts_are_the_same_for_simulated_and_emulated_runs(
-        demo_compare: tuple[Comparison, Path]) -> None:
-    c, _ = demo_compare
-    v = c.verdicts.set_index("scheme")
+        demo_compare: tuple[pd.DataFrame, Path]) -> None:
+    verdicts, _ = demo_compare
+    v = verdicts.set_index("scheme")
     for scheme in ("none", "static", "mbfq"):
         for prop in ("guarantees", "work conservation"):
             sim, emu = v.loc[f"{scheme} (simulated)", prop], v.loc[f"{scheme} (emulated)", prop]
             assert sim[:1] == emu[:1] and sim[:1] in "✔✘", (scheme, prop, sim, emu)
-    assert v.loc["trinity", "note"].startswith("not emulated: an emulation enforces")
+    assert v.loc["qshare", "note"].startswith("not emulated: an emulation enforces")
 
 
 @needs_namespaces
 def test_the_emulated_run_is_a_results_folder_report_and_compare_read(
-        demo_compare: tuple[Comparison, Path]) -> None:
+        demo_compare: tuple[pd.DataFrame, Path]) -> None:
     _, out = demo_compare
     r = Results.read(out / "static")
     assert r.summary["emulated"]["scale"] == pytest.approx(0.1)
@@ -210,16 +243,34 @@ def test_the_emulated_run_is_a_results_folder_report_and_compare_read(
     assert (out / "report.html").exists()
 
 
+def table_rows(lines: list[str]) -> list[list[str]]:
+    """(phase, VM or tenant, simulated, emulated) of each row of emulate's tables."""
+    rows = []
+    for line in lines:
+        m = re.match(r"([\d.]+-[\d.]+ s)\s+(\S+)\s+([\d.]+)\s+([\d.]+)", line)
+        if m:
+            rows.append(list(m.groups()))
+    return rows
+
+
 @needs_namespaces
-def test_the_cli_prints_the_side_by_side_table_and_writes_both_runs(tmp_path: Path) -> None:
-    res = cli("emulate", "python/tenantnet/scenarios/demo.toml", "-o", str(tmp_path / "o"),
-              "--scheme", "static", "-q", cwd=Path(__file__).resolve().parents[1])
+def test_the_guides_emulation_prints_what_it_shows_and_writes_both_runs(
+        tmp_path: Path) -> None:
+    cmd, shown = documented(0)
+    res = cli(*out_arg(cmd, tmp_path / "emu-demo"), cwd=ROOT)
     assert res.returncode == 0, res.stderr
-    assert "static emulated at scale 0.1" in res.stdout
-    assert "1-2 s  web/h0" in res.stdout
-    for f in ("rates.csv", "fcts.csv", "report.html", "summary.json",
+    lines = res.stdout.splitlines()
+    assert lines[0] == shown[0] and lines[1] == shown[1]
+    # the same rows (phase, VM or tenant), each emulated rate within 10 % of the guide's
+    # where the simulated one is at least 5 % of a NIC
+    rows, want = (table_rows(x) for x in (lines, shown))
+    assert [r[:2] for r in rows] == [w[:2] for w in want]
+    for r, w in zip(rows, want, strict=True):
+        if float(w[2]) >= 0.05:
+            assert float(r[3]) == pytest.approx(float(w[3]), rel=0.1), (r, w)
+    for f in ("rates.csv", "fcts.csv", "report.html", "summary.json", "vm_rates.parquet",
               "simulated/summary.json"):
-        assert (tmp_path / "o" / f).exists(), f
+        assert (tmp_path / "emu-demo" / f).exists(), f
     assert leftovers(PREFIX) == []
 
 
@@ -279,14 +330,34 @@ def test_a_signal_mid_run_leaves_no_namespace_link_or_process(tmp_path: Path,
 @needs_namespaces
 def test_a_leaf_spine_with_on_off_traffic_gives_each_tenant_the_simulators_rate(
         tmp_path: Path) -> None:
-    from tenantnet.emulation import emulate
-    from tenantnet.emulation.side import fcts, tenant_rates
-    root = Path(__file__).resolve().parents[1]
-    e = emulate(Scenario.from_file(root / "examples" / "emulate-leaf-spine.toml"))
-    assert len(e.data["tenants"]) == 2 and e.scale == pytest.approx(0.1)
-    per = tenant_rates(rates(e.emulated, e.simulated))
+    from tenantnet.emulation.side import tenant_rates
+    cmd, shown = documented(2)
+    res = cli(*out_arg(cmd, tmp_path / "emu-ls"), cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    out = tmp_path / "emu-ls"
+    e, s = Results.read(out), Results.read(out / "simulated")
+    assert e.summary["emulated"]["scale"] == pytest.approx(0.1)
+    assert "emulated" not in s.summary
+    per = tenant_rates(rates(e, s))
     busy = per[per["simulated_gbps"] >= 0.05]  # 5 % of a NIC
     assert len(busy) == 8 and (busy["diff_pct"].abs() <= 10).all(), per
-    f = fcts(e.emulated, e.simulated).iloc[0]
+    f = pd.read_csv(out / "fcts.csv").iloc[0]
     assert f["tenant"] == "web" and f["emulated_finished"] == f["simulated_finished"]
     assert 0 < f["emulated_p50_ms"] < 100 and 0 < f["simulated_p50_ms"] < 100
+    # the guide's per-tenant table: the same phases and tenants
+    table = [r[:2] for r in table_rows(res.stdout.splitlines()) if r[1] in ("bulk", "web")]
+    assert table == [r[:2] for r in table_rows(shown)] and len(table) == 10
+
+
+@needs_namespaces
+@pytest.mark.parametrize("scheduler,share_a", [("dwrr", 0.25), ("strict", 1.0)])
+def test_switch_queues_classify_the_dscp_hosts_tag_as_the_simulator_does(
+        scheduler: str, share_a: float) -> None:
+    from tenantnet.emulation import emulate
+    from tenantnet.emulation.side import tenant_rates
+    e = emulate(Scenario.from_dict(classifying(scheduler)), "none")
+    per = tenant_rates(rates(e.emulated, e.simulated)).set_index("tenant")
+    # without b's tag both would share queue 0 by flows, 4 to 1
+    for tenant, share in (("a", share_a), ("b", 1 - share_a)):
+        assert per.loc[tenant, "simulated_gbps"] == pytest.approx(share, abs=0.03)
+        assert per.loc[tenant, "emulated_gbps"] == pytest.approx(share, abs=0.05)

@@ -129,6 +129,9 @@ class Comparison:
     settle: float = metrics.SETTLE_S
     choices: dict[str, list[str]] = field(default_factory=dict)
     """What each scheme's preset chose for this scenario, in words."""
+    runs_note: str = ""
+    """How the runs were made and where their results are, for the report (default:
+    each scheme under each seed, in ``<scheme>/seed-<N>/``)."""
     skip_label: str = "does not apply"
     """What a skipped scheme's note says before its reason ("" for none: the reasons
     say it themselves)."""

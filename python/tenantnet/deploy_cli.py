@@ -2,7 +2,8 @@
 
 ``deploy linux SCENARIO --host H --scheme S --dev DEV (--dry-run | --apply)`` prints or
 sets the traffic control of host H's uplink for a host scheme
-(:mod:`tenantnet.linux_tc`).
+(:mod:`tenantnet.linux_tc`); for MBFQ, ``--apply`` then runs its agent
+(:mod:`tenantnet.emulation.agent`, the code an emulation runs) in the foreground.
 
 ``deploy sonic SCENARIO --scheme S -o DIR`` writes one SONiC config_db JSON per switch
 of the scenario with the scheme's switch pieces applied (queues, scheduler, DSCP map,
@@ -18,7 +19,7 @@ import json
 from pathlib import Path
 
 from . import schemes
-from .clitools import add_force, fail, publish
+from .clitools import add_force, fail, number_arg, publish
 from .layout import switch_layout
 from .scenario import Scenario
 from .sonic import validate
@@ -79,13 +80,25 @@ def cmd_linux(a: argparse.Namespace) -> None:
         if not sep or not vm or not ip:
             fail(f"--addr {item}: expected VM=IPV4, e.g. --addr web/h0=10.0.0.2")
         addrs[vm] = ip
+    if a.seconds is not None and not (a.apply and a.scheme == "mbfq"):
+        fail("--for applies to --apply --scheme mbfq only (how long its agent runs)")
     p = plan(Scenario.from_file(a.scenario), a.scheme, a.host, a.dev, addrs)
-    if a.apply:
-        p.apply(a.netns)
-        print(f"applied {a.scheme} on {a.dev}{f' in {a.netns}' if a.netns else ''}: "
-              f"{len(p.vms)} VM classes")
-    else:
+    if not a.apply:
         print("\n".join(p.commands()))
+        if a.scheme == "mbfq":
+            print("# then MBFQ's agent sets each VM class's rate every macro-interval: "
+                  "the same command with --apply instead of --dry-run runs it")
+        return
+    p.apply(a.netns)
+    where = f" in {a.netns}" if a.netns else ""
+    print(f"applied {a.scheme} on {a.dev}{where}: {len(p.vms)} VM classes", flush=True)
+    if a.scheme == "mbfq":
+        from .emulation.agent import Agent
+        print(f"MBFQ's agent runs on {a.dev}{where}"
+              + (f" for {a.seconds:g} s" if a.seconds else " until interrupted (Ctrl-C)"),
+              flush=True)
+        say = (lambda s: print(s, flush=True)) if a.verbose else None
+        Agent(a.netns, p, p.mbfq, record=False, say=say).run_here(a.seconds)
 
 
 def add_commands(deploy: argparse.ArgumentParser) -> None:
@@ -110,18 +123,25 @@ def add_commands(deploy: argparse.ArgumentParser) -> None:
         "linux", help="Print or apply a host scheme's traffic control for one host.",
         description="The tc configuration of host HOST's uplink under a host scheme "
         "(none: the NIC's bfifo; static: an HTB class per VM at its guarantee, by source "
-        "address): printed as tc commands (--dry-run) or set over netlink (--apply, "
+        "address; mbfq: the same classes with MBFQ's agent setting their rates, run by "
+        "--apply): printed as tc commands (--dry-run) or set over netlink (--apply, "
         "needs pyroute2: pip install 'tenantnet[linux]').", formatter_class=fmt)
     p.add_argument("scenario", type=Path, metavar="SCENARIO", help="a scenario file")
     p.add_argument("--host", required=True, help="the scenario's host to configure")
-    p.add_argument("--scheme", required=True, choices=("none", "static"),
+    p.add_argument("--scheme", required=True, choices=("none", "static", "mbfq"),
                    help="the host scheme")
     p.add_argument("--dev", required=True, help="the host's uplink network device")
     p.add_argument("--addr", action="append", default=[], metavar="VM=IPV4",
-                   help="a VM's source address (one per VM of the host, for static)")
+                   help="a VM's source address (one per VM of the host, for static and mbfq)")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--dry-run", action="store_true", help="print the tc commands")
     how.add_argument("--apply", action="store_true", help="set the configuration")
     p.add_argument("--netns", default=None, metavar="NS",
                    help="with --apply: the network namespace DEV is in")
+    p.add_argument("--for", dest="seconds", type=number_arg(0.001, 1e9), default=None,
+                   metavar="SECONDS",
+                   help="with --apply --scheme mbfq: run the agent this long (default: "
+                        "until interrupted)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="with --scheme mbfq: print each of the agent's decisions")
     p.set_defaults(func=cmd_linux)

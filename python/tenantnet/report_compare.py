@@ -265,9 +265,10 @@ def write_report(c: Comparison, out: Path) -> Path:
     parts = [f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>",
              f"<style>{CSS}{VERDICT_CSS}</style><h1>{html.escape(title)}</h1>",
              f"<p>{html.escape(str(data.get('description', '')).rstrip('.'))}. The scenario "
-             f"<code>{html.escape(c.scenario.source)}</code> ran under each scheme and "
-             f"{len(c.seeds)} seeds; each run's results are in "
-             "<code>&lt;scheme&gt;/seed-&lt;N&gt;/</code>.</p>",
+             f"<code>{html.escape(c.scenario.source)}</code> " + (html.escape(c.runs_note) if
+                                                                   c.runs_note else
+             f"ran under each scheme and {len(c.seeds)} seeds; each run's results are in "
+             "<code>&lt;scheme&gt;/seed-&lt;N&gt;/</code>") + ".</p>",
              verdict_html(v),
              _list("What makes a verdict less firm", c.warnings()),
              _did(c),

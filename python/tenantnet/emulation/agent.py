@@ -18,10 +18,12 @@ rather than in one FIFO.
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing as mp
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,18 +34,28 @@ from .netns import enter
 
 @dataclass
 class Agent:
-    """The agent of the host in namespace `ns` whose NIC has plan `plan`; `table` is
-    the scenario's ``[vswitch.mbfq]`` as JSON; `tenants` each VM's tenant and
-    `guarantees` its guarantee."""
+    """The agent of the host whose NIC has plan `plan` (its VM classes carry each VM's
+    tenant and guarantee), in namespace `ns` (None: this process's); `table` is the
+    scenario's ``[vswitch.mbfq]`` as JSON. With `record`, every decision is kept in
+    ``rows`` (the ``vm_rates`` table); `say` is told each one in words."""
 
-    ns: str
+    ns: str | None
     plan: Plan
     table: str
-    tenants: list[str]
-    guarantees: list[float]
-    """Each VM's MG (bit/s)."""
+    record: bool = True
+    say: Callable[[str], None] | None = None
     rows: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
+
+    def run_here(self, seconds: float | None = None) -> None:
+        """Runs the agent in this process (``deploy linux --apply``) for `seconds`
+        (None: until interrupted)."""
+        if self.ns:
+            enter(self.ns)
+        from pyroute2 import IPRoute
+        with IPRoute() as ipr:
+            self._loop(ipr, time.monotonic(), math.inf if seconds is None else seconds,
+                       threading.Event())
 
     def start(self, t0: float, end: float) -> None:
         """Forks the agent's process, which runs from `t0` for `end` seconds (fork
@@ -78,7 +90,8 @@ class Agent:
             # ahead of the traffic's threads for the CPU, where allowed
             with contextlib.suppress(OSError, AttributeError):
                 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
-            enter(self.ns)
+            if self.ns:
+                enter(self.ns)
             from pyroute2 import IPRoute
             try:
                 with IPRoute() as ipr:
@@ -94,7 +107,7 @@ class Agent:
         c = float(self.plan.nic_bps)
         m = _core.Macroscheduler(self.table, c, len(vms))
         idx = ipr.link_lookup(ifname=self.plan.dev)[0]
-        mg = list(self.guarantees)
+        mg = [float(v.guarantee_bps) for v in vms]
         w = [g / c for g in mg]
         if done.wait(max(0.0, t0 - time.monotonic())):
             return
@@ -119,14 +132,29 @@ class Agent:
                 ipr.tc("change-class", "htb", idx, (ROOT << 16) | v.minor,
                        parent=(ROOT << 16) | TOP, rate=f"{rate}bit", ceil=f"{rate}bit",
                        burst=self.plan.burst(rate), cburst=self.plan.burst(rate))
-            for i, v in enumerate(vms):
-                self.rows.append({
-                    "time_s": round(k * m.interval_s, 9), "vm": v.vm, "tenant": self.tenants[i],
-                    "send_gbps": sr[i] / 1e9,
-                    "allocated_gbps": _gbps(ar[i]), "target_gbps": _gbps(tr[i]),
-                    "ru": int(m.ru[i]), "guarantee_gbps": mg[i] / 1e9,
-                    "nic_utilization": util})
+            self._decided(k * m.interval_s, sr, ar, tr, m.ru, util)
             k += 1
+
+
+    def _decided(self, at: float, sr: list[float], ar: list[float | None],
+                 tr: list[float | None], ru: list[int], util: float) -> None:
+        vms = self.plan.vms
+        if self.record:
+            self.rows += [{
+                "time_s": round(at, 9), "vm": v.vm, "tenant": v.tenant,
+                "send_gbps": sr[i] / 1e9, "allocated_gbps": _gbps(ar[i]),
+                "target_gbps": _gbps(tr[i]), "ru": int(ru[i]),
+                "guarantee_gbps": v.guarantee_bps / 1e9, "nic_utilization": util}
+                for i, v in enumerate(vms)]
+        if self.say is not None:
+            self.say(f"{at:.1f} s: NIC {util:.0%} busy; " + (", ".join(
+                f"{v.vm} sent {sr[i] / 1e9:.3f}, gets {_text(ar[i])} Gb/s"
+                for i, v in enumerate(vms)) if ar[0] is not None or not vms else
+                "microschedulers off"))
+
+
+def _text(bps: float | None) -> str:
+    return "any" if bps is None else f"{bps / 1e9:.3f}"
 
 
 def _gbps(bps: float | None) -> float | None:

@@ -25,8 +25,7 @@ and a sender recovering from drops fills it late (docs: Emulation).
 Ports are named ``p<port>`` after the simulator's port numbers (a host's NIC is
 ``p0``).
 A port's egress is shaped by :class:`tenantnet.linux_tc.Plan`, the code ``deploy
-linux`` writes: the host's NIC plan carries the scheme's VM classes, every other port
-is a plan without VM classes (its default class at the port's rate).
+linux`` writes (:mod:`.plans` makes each port's).
 """
 
 from __future__ import annotations
@@ -172,12 +171,11 @@ def _segments(ns: str, ifname: str, segs: int) -> None:
     _run(["ip", "-n", ns, "link", "set", ifname, "gso_max_segs", str(segs)])
 
 
-def build(f: Fabric, lab: Lab, plans: dict[str, Plan], limits: dict[str, int],
-          packet: int, rto_min_ms: float, vm_stack: str = "host",
-          segs: int = GSO_SEGMENTS) -> dict[str, str]:
-    """Creates the fabric in `lab`: `plans` gives each host's NIC plan, `limits` each
-    node's queue limit in bytes, `vm_stack` where VMs' sockets live (module doc).
-    Returns each node's and VM's namespace."""
+def build(f: Fabric, lab: Lab, plans: dict[tuple[str, str], Plan], rto_min_ms: float,
+          vm_stack: str = "host", segs: int = GSO_SEGMENTS) -> dict[str, str]:
+    """Creates the fabric in `lab`: `plans` gives each port's traffic control (by node
+    and interface), `vm_stack` where VMs' sockets live (module doc). Returns each
+    node's and VM's namespace."""
     if vm_stack not in VM_STACKS:
         raise ScenarioError(f"vm_stack {vm_stack!r}: expected one of {', '.join(VM_STACKS)}")
     ns = {n: lab.ns(n.replace("/", "-")) for n in [*f.switches, *f.hosts]}
@@ -225,8 +223,5 @@ def build(f: Fabric, lab: Lab, plans: dict[str, Plan], limits: dict[str, int],
                 nh = [w for via, dev in hops for w in ("nexthop", "via", via, "dev", dev)]
                 _run(["ip", "-n", ns[s], "route", "add", pre, *nh])
     for p in f.ports:
-        plan = plans.get(p.node) if p.node in f.hosts else None
-        if plan is None:
-            plan = Plan("static", p.ifname, p.rate_bps, limits[p.node], packet)
-        plan.apply(ns[p.node])
+        plans[(p.node, p.ifname)].apply(ns[p.node])
     return ns

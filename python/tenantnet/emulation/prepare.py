@@ -29,6 +29,35 @@ POLICIES = ("none", "static", "mbfq")
 WORKLOADS = ("long_lived", "fixed", "permutation", "incast", "poisson")
 """The workload kinds an emulation drives (its TCP flows; UDP and request-response
 workloads are not emulated)."""
+NOT_EMULATED = {
+    "trinity": "its green/red colouring and rate control per VM pair are per-packet host "
+               "logic, and its switches' strict-priority queues need the prio qdisc, which "
+               "this kernel lacks",
+    "elasticswitch": "its rate allocation per VM pair needs per-packet host logic "
+                     "(congestion feedback per pair) that tc's classes do not have",
+    "c2qos": "it schedules the vswitch's CPU cycles, which the kernel's datapath does not "
+             "spend the same way",
+    "qshare": "its controller rebinds tenants to switch queues every interval, and its "
+              "switches' weighted-fair queues by DSCP are not emulated yet",
+    "barberq": "its switch buffer evicts the tail of another queue, which no Linux qdisc "
+               "does",
+    "pmsb": "its ECN marking needs RED (or a marking qdisc), which this kernel lacks",
+    "per-queue-ecn": "its ECN marking needs RED (or a marking qdisc), which this kernel "
+                     "lacks",
+}
+"""Why each scheme an emulation does not enforce is left out (ElasticSwitch's variants
+``c-es`` and ``a-es`` as ElasticSwitch)."""
+
+
+def not_emulated(scheme: str) -> str:
+    """Why `scheme` (a name or combination) is not emulated, in words."""
+    names = [n.strip() for n in scheme.split("+")]
+    reasons = [NOT_EMULATED.get("elasticswitch" if n in ("c-es", "a-es") else n, "")
+               for n in names if n not in POLICIES]
+    why = "; ".join(r for r in reasons if r) or "it is not one of them"
+    return f"an emulation enforces {', '.join(POLICIES)}: {why}"
+
+
 CC = "reno"
 """The kernel's congestion control for every emulated flow."""
 
@@ -95,9 +124,7 @@ def scheme_of(data: Mapping[str, Any], scheme: str | None,
     one an emulation enforces; the scheme's name."""
     name = scheme or str(data.get("vswitch", {}).get("policy", "none"))
     if name not in POLICIES:
-        raise ScenarioError(f"scheme {name!r}: an emulation enforces "
-                            f"{', '.join(POLICIES)} (the others need switch features or "
-                            "per-packet host logic that Linux's tc does not have)")
+        raise ScenarioError(f"scheme {name!r}: {not_emulated(name)}")
     d = schemes.apply(data, name, base_dir)
     if d.get("qshare") or d.get("vswitch", {}).get("cpu"):
         raise ScenarioError("an emulation runs no QShare controller and no vswitch CPU "

@@ -24,12 +24,13 @@ from .. import _core, linux_lab
 from ..comparison import instrumented
 from ..errors import ScenarioError
 from ..layout import size_bytes, switch_layout
-from ..linux_tc import FIRST_VM, Plan, VmClass
+from ..linux_tc import Plan
 from ..results import Results
 from ..scenario import Scenario
 from . import prepare
 from .agent import Agent
 from .fabric import Fabric, build, plan_fabric
+from .plans import classifies, flow_dscps, host_tags, port_plans, socket_tos
 from .process import TrafficProcess
 from .sampler import NodeSampler
 from .tables import Measured, emulated_results
@@ -79,22 +80,8 @@ def twin(scenario: Scenario, scheme: str | None, scale: float | None,
     return sc, run(sc, seed=seed), scale, name, words
 
 
-def _plans(f: Fabric, scheme: str, limit: int, packet: int) -> dict[str, Plan]:
-    """Each host's NIC plan: no VM class (none), a class per VM at its guarantee
-    (static) or at the NIC's rate until MBFQ's agent sets it (mbfq)."""
-    out = {}
-    for h in f.hosts:
-        up = f.uplink(h)
-        plan = Plan("static", up.ifname, up.rate_bps, limit, packet)
-        if scheme != "none":
-            plan.vms = [VmClass(v.vm, v.addr, FIRST_VM + i,
-                                v.guarantee_bps if scheme == "static" else up.rate_bps)
-                        for i, v in enumerate(x for x in f.vms if x.host == h)]
-        out[h] = plan
-    return out
-
-
-def _flows(r: Results, f: Fabric, ns: dict[str, str], duration: float) -> list[FlowPlan]:
+def _flows(r: Results, f: Fabric, ns: dict[str, str], duration: float,
+           tos: dict[int, int]) -> list[FlowPlan]:
     out = []
     for row in r.flows.itertuples():
         if float(row.start_s) >= duration:
@@ -107,7 +94,7 @@ def _flows(r: Results, f: Fabric, ns: dict[str, str], duration: float) -> list[F
                             src.addr if src else f.addr[str(row.src)],
                             ns[dst.vm if dst else str(row.dst)],
                             dst.addr if dst else f.addr[str(row.dst)], size,
-                            float(row.start_s), stop))
+                            float(row.start_s), stop, tos.get(int(row.flow_id), 0)))
     return out
 
 
@@ -137,12 +124,15 @@ def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = No
     duration = float(sim.summary["simulated_s"])
     interval = _sample_interval(sim)
     rto = _min_rto_ms(data)
-    plans = _plans(f, name, limits[f.hosts[0]], packet)
+    dscp = flow_dscps(sim, data) if classifies(layout) else {}
+    tags = host_tags(f, sim, dscp)
+    plans = port_plans(f, name, layout, limits, tags)
+    tos = socket_tos(f, sim, dscp, tags)
     say(f"emulating {scenario.source} under {name} at scale {scale:g} for {duration:g} s "
         f"({len(f.hosts)} hosts, {len(f.vms)} VMs, {len(f.switches)} switches)")
     with linux_lab.Lab(TAG, "`tenantnet emulate --cleanup`") as lab:
-        ns = build(f, lab, plans, limits, packet, rto, vm_stack)
-        flows = _flows(sim, f, ns, duration)
+        ns = build(f, lab, plans, rto, vm_stack)
+        flows = _flows(sim, f, ns, duration, tos)
         m = _measure(f, ns, plans, flows, duration, interval, name, data)
     res = emulated_results(sim, f, m, scale, name, words)
     e = Emulation(res, sim, scale, name, words, interval, data)
@@ -168,7 +158,7 @@ def _min_rto_ms(data: dict[str, Any]) -> float:
     return _core.parse_duration(str(v)) * 1e3 if v is not None else 200.0
 
 
-def _measure(f: Fabric, ns: dict[str, str], plans: dict[str, Plan],
+def _measure(f: Fabric, ns: dict[str, str], plans: dict[tuple[str, str], Plan],
              flows: list[FlowPlan], duration: float, interval: float, scheme: str,
              data: dict[str, Any]) -> Measured:
     n = round(duration / interval)
@@ -178,9 +168,9 @@ def _measure(f: Fabric, ns: dict[str, str], plans: dict[str, Plan],
     agents = []
     if scheme == "mbfq":
         table = json.dumps(data.get("vswitch", {}).get("mbfq", {}))
-        agents = [Agent(ns[h], plans[h], table, [v.tenant for v in f.vms if v.host == h],
-                        [float(v.guarantee_bps) for v in f.vms if v.host == h])
-                  for h in f.hosts if plans[h].vms]
+        nics = [plans[(h, f.uplink(h).ifname)] for h in f.hosts]
+        agents = [Agent(ns[h], nic, table) for h, nic in zip(f.hosts, nics, strict=True)
+                  if nic.vms]
     done = threading.Event()
     try:
         traffic.open()

@@ -41,7 +41,8 @@ TCP_INFO_LEN = 136
 @dataclass(frozen=True)
 class FlowPlan:
     """One flow: its number, the sender's namespace and address, the receiver's, its
-    size (None: long-lived), scheduled start and stop (s from the run's start)."""
+    size (None: long-lived), scheduled start and stop (s from the run's start) and its
+    TOS byte."""
 
     flow_id: int
     src_ns: str
@@ -51,6 +52,9 @@ class FlowPlan:
     size: int | None
     start_s: float
     stop_s: float | None
+    tos: int = 0
+    """The TOS byte its sender sets (its DSCP where the switches classify and its host
+    does not tag it)."""
 
 
 def tcp_info(s: socket.socket) -> tuple[int, int]:
@@ -247,6 +251,8 @@ class Traffic:
         with socket.socket() as s:
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, self.cc.encode())
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if f.tos:
+                s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, f.tos)
             s.settimeout(max(1.0, self.duration))
             s.bind((f.src_addr, 0))
             s.connect((f.dst_addr, PORT))

@@ -14,7 +14,7 @@ from .. import metrics
 from ..comparison import Comparison, Outcome, applicable
 from ..engagement import engagement
 from ..scenario import Scenario
-from .prepare import POLICIES
+from .prepare import POLICIES, not_emulated
 from .run import emulate, write
 
 LABELS = ("simulated", "emulated")
@@ -35,11 +35,10 @@ def compare_emulated(scenario: Scenario, specs: Sequence[str] | None = None,
         why = {s: f"does not apply: {w}" for s, w in why.items()}
     outcomes: list[Outcome] = []
     ran: list[int] = []
+    scales: set[float] = set()
     for spec in specs:
         if spec not in POLICIES:
-            why[spec] = (f"not emulated: an emulation enforces {', '.join(POLICIES)} "
-                         "(the others need switch features or per-packet host logic that "
-                         "Linux's tc does not have)")
+            why[spec] = f"not emulated: {not_emulated(spec)}"
             continue
         e = emulate(scenario, spec, None, scale, seed, say, vm_stack)
         if out is not None:
@@ -49,4 +48,10 @@ def compare_emulated(scenario: Scenario, specs: Sequence[str] | None = None,
             outcomes.append(Outcome(f"{spec} ({label})", int(res.summary["seed"]), m,
                                     engagement=engagement(spec, res, e.data)))
         ran.append(int(e.simulated.summary["seed"]))
-    return Comparison(scenario, sorted(set(ran)), outcomes, why, settle, {}, skip_label="")
+        scales.add(e.scale)
+    note = (f"ran once under each scheme an emulation enforces, on this machine's Linux "
+            f"(emulated) and in the simulator (simulated), both at scale "
+            f"{', '.join(f'{x:g}' for x in sorted(scales)) or '-'}; each scheme's emulated "
+            "results are in <scheme>/, the simulated ones in <scheme>/simulated/")
+    return Comparison(scenario, sorted(set(ran)), outcomes, why, settle, {}, runs_note=note,
+                      skip_label="")
