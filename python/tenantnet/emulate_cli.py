@@ -105,8 +105,7 @@ def cmd_emulate(a: argparse.Namespace) -> None:
 
 def add_command(cmd: object) -> None:
     """Adds ``emulate`` to the top-level parser through `cmd`."""
-    from .emulation.fabric import VM_STACKS
-    from .emulation.prepare import POLICIES
+    from .emulation.kinds import POLICIES, VM_STACKS
     assert callable(cmd)
     p = cmd("emulate", cmd_emulate,
             "Run SCENARIO on this machine's Linux networking (network namespaces, veth "

@@ -39,9 +39,9 @@ import pandas as pd
 from ..errors import ScenarioError
 from ..linux_lab import Lab
 from ..linux_tc import Plan
+from .kinds import VM_STACKS
 
 MAX_HOSTS = 250 * 250
-VM_STACKS = ("host", "namespace")
 MAX_SWITCHES = 250
 
 

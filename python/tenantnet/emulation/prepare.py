@@ -22,10 +22,9 @@ from typing import Any
 from .. import schemes
 from ..errors import ScenarioError
 from ..metrics import gbps
+from .kinds import POLICIES as POLICIES
 
 NIC_TARGET_BPS = 1e9
-POLICIES = ("none", "static", "mbfq")
-"""The host schemes an emulation enforces with Linux's traffic control."""
 WORKLOADS = ("long_lived", "fixed", "permutation", "incast", "poisson")
 """The workload kinds an emulation drives (its TCP flows; UDP and request-response
 workloads are not emulated)."""

@@ -120,7 +120,6 @@ def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = No
     limits = {n: max(packet, host_buf if n in f.hosts else sw_buf)
               for n in [*f.hosts, *f.switches]}
     needs = {"htb": "link rates", "bfifo": "port buffers", f"tcp_{prepare.CC}": "TCP"}
-    linux_lab.require(needs)
     duration = float(sim.summary["simulated_s"])
     interval = _sample_interval(sim)
     rto = _min_rto_ms(data)
@@ -128,6 +127,9 @@ def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = No
     tags = host_tags(f, sim, dscp)
     plans = port_plans(f, name, layout, limits, tags)
     tos = socket_tos(f, sim, dscp, tags)
+    if tags:
+        needs["clsact"] = "the hosts' DSCP tagging"
+    linux_lab.require(needs)
     say(f"emulating {scenario.source} under {name} at scale {scale:g} for {duration:g} s "
         f"({len(f.hosts)} hosts, {len(f.vms)} VMs, {len(f.switches)} switches)")
     with linux_lab.Lab(TAG, "`tenantnet emulate --cleanup`") as lab:
