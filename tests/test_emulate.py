@@ -195,11 +195,21 @@ def test_static_holds_every_vm_at_its_guarantee_within_5_percent(
 @needs_namespaces
 def test_mbfq_gives_each_vm_the_simulators_rate_within_10_percent_in_every_phase(
         demo_compare: tuple[pd.DataFrame, Path]) -> None:
+    """Each VM's emulated rate in each phase, the median of five runs (the guide's and
+    four more), within 10 % of the simulator's. One run in about 25 misses by one step
+    of MBFQ's ramp-up (docs: Emulation on Linux), so a single run is not the measure."""
+    from tenantnet.emulation import emulate
     _, out = demo_compare
-    r = side(out, "mbfq")
-    busy = r[r["simulated_gbps"] > 0.05]
+    runs = [side(out, "mbfq")]
+    runs += [rates(e.emulated, e.simulated) for e in
+             (emulate(Scenario.builtin("demo"), "mbfq") for _ in range(4))]
+    keys = ["phase", "vm"]
+    sim = runs[0].set_index(keys)["simulated_gbps"]
+    emu = pd.concat([r.set_index(keys)["emulated_gbps"] for r in runs], axis=1).median(axis=1)
+    busy = sim[sim > 0.05]
     assert len(busy) == 8
-    assert (busy["diff_pct"].abs() <= 10).all(), busy
+    diff = (emu[busy.index] / busy - 1).abs()
+    assert (diff <= 0.10).all(), pd.DataFrame({"simulated": busy, "median": emu[busy.index]})
     agent = Results.read(out / "mbfq").vm_rates
     assert len(agent) == 4 * 30 and agent["allocated_gbps"].notna().sum() > 100
 

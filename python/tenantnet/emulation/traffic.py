@@ -34,6 +34,15 @@ HEADER = struct.Struct("<Q")
 CONNECT_AHEAD_S = 0.05
 """A flow's connection opens this long before its start, and its data starts at the
 start: the simulator's flows have no handshake."""
+SOCKET_BUFFER = 8 << 20
+"""Each socket's send and receive buffer (bytes). The sockets' own sizing keeps a few
+milliseconds of data at these rates, and a generator thread that the machine holds up
+for longer (10 ms, now and then, on 2 busy cores) then let its flow's class run dry:
+MBFQ read the gap as a VM not using its rate. 8 MB is over 60 ms at 1 Gb/s; like
+the simulator's sources, a flow always has data waiting."""
+SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
+"""Linux's socket options (not in Python's socket module) that set a buffer past
+``net.core.wmem_max`` and ``rmem_max``, for root."""
 TCP_INFO_LEN = 136
 """``struct tcp_info`` up to ``tcpi_bytes_received`` (Linux 4.1 on)."""
 
@@ -55,6 +64,16 @@ class FlowPlan:
     tos: int = 0
     """The TOS byte its sender sets (its DSCP where the switches classify and its host
     does not tag it)."""
+
+
+def _buffers(s: socket.socket) -> None:
+    """`s`'s buffers at ``SOCKET_BUFFER``, past the system's maximum where allowed."""
+    for force, plain in ((SO_SNDBUFFORCE, socket.SO_SNDBUF),
+                         (SO_RCVBUFFORCE, socket.SO_RCVBUF)):
+        try:
+            s.setsockopt(socket.SOL_SOCKET, force, SOCKET_BUFFER)
+        except OSError:
+            s.setsockopt(socket.SOL_SOCKET, plain, SOCKET_BUFFER)
 
 
 def tcp_info(s: socket.socket) -> tuple[int, int]:
@@ -165,6 +184,7 @@ class Traffic:
             for addr in addrs:
                 s = socket.socket()
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                _buffers(s)  # accepted connections inherit them
                 s.bind((addr, PORT))
                 s.listen(1024)
                 s.setblocking(False)
@@ -251,6 +271,7 @@ class Traffic:
         with socket.socket() as s:
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, self.cc.encode())
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            _buffers(s)
             if f.tos:
                 s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, f.tos)
             s.settimeout(max(1.0, self.duration))
