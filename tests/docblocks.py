@@ -11,11 +11,10 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 import tenantnet
 from helpers import check_conservation

@@ -5,6 +5,7 @@ reconfiguration obeys the rules scenarios obey."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -134,6 +135,25 @@ def test_the_light_summary_matches_the_results() -> None:
         {k: v for k, v in res.summary.items() if k not in drop}
     assert gbps == pytest.approx(list(res.flow_gbps()), rel=1e-12)
     assert len(gbps) == len(res.flows) > 0 and max(gbps) > 0
+
+
+def test_the_light_summary_at_the_start_is_all_zeros_not_a_division_by_zero() -> None:
+    summary, gbps = sim().summary()
+    assert summary["simulated_s"] == 0 and gbps and set(gbps) == {0.0}
+
+
+def test_requires_python_admits_no_version_without_the_modules_the_package_imports() -> None:
+    """tomllib (Python 3.11) is imported by the scenario, sweep and QShare modules: the
+    package says it needs 3.11."""
+    import re
+    import tomllib
+    root = Path(__file__).resolve().parents[1]
+    meta = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    m = re.fullmatch(r">=\s*3\.(\d+)", meta["project"]["requires-python"])
+    assert m, meta["project"]["requires-python"]
+    uses = [p.name for p in (root / "python" / "tenantnet").rglob("*.py")
+            if re.search(r"^\s*import tomllib", p.read_text(encoding="utf-8"), re.M)]
+    assert uses and int(m.group(1)) >= 11, uses
 
 
 SHORT_DEMO = """

@@ -259,3 +259,19 @@ def test_bad_arguments_are_one_error_line(tmp_path: Path, args: list[str],
     assert res.stderr.startswith("error:") and says in res.stderr, res.stderr
     assert "Traceback" not in res.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_run_that_fails_with_a_bug_is_its_row_and_the_comparison_goes_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A non-scenario error in one run (a bug) becomes that run's failed row, as a sweep
+    records a failed point, instead of ending the whole comparison."""
+    import tenantnet.api
+    from tenantnet.comparison import run_scheme
+
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("boom")
+    monkeypatch.setattr(tenantnet.api, "run", broken)
+    data = tenantnet.Scenario.builtin("demo").data()
+    o = run_scheme(data, "static", seed=1)
+    assert o.measures is None
+    assert o.error.startswith("failed: internal error (RuntimeError: boom)")

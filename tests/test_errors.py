@@ -1,10 +1,10 @@
 """Bad scenarios: exit code 2, a message naming file, key, value and expected form,
 and nothing written."""
 
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 
 import tenantnet
 from helpers import cli

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import copy
 import math
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-import tomllib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

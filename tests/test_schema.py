@@ -1,11 +1,11 @@
 """The JSON Schema agrees with the parser."""
 
 import json
+import tomllib
 from importlib import resources
 
 import jsonschema
 import pytest
-import tomllib
 
 import tenantnet
 from helpers import cli

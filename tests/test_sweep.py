@@ -209,3 +209,11 @@ def test_a_sweep_folder_holds_one_sweep_and_refuses_a_foreign_one(scenario: Path
               "--schemes", "none", "-q")
     assert res.returncode == 2 and "not written by tenantnet" in res.stderr
     assert [p.name for p in mine.iterdir()] == ["data.csv"]
+
+
+def test_a_points_key_names_the_simulators_version() -> None:
+    """A sweep resumed after an upgrade runs its points again rather than mixing two
+    simulators' results: the version is part of each point's key."""
+    p = sweeps.Point(0, {"a": 1}, 1, "none")
+    assert sweeps._key("x", p, 0.5) == sweeps._key("x", p, 0.5, tenantnet.__version__)
+    assert sweeps._key("x", p, 0.5) != sweeps._key("x", p, 0.5, "0.0.0-older")

@@ -70,19 +70,30 @@ def run_scheme(data: Mapping[str, Any], spec: str, seed: int | None = None,
                memory_budget: MemoryBudget = None, source: str = "<scenario>",
                base_dir: str = ".") -> Outcome:
     """Runs `data` under the scheme `spec` and measures it; writes the run's results
-    into `out` when given. A scheme that does not apply, or a run that fails with a
-    scenario error, gives an :class:`Outcome` saying why."""
-    from .api import run
+    into `out` when given. A scheme that does not apply, or a run that fails (a scenario
+    error, or any other, which is a bug), gives an :class:`Outcome` saying why: the
+    comparison goes on, as a sweep records a failed point and goes on."""
     try:
         applied = schemes.apply(instrumented(data), spec, base_dir)
     except ScenarioError as e:  # "scheme X does not apply: why"
         return Outcome(spec, seed, error=str(e))
-    start = time.monotonic()
     try:
-        res = run(Scenario.from_dict(applied, source, base_dir), seed=seed,
-                  memory_budget=memory_budget)
+        return _measured_run(applied, spec, seed, settle, out, memory_budget, source,
+                             base_dir)
     except ScenarioError as e:
         return Outcome(spec, seed, error=f"failed: {e}")
+    except Exception as e:  # one run's failure is its row, not the comparison's end
+        return Outcome(spec, seed, error=f"failed: internal error ({type(e).__name__}: "
+                                         f"{e}); this is a bug in tenantnet, please report it")
+
+
+def _measured_run(applied: dict[str, Any], spec: str, seed: int | None, settle: float,
+                  out: Path | None, memory_budget: MemoryBudget, source: str,
+                  base_dir: str) -> Outcome:
+    from .api import run
+    start = time.monotonic()
+    res = run(Scenario.from_dict(applied, source, base_dir), seed=seed,
+              memory_budget=memory_budget)
     wall = time.monotonic() - start
     start = time.monotonic()
     if out is not None:

@@ -180,4 +180,6 @@ class Simulation:
         if kind != "u64":
             raise ValueError(f"flows.bytes_delivered: unexpected encoding {kind!r}")
         span = float(summary["simulated_s"])
-        return summary, [b * 8 / span / 1e9 for (b,) in struct.iter_unpack("<Q", data)]
+        # at t = 0 nothing was delivered: every goodput is 0, not a division by zero
+        return summary, [b * 8 / span / 1e9 if span > 0 else 0.0
+                         for (b,) in struct.iter_unpack("<Q", data)]

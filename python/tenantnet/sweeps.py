@@ -35,6 +35,7 @@ import math
 import os
 import re
 import shutil
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +43,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import tomllib
 
 from . import metrics, progress, schemes, stats
 from .comparison import applicable, instrumented
@@ -167,9 +167,13 @@ def points(grid: Grid, specs: Sequence[str]) -> list[Point]:
                 (v, s, c) for v in combos for s in grid.seeds for c in specs)]
 
 
-def _key(scenario_text: str, p: Point, settle: float) -> str:
-    """The point's file name: a digest of everything its row depends on."""
-    blob = json.dumps([scenario_text, sorted(p.values.items()), p.seed, p.scheme, settle],
+def _key(scenario_text: str, p: Point, settle: float, version: str | None = None) -> str:
+    """The point's file name: a digest of everything its row depends on, the simulator's
+    version included (a sweep resumed after an upgrade runs its points again rather
+    than mixing two simulators' results)."""
+    from . import __version__
+    blob = json.dumps([scenario_text, sorted(p.values.items()), p.seed, p.scheme, settle,
+                       __version__ if version is None else version],
                       sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 

@@ -88,6 +88,20 @@ impl VmRateCols {
     }
 }
 
+/// A `vm_rates` row's policy cells: the policy's own `cells` in its columns `own`
+/// (in order; cells beyond them are dropped rather than spilt into another policy's
+/// columns), every other column its [`ColumnSpec::other`].
+fn row_cells<'a>(
+    specs: &'a [ColumnSpec],
+    own: std::ops::Range<usize>,
+    cells: &'a [Cell],
+) -> impl Iterator<Item = Cell> + 'a {
+    specs.iter().enumerate().map(move |(c, spec)| {
+        let mine = own.contains(&c).then(|| cells.get(c - own.start)).flatten();
+        *mine.unwrap_or(&spec.other)
+    })
+}
+
 /// Each flow's VM pairs (both directions), and the table of distinct pairs with
 /// the pipe guarantees of those that have one and, unless `vs.pair_guarantees` is
 /// `pipes`, Eq. 1's share of the hose guarantees for every other VM-to-VM pair that
@@ -429,7 +443,9 @@ impl Sim {
         let now = to_secs(self.now);
         let policy = &self.vhosts[k].policy;
         let r = &mut self.vm_rates;
-        let first = r.first[policy.kind() as usize];
+        let kind = policy.kind();
+        let first = r.first[kind as usize];
+        let own = first..first + kind.columns().len();
         let mut cells = Vec::new();
         for (i, &v) in ids.iter().enumerate() {
             let vm = &mut self.vms[v.idx()];
@@ -447,9 +463,15 @@ impl Sim {
             r.nic_util.push(util);
             cells.clear();
             policy.record(i, &mut cells);
-            for (c, spec) in r.specs.iter().enumerate() {
-                let own = c.checked_sub(first).and_then(|j| cells.get(j));
-                r.extra[c].push(*own.unwrap_or(&spec.other));
+            debug_assert_eq!(
+                cells.len(),
+                own.len(),
+                "{kind:?} recorded {} cells for its {} columns",
+                cells.len(),
+                own.len()
+            );
+            for (c, cell) in row_cells(&r.specs, own.clone(), &cells).enumerate() {
+                r.extra[c].push(cell);
             }
         }
     }
@@ -463,6 +485,27 @@ impl Sim {
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+
+    #[test]
+    fn a_policys_extra_cells_never_spill_into_another_policys_columns() {
+        use super::{row_cells, Cell, ColumnSpec};
+        let spec = |name, other| ColumnSpec { name, other };
+        let specs = [
+            spec("a", Cell::Rate(None)),
+            spec("b", Cell::Count(0)),
+            spec("c", Cell::Rate(None)),
+        ];
+        // the policy owning column 1 recorded two cells: the second is dropped
+        let cells = [Cell::Count(7), Cell::Rate(Some(5.0))];
+        let row: Vec<Cell> = row_cells(&specs, 1..2, &cells).collect();
+        assert_eq!(
+            row,
+            vec![Cell::Rate(None), Cell::Count(7), Cell::Rate(None)]
+        );
+        // one that recorded too few leaves its other columns at their defaults
+        let row: Vec<Cell> = row_cells(&specs, 0..2, &cells[..1]).collect();
+        assert_eq!(row, vec![Cell::Count(7), Cell::Count(0), Cell::Rate(None)]);
+    }
 
     use super::super::flow::{LIVE_CHANNEL, NO_CHANNEL};
     use super::Sim;
