@@ -11,6 +11,7 @@ use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecE
 use crate::net::NetworkBuilder;
 use crate::switch::buffer::BufferPolicyKind;
 use crate::switch::ecn::{EcnMarkPoint, EcnScope};
+use crate::switch::sched::SchedulerKind;
 use crate::transport::{CwrReduction, DctcpCut, DctcpWindow, LossSsthresh, Recovery, TlpTimeout};
 use crate::units::{Size, TimeSpan};
 
@@ -153,7 +154,7 @@ pub struct NetworkSpec {
     pub queues: u32,
     /// Scheduler across a port's queues: strict, wrr, dwrr, wfq, sp_dwrr [dwrr].
     #[serde(default)]
-    pub scheduler: SchedulerSpec,
+    pub scheduler: SchedulerKind,
     /// One weight per queue, each at least 1 [all 1].
     #[serde(default)]
     pub weights: Option<Vec<u32>>,
@@ -183,23 +184,6 @@ fn one_queue() -> u32 {
 
 fn default_alpha() -> f64 {
     1.0
-}
-
-/// Scheduler across a port's queues.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SchedulerSpec {
-    /// Strict priority, queue 0 highest.
-    Strict,
-    /// Weighted round robin (packets per round by weight).
-    Wrr,
-    /// Deficit weighted round robin (bytes per round by weight).
-    #[default]
-    Dwrr,
-    /// Weighted fair queueing (virtual start/finish tags).
-    Wfq,
-    /// Strict-priority queues 0..strict_queues above a DWRR group of the rest.
-    SpDwrr,
 }
 
 /// A switch's DSCP → queue map.
@@ -300,7 +284,7 @@ impl Default for NetworkSpec {
             ack_path: AckPath::Hashed,
             ecn_scope: EcnScope::Port,
             queues: 1,
-            scheduler: SchedulerSpec::Dwrr,
+            scheduler: SchedulerKind::Dwrr,
             weights: None,
             quantum: None,
             strict_queues: 1,

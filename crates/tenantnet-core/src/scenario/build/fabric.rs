@@ -7,7 +7,7 @@ use crate::net::port::{EcnConfig, EcnMarkPoint, PortConfig, QueueConfig};
 use crate::net::{FabricConfig, Network};
 use crate::scenario::parse::join;
 use crate::scenario::parse::ScenarioError;
-use crate::scenario::spec::{DscpMapSpec, NetworkSpec, SchedulerSpec};
+use crate::scenario::spec::{DscpMapSpec, NetworkSpec};
 use crate::switch::buffer::{BufferPolicy, BufferPolicyKind};
 use crate::switch::ecn::EcnScope;
 use crate::switch::sched::SchedulerKind;
@@ -77,13 +77,7 @@ fn queue_config(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<QueueConfig, Sc
             format!("expected {n} weights, each at least 1"),
         ));
     }
-    let scheduler = match nw.scheduler {
-        SchedulerSpec::Strict => SchedulerKind::Strict,
-        SchedulerSpec::Wrr => SchedulerKind::Wrr,
-        SchedulerSpec::Dwrr => SchedulerKind::Dwrr,
-        SchedulerSpec::Wfq => SchedulerKind::Wfq,
-        SchedulerSpec::SpDwrr => SchedulerKind::SpDwrr,
-    };
+    let scheduler = nw.scheduler;
     if scheduler == SchedulerKind::SpDwrr && !(1..n).contains(&nw.strict_queues) {
         return Err(ctx.err(
             "network.strict_queues",

@@ -10,10 +10,11 @@
 
 use super::Ctx;
 use crate::scenario::parse::ScenarioError;
-use crate::scenario::spec::{DscpMapSpec, NetworkSpec, SchedulerSpec};
+use crate::scenario::spec::{DscpMapSpec, NetworkSpec};
 use crate::scenario::tenants::VswitchSpec;
 use crate::switch::buffer::BufferPolicyKind;
 use crate::switch::ecn::EcnScope;
+use crate::switch::sched::SchedulerKind;
 use crate::units::{ByteSize, Size};
 use crate::vswitch::PolicyKind;
 
@@ -56,7 +57,7 @@ fn trinity(ctx: &Ctx, nw: &mut NetworkSpec, by: &str) -> Result<(), ScenarioErro
         nw.queues = 2;
     }
     if set("scheduler") {
-        nw.scheduler = SchedulerSpec::Strict;
+        nw.scheduler = SchedulerKind::Strict;
     }
     if set("dscp_map") {
         nw.dscp_map = DscpMapSpec::Pairs(vec![(0, 1)]);

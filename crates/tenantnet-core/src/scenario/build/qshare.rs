@@ -14,8 +14,9 @@ use crate::net::{HostId, Network, NetworkBuilder, VmId};
 use crate::qshare::{Datacenter, Hose, LogOp, Placer, Request, Strategy};
 use crate::scenario::parse::ScenarioError;
 use crate::scenario::qshare::{QShareSpec, SharedRate};
-use crate::scenario::spec::{NetworkSpec, SchedulerSpec};
+use crate::scenario::spec::NetworkSpec;
 use crate::scenario::tenants::{TenantSpec, VmSpec};
+use crate::switch::sched::SchedulerKind;
 
 /// The datacenter of the topology in `b` with `nw.queues` queues per port, after
 /// checking that the ports can hold a binding.
@@ -33,7 +34,7 @@ pub fn datacenter(
     }
     if !matches!(
         nw.scheduler,
-        SchedulerSpec::Wfq | SchedulerSpec::Dwrr | SchedulerSpec::Wrr
+        SchedulerKind::Wfq | SchedulerKind::Dwrr | SchedulerKind::Wrr
     ) {
         return Err(ctx.err(
             "network.scheduler",

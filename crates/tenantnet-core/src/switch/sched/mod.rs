@@ -6,35 +6,55 @@
 //! * [`dwrr`]: deficit weighted round robin (Shreedhar–Varghese DRR), quantum·w_i
 //!   bytes per round.
 //! * [`wfq`]: weighted fair queueing with virtual start and finish tags (SCFQ).
-//! * SP over DWRR: the first `strict` queues in strict priority above a DWRR group
+//! * [`sp_dwrr`]: the first `strict` queues in strict priority above a DWRR group
 //!   of the rest, the hierarchy commodity switches ship (BarberQ's macrobenchmark,
 //!   Trinity).
+//!
+//! *Adding a scheduler:* a file here, a variant of [`SchedulerKind`] (the name
+//! scenarios use) and of [`Scheduler`] with its arm in each method.
 //!
 //! Weights may change while the simulation runs (QShare rebinds every control
 //! interval); a change applies from the next decision on.
 
 pub mod dwrr;
+pub mod sp_dwrr;
 pub mod strict;
 pub mod wfq;
 pub mod wrr;
 
 use super::queues::QueueStore;
 use dwrr::Dwrr;
+use sp_dwrr::SpDwrr;
 use wfq::Wfq;
 use wrr::Wrr;
 
-/// Scheduler kinds, as scenarios name them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// The one list of schedulers: scenarios name them (`network.scheduler`), and
+// `Scheduler::new` builds each. Its doc comment is the scenario schema's description.
+/// Scheduler across a port's queues.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[schemars(rename = "SchedulerSpec")]
 pub enum SchedulerKind {
-    /// Strict priority.
+    /// Strict priority, queue 0 highest.
     Strict,
-    /// Weighted round robin.
+    /// Weighted round robin (packets per round by weight).
     Wrr,
-    /// Deficit weighted round robin.
+    /// Deficit weighted round robin (bytes per round by weight).
+    #[default]
     Dwrr,
-    /// Weighted fair queueing.
+    /// Weighted fair queueing (virtual start/finish tags).
     Wfq,
-    /// Strict-priority queues above a DWRR group.
+    /// Strict-priority queues 0..strict_queues above a DWRR group of the rest.
     SpDwrr,
 }
 
@@ -51,7 +71,7 @@ pub enum Scheduler {
     /// Weighted fair queueing.
     Wfq(Box<Wfq>),
     /// Queues below `strict` in strict priority, the rest in DWRR.
-    SpDwrr(Box<(usize, Dwrr)>),
+    SpDwrr(Box<SpDwrr>),
 }
 
 impl Scheduler {
@@ -66,10 +86,9 @@ impl Scheduler {
             SchedulerKind::Wrr => Scheduler::Wrr(Box::new(Wrr::new(weights))),
             SchedulerKind::Dwrr => Scheduler::Dwrr(Box::new(Dwrr::new(weights, quantum, 0))),
             SchedulerKind::Wfq => Scheduler::Wfq(Box::new(Wfq::new(weights))),
-            SchedulerKind::SpDwrr => Scheduler::SpDwrr(Box::new((
-                strict,
-                Dwrr::new(&weights[strict..], quantum, strict),
-            ))),
+            SchedulerKind::SpDwrr => {
+                Scheduler::SpDwrr(Box::new(SpDwrr::new(weights, quantum, strict)))
+            }
         }
     }
 
@@ -81,10 +100,7 @@ impl Scheduler {
             Scheduler::Wrr(s) => s.select(qs),
             Scheduler::Dwrr(s) => s.select(qs),
             Scheduler::Wfq(s) => s.select(qs),
-            Scheduler::SpDwrr(s) => {
-                let high = qs.nonempty_mask() & ((1u64 << s.0) - 1);
-                strict::select(high).or_else(|| s.1.select(qs))
-            }
+            Scheduler::SpDwrr(s) => s.select(qs),
         }
     }
 
@@ -101,7 +117,7 @@ impl Scheduler {
     pub fn dequeued(&mut self, i: usize, now_empty: bool) {
         match self {
             Scheduler::Dwrr(s) => s.dequeued(i, now_empty),
-            Scheduler::SpDwrr(s) => s.1.dequeued(i, now_empty),
+            Scheduler::SpDwrr(s) => s.dequeued(i, now_empty),
             Scheduler::Wfq(s) => s.dequeued(i),
             Scheduler::Strict | Scheduler::Wrr(_) => {}
         }
@@ -112,7 +128,7 @@ impl Scheduler {
         match self {
             Scheduler::Wfq(s) => s.evicted(i),
             Scheduler::Dwrr(s) => s.evicted(i, now_empty),
-            Scheduler::SpDwrr(s) => s.1.evicted(i, now_empty),
+            Scheduler::SpDwrr(s) => s.evicted(i, now_empty),
             Scheduler::Strict | Scheduler::Wrr(_) => {}
         }
     }
@@ -124,10 +140,7 @@ impl Scheduler {
             Scheduler::Wrr(s) => s.set_weights(weights),
             Scheduler::Dwrr(s) => s.set_weights(weights),
             Scheduler::Wfq(s) => s.set_weights(weights),
-            Scheduler::SpDwrr(s) => {
-                let strict = s.0;
-                s.1.set_weights(&weights[strict..])
-            }
+            Scheduler::SpDwrr(s) => s.set_weights(weights),
         }
     }
 }
