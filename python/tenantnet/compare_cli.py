@@ -64,54 +64,53 @@ def print_verdicts(v: Any, label: str = "scheme") -> None:
         print(f"note: {', '.join(names)}: {w}")
 
 
-def cmd_compare_emulated(a: argparse.Namespace) -> None:
-    """``compare --emulate``: each scheme an emulation enforces, simulated and emulated
-    side by side (:mod:`tenantnet.emulation.verdicts`)."""
-    from .emulation.verdicts import compare_emulated
-    from .linux_lab import why_not
-    check_out(a.out, a.force)
-    why = why_not()
-    if why:
-        fail(f"compare --emulate needs network namespaces: {why}")
-    sc = Scenario.from_file(a.scenario)
-    sc.validate(memory_budget=a.memory_budget, seed=a.seed)
+def _judged(a: argparse.Namespace, make: Callable[[Path], Any],
+            nothing: Callable[[Any], str]) -> None:
+    """Runs the comparison `make` builds into a fresh ``a.out`` (failing with
+    `nothing`'s words if no scheme ran), writes its tables and report, and prints its
+    verdicts."""
     kept: dict[str, Any] = {}
     with progress.showing(not a.quiet):
         def go(d: Path) -> None:
-            c = compare_emulated(sc, a.schemes, d, a.scale, a.seed, a.settle, progress.step)
+            c = make(d)
             if all(o.measures is None for o in c.outcomes):
-                fail(f"{a.scenario}: no scheme can be emulated: " + "; ".join(
-                    f"{s}: {w}" for s, w in c.skipped.items()))
+                fail(nothing(c))
             c.write(d)
             kept["verdicts"] = c.verdicts
         publish(a.out, go, "tenantnet compare", a.force)
     print_verdicts(kept["verdicts"])
+
+
+def cmd_compare_emulated(a: argparse.Namespace, sc: Scenario) -> None:
+    """``compare --emulate``: each scheme an emulation enforces, simulated and emulated
+    side by side (:mod:`tenantnet.emulation.verdicts`)."""
+    from .emulation.verdicts import compare_emulated
+    from .linux_lab import why_not
+    why = why_not()
+    if why:
+        fail(f"compare --emulate needs network namespaces: {why}")
+    _judged(a, lambda d: compare_emulated(sc, a.schemes, d, a.scale, a.seed, a.settle,
+                                          progress.step),
+            lambda c: f"{a.scenario}: no scheme can be emulated: " + "; ".join(
+                f"{s}: {w}" for s, w in c.skipped.items()))
     print("one run per scheme and side (the scenario's seed): no intervals")
     print(f"report: {a.out / 'report.html'}")
 
 
 def cmd_compare(a: argparse.Namespace) -> None:
     from .comparison import compare
-    if a.emulate:
-        cmd_compare_emulated(a)
-        return
-    if a.scale is not None:
+    if a.scale is not None and not a.emulate:
         fail("--scale applies to --emulate only")
     check_out(a.out, a.force)
     sc = Scenario.from_file(a.scenario)
     sc.validate(memory_budget=a.memory_budget, seed=a.seed)
-    kept: dict[str, Any] = {}
-    with progress.showing(not a.quiet):
-        def go(d: Path) -> None:
-            c = compare(sc, a.schemes, d, a.jobs, a.seeds, a.seed, a.settle,
-                        a.memory_budget)
-            if all(o.measures is None for o in c.outcomes):
-                fail(f"{a.scenario}: no scheme ran: " + "; ".join(
-                    f"{o.scheme}: {o.error}" for o in c.outcomes))
-            c.write(d)
-            kept["verdicts"] = c.verdicts
-        publish(a.out, go, "tenantnet compare", a.force)
-    print_verdicts(kept["verdicts"])
+    if a.emulate:
+        cmd_compare_emulated(a, sc)
+        return
+    _judged(a, lambda d: compare(sc, a.schemes, d, a.jobs, a.seeds, a.seed, a.settle,
+                                 a.memory_budget),
+            lambda c: f"{a.scenario}: no scheme ran: " + "; ".join(
+                f"{o.scheme}: {o.error}" for o in c.outcomes))
     if a.seeds == 1:
         print("one seed per scheme: no intervals, each verdict rests on one run "
               "(--seeds N for more)")

@@ -6,10 +6,11 @@ each flow's DSCP.
   at the NIC's rate until MBFQ's agent sets it (``mbfq``).
 * A switch port: one class at the link's rate, or, where the scenario's ports have
   several queues, a class per queue classified by DSCP (:mod:`tenantnet.linux_queues`).
-* DSCP, only where the switches classify: a VM whose flows all carry one DSCP is
-  tagged by its host (an eBPF program on the NIC's egress, by source address: how a
-  hypervisor marks a tenant's packets, as QShare does); any other flow's sender sets
-  it on its socket (``IP_TOS``). PIAS (a flow's first bytes tagged apart) is refused.
+* DSCP, only where the switches classify: the VMs of a tenant whose workloads all
+  carry one DSCP are tagged by their host (an eBPF program on the NIC's egress, by
+  source address: how a hypervisor marks a tenant's packets, as QShare does); any
+  other flow's sender sets it on its socket (``IP_TOS``). PIAS (a flow's first bytes
+  tagged apart) is refused.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from ..linux_queues import switch_queues
-from ..linux_tc import FIRST_VM, Plan, VmClass
+from ..linux_tc import FIRST_VM, Plan, VmClass, tenant_dscps
 from ..results import Results
 from .fabric import GSO_SEGMENTS, Fabric
 
@@ -49,15 +50,12 @@ def classifies(layout: Mapping[str, Any]) -> bool:
     return int(layout["network"]["queues"]) > 1
 
 
-def host_tags(f: Fabric, r: Results, dscp: Mapping[int, int]) -> dict[str, int]:
-    """The VMs whose flows all carry one DSCP other than 0: VM name to DSCP."""
-    by_vm: dict[str, set[int]] = {}
-    for fid, t, s in zip(r.flows["flow_id"].astype(int), r.flows["tenant"].astype(str),
-                         r.flows["src"].astype(str), strict=True):
-        v = f.vm_of(t, s)
-        if v is not None:
-            by_vm.setdefault(v.vm, set()).add(dscp.get(int(fid), 0))
-    return {vm: next(iter(ds)) for vm, ds in by_vm.items() if len(ds) == 1 and 0 not in ds}
+def host_tags(f: Fabric, data: Mapping[str, Any]) -> dict[str, int]:
+    """The VMs their hosts tag, VM name to DSCP: those of a tenant whose workloads all
+    carry one DSCP other than 0 (:func:`tenantnet.linux_tc.tenant_dscps`, what ``deploy
+    linux`` tags)."""
+    dscp = tenant_dscps(dict(data))
+    return {v.vm: dscp[v.tenant] for v in f.vms if v.tenant in dscp}
 
 
 def socket_tos(f: Fabric, r: Results, dscp: Mapping[int, int],

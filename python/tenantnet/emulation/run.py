@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from .. import _core, linux_lab
 from ..comparison import instrumented
 from ..errors import ScenarioError
@@ -64,13 +66,12 @@ def twin(scenario: Scenario, scheme: str | None, scale: float | None,
     run, the scale, the scheme's name and the transport in words."""
     base = str(scenario.base_dir)
     data, name = prepare.scheme_of(instrumented(scenario.data()), scheme, base)
-    if scale is None:
-        probe = Scenario.from_dict(data, scenario.source, base).simulation(seed=seed)
-        links = probe.results().links
-        hosts = set(links["node"]) - {s["name"] for s in switch_layout(data, scenario)
-                                      ["switches"]}
-        nic = links[links["node"].isin(hosts)]["rate_gbps"].astype(float).max()
-        scale = prepare.default_scale(float(nic))
+    if scale is None:  # the fastest host link: a switch port toward a host
+        sw = switch_layout(data, scenario)["switches"]
+        names = {s["name"] for s in sw}
+        nic = max((float(p["rate_bps"]) for s in sw for p in s["ports"]
+                   if p["peer"] not in names), default=0.0)
+        scale = prepare.default_scale(nic / 1e9)
     elif not 0 < scale <= 1:
         raise ScenarioError(f"--scale {scale:g}: expected a factor in (0, 1]")
     data = prepare.scaled(data, scale)
@@ -88,8 +89,8 @@ def _flows(r: Results, f: Fabric, ns: dict[str, str], duration: float,
             continue
         src = f.vm_of(str(row.tenant), str(row.src))
         dst = f.vm_of(str(row.tenant), str(row.dst))
-        stop = None if row.stop_s is None or str(row.stop_s) == "<NA>" else float(row.stop_s)
-        size = None if str(row.size_bytes) == "<NA>" else int(row.size_bytes)
+        stop = None if pd.isna(row.stop_s) else float(row.stop_s)
+        size = None if pd.isna(row.size_bytes) else int(row.size_bytes)
         out.append(FlowPlan(int(row.flow_id), ns[src.vm if src else str(row.src)],
                             src.addr if src else f.addr[str(row.src)],
                             ns[dst.vm if dst else str(row.dst)],
@@ -124,7 +125,7 @@ def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = No
     interval = _sample_interval(sim)
     rto = _min_rto_ms(data)
     dscp = flow_dscps(sim, data) if classifies(layout) else {}
-    tags = host_tags(f, sim, dscp)
+    tags = host_tags(f, data) if classifies(layout) else {}
     plans = port_plans(f, name, layout, limits, tags)
     tos = socket_tos(f, sim, dscp, tags)
     if tags:

@@ -6,10 +6,10 @@ are sampled by the traffic generator, :mod:`.traffic`)."""
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .clock import instants
 from .netns import enter
 
 
@@ -46,13 +46,11 @@ class NodeSampler:
             from pyroute2 import IPRoute
             with IPRoute() as ipr:
                 index = {name: ipr.link_lookup(ifname=name)[0] for name in self.ifnames}
-                for k in range(self.n + 1):
-                    wait = t0 + k * self.interval - time.monotonic()
-                    if wait > 0 and done.wait(wait):
-                        return
-                    at = time.monotonic()
+                for at in instants(t0, self.interval, self.n, done):
                     self.samples.append(_read(ipr, index))
-                    self.times.append(at - t0)
+                    self.times.append(at)
+                if done.is_set():
+                    return
                 self.shaped = sum(_overlimits(ipr, i) for i in index.values())
         except Exception as e:  # the run goes on; the tables say what is missing
             self.error = f"{self.ns}: {e}"

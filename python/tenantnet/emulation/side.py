@@ -50,6 +50,12 @@ def rates(emulated: Results, simulated: Results) -> pd.DataFrame:
     # VMs that sent nothing in a phase in either run say nothing
     out = out[(out["simulated_gbps"].fillna(0) >= 0.001) |
               (out["emulated_gbps"].fillna(0) >= 0.001)].reset_index(drop=True)
+    return _with_diff(out)
+
+
+def _with_diff(out: pd.DataFrame) -> pd.DataFrame:
+    """`out` with diff_pct: emulated against simulated, in %; empty where the
+    simulated rate is under 0.01 Gb/s, where a percentage says little."""
     sim = out["simulated_gbps"].to_numpy(dtype=float)
     emu = out["emulated_gbps"].to_numpy(dtype=float)
     out["diff_pct"] = np.where(sim >= 0.01, 100 * (emu / np.where(sim > 0, sim, 1) - 1),
@@ -60,12 +66,7 @@ def rates(emulated: Results, simulated: Results) -> pd.DataFrame:
 def tenant_rates(side: pd.DataFrame) -> pd.DataFrame:
     """:func:`rates` summed per phase and tenant."""
     g = side.groupby(["phase", "tenant"], sort=False)[["simulated_gbps", "emulated_gbps"]]
-    out = g.sum().reset_index()
-    sim = out["simulated_gbps"].to_numpy(dtype=float)
-    emu = out["emulated_gbps"].to_numpy(dtype=float)
-    out["diff_pct"] = np.where(sim >= 0.01, 100 * (emu / np.where(sim > 0, sim, 1) - 1),
-                               np.nan)
-    return out
+    return _with_diff(g.sum().reset_index())
 
 
 def fcts(emulated: Results, simulated: Results) -> pd.DataFrame:

@@ -26,6 +26,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from .clock import instants
 from .netns import enter
 
 PORT = 5001
@@ -242,12 +243,8 @@ class Traffic:
 
     def _sample(self) -> None:
         n = round(self.duration / self.interval)
-        for k in range(n + 1):
-            wait = self.t0 + k * self.interval - time.monotonic()
-            if wait > 0 and self._done.wait(wait):
-                return
+        for at in instants(self.t0, self.interval, n, self._done):
             with self._lock:
-                at = time.monotonic() - self.t0
                 row = list(self._final)
                 for fid, c in self._open.items():
                     row[fid] = max(row[fid], tcp_info(c)[1] - HEADER.size)
