@@ -14,8 +14,8 @@ pub mod scheduled;
 
 use crate::engine::Time;
 use crate::net::{HostId, Network, PortId, VmId};
-use crate::sim::results::Table;
 use crate::switch::DscpMap;
+use crate::table::Table;
 use crate::vswitch::Vm;
 use qshare::QShare;
 use scheduled::ScheduledChanges;

@@ -41,8 +41,8 @@ use crate::qshare::binding::{
     allocate_queues, check_invariants, configure, score, u_factor, Binding, HypervisorUsage,
 };
 use crate::qshare::{LogOp, Placer};
-use crate::sim::results::Table;
 use crate::switch::DscpMap;
+use crate::table::Table;
 
 /// The controller's settings (`[qshare]`).
 #[derive(Clone, Debug, PartialEq)]

@@ -7,7 +7,7 @@ use crate::engine::{to_secs, Time};
 use crate::net::{Network, PortId};
 use crate::qshare::binding::{Binding, PortQueues};
 use crate::qshare::Placer;
-use crate::sim::results::{Column, Table};
+use crate::table::{Column, Table};
 
 /// The controller's rows so far.
 pub(super) struct Records {

@@ -23,9 +23,9 @@
 //! path index); [`AckPath::Hashed`] lets ECMP hash the ACKs like any packet of the
 //! reverse direction, as Linux hosts and ns-3 do.
 
-use super::ids::{HostId, NodeId, PortId};
 use super::network::Network;
-use super::port::QueueConfig;
+use crate::packet::ids::{HostId, NodeId, PortId};
+use crate::switch::port::QueueConfig;
 use crate::switch::sched::SchedulerKind;
 
 crate::kinds::named_kinds! {

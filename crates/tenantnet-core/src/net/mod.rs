@@ -1,15 +1,17 @@
-//! The network: packets, output ports (queue + link), hosts, switches, routing and
-//! the topology builders.
+//! The network: hosts and switches joined by links, each link's sending end a
+//! [`Port`] (`crate::switch::port`), the host NICs' queues, routing and the topology
+//! builders. Packets and the ids every element indexes by are one layer down
+//! (`crate::packet`), re-exported here under their usual names.
 
 pub mod host_nic;
-pub mod ids;
 pub mod network;
-pub mod packet;
-pub mod port;
 pub mod routing;
 pub mod topology;
 
-pub use ids::{FlowId, HostId, NodeId, PktId, PortId, SwitchId, VmId};
+pub use crate::packet::ids;
+pub use crate::packet::ids::{FlowId, HostId, NodeId, PktId, PortId, SwitchId, VmId};
+pub use crate::packet::{self as packet, Packet, PacketPool};
+pub use crate::switch::port::{
+    self as port, EcnConfig, EcnMarkPoint, Port, PortConfig, QueueConfig,
+};
 pub use network::{FabricConfig, Network, NetworkBuilder, NodeKind};
-pub use packet::{Packet, PacketPool};
-pub use port::{EcnConfig, EcnMarkPoint, Port, PortConfig, QueueConfig};

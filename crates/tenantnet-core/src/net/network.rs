@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 
 use super::host_nic::{AckPath, HostNic};
-use super::ids::{HostId, NodeId, PortId, SwitchId};
-use super::port::{Port, PortConfig};
 use super::routing::Routing;
 use crate::engine::Time;
+use crate::packet::ids::{HostId, NodeId, PortId, SwitchId};
 use crate::switch::buffer::SharedPool;
+use crate::switch::port::{Port, PortConfig};
 use crate::switch::DscpMap;
 
 /// What a node is.

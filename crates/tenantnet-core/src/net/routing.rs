@@ -12,10 +12,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::ids::{HostId, NodeId, PortId, SwitchId};
 use super::network::{Host, Node, NodeKind, Switch};
-use super::port::Port;
 use crate::engine::rng::Rng;
+use crate::packet::ids::{HostId, NodeId, PortId, SwitchId};
+use crate::switch::port::Port;
 
 /// Forwarding tables of all switches.
 pub struct Routing {

@@ -9,6 +9,7 @@ use super::workloads::WorkloadSpec;
 use crate::net::host_nic::{AckPath, HostNic};
 use crate::net::topology::{Dumbbell, FatTree, Graph, Jellyfish, LeafSpine, SpecError, Star};
 use crate::net::NetworkBuilder;
+pub use crate::sim::recorder::Scope;
 use crate::switch::buffer::BufferPolicyKind;
 use crate::switch::ecn::{EcnMarkPoint, EcnScope};
 use crate::switch::sched::SchedulerKind;
@@ -464,31 +465,6 @@ impl TransportSpec {
             profile
         )
     }
-}
-
-/// A throughput scope recorded in `throughput.parquet`.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Scope {
-    /// Each flow's goodput (bytes delivered in order to the receiver).
-    Flow,
-    /// Each tenant's summed goodput.
-    Tenant,
-    /// Each port's transmitted bytes (wire rate, headers and ACKs included).
-    Link,
-    /// Each queue's transmitted bytes, for switch ports with more than one queue.
-    Queue,
-    /// Each VM's transmitted bytes past its vswitch (wire rate, ACKs it sends included).
-    Vm,
-    /// Each tenant's transmitted bytes on each switch-to-switch port (wire rate, its
-    /// flows' data and ACKs; not in the default list).
-    TenantLink,
-    /// Each VM's transmitted data packets past its vswitch (wire rate; the ACKs and
-    /// control packets it sends left out): the traffic a hose-model guarantee
-    /// covers. Not in the default list; `tenantnet compare` records it.
-    VmData,
 }
 
 /// What the run records.

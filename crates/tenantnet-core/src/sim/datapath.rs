@@ -509,6 +509,8 @@ mod tests {
 
     use super::super::flow::{LIVE_CHANNEL, NO_CHANNEL};
     use super::Sim;
+    // Up the layers, in a test only: a run with VMs and channels is built from a
+    // scenario file, without repeating the builder here.
     use crate::scenario::{load, Format, LoadOptions};
 
     /// `examples/vswitch-mbfq.toml` cut to 300 ms.

@@ -2,12 +2,38 @@
 //! switch-port occupancy (per queue). A sample at time t reports the average rate
 //! over (t − interval, t].
 
-use crate::engine::{to_secs, Time};
-use crate::net::{FlowId, Network};
-use crate::scenario::spec::Scope;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::Flow;
+use crate::engine::{to_secs, Time};
+use crate::net::{FlowId, Network};
 use crate::vswitch::Vm;
+
+/// A throughput scope recorded in `throughput.parquet`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Each flow's goodput (bytes delivered in order to the receiver).
+    Flow,
+    /// Each tenant's summed goodput.
+    Tenant,
+    /// Each port's transmitted bytes (wire rate, headers and ACKs included).
+    Link,
+    /// Each queue's transmitted bytes, for switch ports with more than one queue.
+    Queue,
+    /// Each VM's transmitted bytes past its vswitch (wire rate, ACKs it sends included).
+    Vm,
+    /// Each tenant's transmitted bytes on each switch-to-switch port (wire rate, its
+    /// flows' data and ACKs; not in the default list).
+    TenantLink,
+    /// Each VM's transmitted data packets past its vswitch (wire rate; the ACKs and
+    /// control packets it sends left out): the traffic a hose-model guarantee
+    /// covers. Not in the default list; `tenantnet compare` records it.
+    VmData,
+}
 
 /// What to record.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use super::queues::{OnWire, QueueStats, QueueStore};
 use crate::engine::Time;
-use crate::net::PktId;
+use crate::packet::ids::PktId;
 
 /// One FIFO queue and the packet in service.
 #[derive(Default)]

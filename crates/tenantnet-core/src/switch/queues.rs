@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::Time;
-use crate::net::PktId;
+use crate::packet::ids::PktId;
 
 /// Counters of one queue over the whole run.
 #[derive(Clone, Copy, Debug, Default)]

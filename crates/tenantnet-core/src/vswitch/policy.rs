@@ -24,14 +24,8 @@
 use super::shaper::{ShaperId, Shapers};
 use super::tenant_vm::Vm;
 use crate::engine::Time;
+pub use crate::net::ids::{PairId, NO_PAIR};
 use crate::net::{Packet, VmId};
-
-/// Index of a directed VM pair (sender VM → receiver VM) in the run's pair table;
-/// every packet from or to a VM carries its pair.
-pub type PairId = u32;
-
-/// The pair of packets that involve no VM.
-pub const NO_PAIR: PairId = u32::MAX;
 
 /// A directed VM pair and the bytes the datapath counted on it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use crate::net::{FabricConfig, Network};
 use crate::scenario::parse::join;
 use crate::scenario::parse::ScenarioError;
 use crate::scenario::spec::{DscpMapSpec, NetworkSpec};
-use crate::switch::buffer::{BufferPolicy, BufferPolicyKind};
+use crate::switch::buffer::{BufferParams, BufferPolicy, BufferPolicyKind};
 use crate::switch::ecn::EcnScope;
 use crate::switch::sched::SchedulerKind;
 use crate::switch::DscpMap;
@@ -24,7 +24,10 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
     let buffer = nw.buffer.0.bytes(pkt);
     let host_buffer = nw.host_buffer.map_or(buffer, |b| b.0.bytes(pkt));
     let queues = queue_config(ctx, nw, pkt)?;
-    let policy = BufferPolicy::configure(nw.buffer_policy, nw)
+    let params = BufferParams {
+        dt_alpha: nw.dt_alpha,
+    };
+    let policy = BufferPolicy::configure(nw.buffer_policy, &params)
         .map_err(|(k, m)| ctx.err(&join("network", k), m))?;
     if let Err(m) = policy.check_weights(&queues.weights, buffer, pkt) {
         return Err(ctx.err("network.buffer", m));

@@ -14,10 +14,9 @@
 //! in length go to the lower-numbered queue (the linear search of line 4 keeps the
 //! first maximum).
 
-use super::{Arrival, BufferRule};
+use super::{Arrival, BufferParams, BufferRule};
 use crate::engine::Time;
-use crate::net::PktId;
-use crate::scenario::spec::NetworkSpec;
+use crate::packet::ids::PktId;
 use crate::switch::queues::QueueStore;
 
 /// The `barberq` policy.
@@ -30,7 +29,7 @@ impl BufferRule for BarberQ {
         admit(a.qs, a.now, a.queue, a.size, a.buffer, a.tau, a.evicted)
     }
 
-    fn configure(_: &NetworkSpec) -> Result<Self, (&'static str, String)> {
+    fn configure(_: &BufferParams) -> Result<Self, (&'static str, String)> {
         Ok(BarberQ)
     }
 }

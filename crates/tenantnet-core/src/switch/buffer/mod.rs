@@ -19,9 +19,16 @@ pub mod tail_drop;
 pub use shared_dt::SharedPool;
 
 use crate::engine::Time;
-use crate::net::PktId;
-use crate::scenario::spec::NetworkSpec;
+use crate::packet::ids::PktId;
 use crate::switch::queues::QueueStore;
+
+/// What the buffer policies are configured from: the scenario's `[network]` keys
+/// they read, gathered by the scenario's builder (`scenario/build/fabric.rs`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BufferParams {
+    /// α of the `dynamic_threshold` policy (`network.dt_alpha`).
+    pub dt_alpha: f64,
+}
 
 /// What a buffer policy sees when a packet arrives at a port.
 pub struct Arrival<'a, Q> {
@@ -48,9 +55,9 @@ pub trait BufferRule {
     /// Admits or refuses the arrival (evicting packets if the policy does).
     fn admit<Q: QueueStore>(&self, a: Arrival<'_, Q>) -> bool;
 
-    /// The policy configured from `[network]`, or the key (under `network.`) that
-    /// is wrong and what it expected.
-    fn configure(nw: &NetworkSpec) -> Result<Self, (&'static str, String)>
+    /// The policy configured from `[network]`'s keys, or the key (under `network.`)
+    /// that is wrong and what it expected.
+    fn configure(p: &BufferParams) -> Result<Self, (&'static str, String)>
     where
         Self: Sized;
 
@@ -89,12 +96,12 @@ macro_rules! buffer_policies {
                 match self { $(BufferPolicy::$v(_) => BufferPolicyKind::$v,)* }
             }
 
-            /// Policy `kind` configured from `[network]`.
+            /// Policy `kind` configured from `[network]`'s keys.
             pub fn configure(
                 kind: BufferPolicyKind,
-                nw: &NetworkSpec,
+                p: &BufferParams,
             ) -> Result<Self, (&'static str, String)> {
-                match kind { $(BufferPolicyKind::$v => Ok(BufferPolicy::$v(<$t>::configure(nw)?)),)* }
+                match kind { $(BufferPolicyKind::$v => Ok(BufferPolicy::$v(<$t>::configure(p)?)),)* }
             }
 
             /// See [`BufferRule::admit`].

@@ -5,11 +5,10 @@
 //! A lone congested queue settles at α/(1+α)·B and leaves the rest for others.
 //!
 //! The pool must see every byte leave, so ports using it wake at the end of every
-//! transmission (see `crate::net::port`).
+//! transmission (see `crate::switch::port`).
 
-use super::{Arrival, BufferRule};
+use super::{Arrival, BufferParams, BufferRule};
 use crate::engine::Time;
-use crate::scenario::spec::NetworkSpec;
 use crate::switch::queues::QueueStore;
 
 /// The `dynamic_threshold` policy: its ports draw on their switch's [`SharedPool`].
@@ -26,11 +25,11 @@ impl BufferRule for DynamicThreshold {
             .is_some_and(|p| p.admit(a.qs, a.now, a.queue, a.size))
     }
 
-    fn configure(nw: &NetworkSpec) -> Result<Self, (&'static str, String)> {
-        if !(nw.dt_alpha.is_finite() && nw.dt_alpha > 0.0) {
+    fn configure(p: &BufferParams) -> Result<Self, (&'static str, String)> {
+        if !(p.dt_alpha.is_finite() && p.dt_alpha > 0.0) {
             return Err(("dt_alpha", "expected a positive number such as 1.0".into()));
         }
-        Ok(DynamicThreshold { alpha: nw.dt_alpha })
+        Ok(DynamicThreshold { alpha: p.dt_alpha })
     }
 
     fn pool_alpha(&self) -> Option<f64> {
@@ -65,7 +64,7 @@ impl SharedPool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::PktId;
+    use crate::packet::ids::PktId;
     use crate::switch::queues::QueueSet;
 
     #[test]

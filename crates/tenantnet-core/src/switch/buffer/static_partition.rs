@@ -3,9 +3,8 @@
 //! bandwidth, but is not work-conserving: a lone active queue can never use more
 //! than τ_i, which may be less than a bandwidth-delay product.
 
-use super::{Arrival, BufferRule};
+use super::{Arrival, BufferParams, BufferRule};
 use crate::engine::Time;
-use crate::scenario::spec::NetworkSpec;
 use crate::switch::queues::QueueStore;
 
 /// The `static_partition` policy.
@@ -18,7 +17,7 @@ impl BufferRule for StaticPartition {
         admit(a.qs, a.now, a.queue, a.size, a.tau[a.queue])
     }
 
-    fn configure(_: &NetworkSpec) -> Result<Self, (&'static str, String)> {
+    fn configure(_: &BufferParams) -> Result<Self, (&'static str, String)> {
         Ok(StaticPartition)
     }
 

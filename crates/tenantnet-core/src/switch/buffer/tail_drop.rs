@@ -1,8 +1,7 @@
 //! Tail drop over a completely shared port buffer (BarberQ's "best effort"): a
 //! packet is dropped only when the port is full.
 
-use super::{Arrival, BufferRule};
-use crate::scenario::spec::NetworkSpec;
+use super::{Arrival, BufferParams, BufferRule};
 use crate::switch::queues::QueueStore;
 
 /// The `tail_drop` policy.
@@ -15,7 +14,7 @@ impl BufferRule for TailDrop {
         a.qs.total(a.now) + a.size as u64 <= a.buffer
     }
 
-    fn configure(_: &NetworkSpec) -> Result<Self, (&'static str, String)> {
+    fn configure(_: &BufferParams) -> Result<Self, (&'static str, String)> {
         Ok(TailDrop)
     }
 }

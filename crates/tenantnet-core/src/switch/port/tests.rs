@@ -1,5 +1,5 @@
 use super::*;
-use crate::net::packet::{flags, Packet};
+use crate::packet::{flags, Packet};
 use crate::switch::buffer::shared_dt::DynamicThreshold;
 use crate::switch::buffer::static_partition::StaticPartition;
 use crate::switch::ecn::EcnScope;

@@ -23,16 +23,16 @@
 //! must see its bytes leave on time.
 //!
 //! **ECN** marking (the threshold, its scope and the instant it is tested) is in
-//! `net/port/marking.rs`.
+//! `switch/port/marking.rs`.
 
-use super::ids::{NodeId, PktId};
-use super::packet::PacketPool;
+use super::buffer::{weighted_shares, Arrival, BufferPolicy, SharedPool};
+pub use super::ecn::{EcnConfig, EcnMarkPoint};
+use super::queues::{QueueSet, QueueStats, QueueStore};
+use super::sched::{Scheduler, SchedulerKind};
+use super::OneQueue;
 use crate::engine::{Time, PS_PER_SEC};
-use crate::switch::buffer::{weighted_shares, Arrival, BufferPolicy, SharedPool};
-pub use crate::switch::ecn::{EcnConfig, EcnMarkPoint};
-use crate::switch::queues::{QueueSet, QueueStats, QueueStore};
-use crate::switch::sched::{Scheduler, SchedulerKind};
-use crate::switch::OneQueue;
+use crate::packet::ids::{NodeId, PktId};
+use crate::packet::PacketPool;
 
 /// Queues and scheduling of one port.
 #[derive(Clone, Debug, PartialEq)]

@@ -44,3 +44,10 @@ id_type!(
     /// A virtual machine in the simulation's VM table (`crate::vswitch`).
     VmId
 );
+
+/// Index of a directed VM pair (sender VM → receiver VM) in the run's pair table
+/// (`crate::vswitch::VmPair`); every packet from or to a VM carries its pair.
+pub type PairId = u32;
+
+/// The pair of packets that involve no VM.
+pub const NO_PAIR: PairId = u32::MAX;

@@ -15,8 +15,8 @@
 
 use super::PortCore;
 use crate::engine::Time;
-use crate::net::ids::PktId;
-use crate::net::packet::{flags, Packet};
+use crate::packet::ids::PktId;
+use crate::packet::{flags, Packet};
 use crate::switch::ecn::{over_threshold, EcnScope};
 use crate::switch::queues::QueueStore;
 

@@ -1,8 +1,11 @@
 //! Packets and the pool they live in. A packet is 48 bytes of plain data; slots are
-//! recycled through a free list, so the hot path never allocates.
+//! recycled through a free list, so the hot path never allocates. The bottom of the
+//! datapath: the ids every element indexes by and the packet every element moves.
 
-use super::ids::{FlowId, HostId, NodeId, PktId};
+pub mod ids;
+
 use crate::engine::Time;
+use ids::{FlowId, HostId, NodeId, PairId, PktId, NO_PAIR};
 
 /// Packet flag bits.
 pub mod flags {
@@ -46,9 +49,9 @@ pub struct Packet {
     pub len: u32,
     /// ECMP hash of the packet's flow and direction.
     pub hash: u32,
-    /// Its directed VM pair (`crate::vswitch::NO_PAIR` when neither end is a VM),
+    /// Its directed VM pair ([`NO_PAIR`] when neither end is a VM),
     /// so host policies see sender and receiver without a lookup by flow.
-    pub pair: u32,
+    pub pair: PairId,
     /// `flags::*` bits.
     pub flags: u8,
     /// Differentiated-services code point (0–63).
@@ -70,7 +73,7 @@ impl Default for Packet {
             size: 0,
             len: 0,
             hash: 0,
-            pair: crate::vswitch::NO_PAIR,
+            pair: NO_PAIR,
             flags: 0,
             dscp: 0,
             epoch: 0,
