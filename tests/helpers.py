@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import tenantnet
 from tenantnet.results import Results
 from tenantnet.results import jain as jain  # re-exported for the fidelity tests
+
+Ran = Callable[..., Path]
+"""The ``ran`` fixture (conftest.py): a command's arguments -> the folder it wrote
+this session."""
 
 
 def check_conservation(r: Results) -> None:

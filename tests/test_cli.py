@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 import tenantnet
-from helpers import cli
+from helpers import Ran, cli
 
 SCENARIO = """\
 name = "cli-test"
@@ -162,13 +162,13 @@ def test_bench_qshare_rebind_times_the_controller_against_a_fixed_binding() -> N
     assert rebind["control_wall_s"] > fixed["control_wall_s"]
 
 
-def test_reproduce_barberq_fig2_writes_plot_and_data(tmp_path: Path) -> None:
-    p = cli("reproduce", "barberq-fig2", "--out", str(tmp_path / "fig2"))
-    assert p.returncode == 0, p.stderr
-    df = pd.read_csv(tmp_path / "fig2" / "barberq_fig2.csv")
+def test_reproduce_barberq_fig2_writes_plot_and_data(tmp_path: Path,
+                                                     ran: Ran) -> None:
+    fig2 = ran("reproduce", "barberq-fig2")
+    df = pd.read_csv(fig2 / "barberq_fig2.csv")
     assert set(df["scheme"]) == {"BarberQ", "Best-Effort", "Strawman"}
     assert {"time_s", "active", "jain", "aggregate_gbps", "q7_gbps"} <= set(df.columns)
-    assert (tmp_path / "fig2" / "barberq_fig2.png").stat().st_size > 10_000
+    assert (fig2 / "barberq_fig2.png").stat().st_size > 10_000
     p = cli("reproduce", "nope", "--out", str(tmp_path / "x"))
     assert p.returncode == 2 and "barberq-fig2" in p.stderr
     assert not (tmp_path / "x").exists()

@@ -115,6 +115,7 @@ def leaf_spine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 NUMBERS = re.compile(r"^(✔|✘|≈ inconclusive:) (.*)$")
 
 
+@pytest.mark.slow
 def test_every_verdict_on_the_leaf_spine_carries_its_interval(
         leaf_spine: tuple[Path, str]) -> None:
     out, stdout = leaf_spine
@@ -147,6 +148,7 @@ def test_every_verdict_on_the_leaf_spine_carries_its_interval(
             assert line.rstrip() in printed, line
 
 
+@pytest.mark.slow
 def test_the_leaf_spine_s_verdicts_are_those_theory_predicts(
         leaf_spine: tuple[Path, str]) -> None:
     v = verdict_table(Path(leaf_spine[0]))
@@ -160,6 +162,7 @@ def test_the_leaf_spine_s_verdicts_are_those_theory_predicts(
     assert not holds(v, "mbfq", "guarantees")
 
 
+@pytest.mark.slow
 def test_qshare_acts_on_the_leaf_spine_and_differs_from_static(
         leaf_spine: tuple[Path, str]) -> None:
     out = Path(leaf_spine[0])

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 import tenantnet
+from builders.cpu import HZ, cycles, per_second, run, scenario
 from helpers import simulate
 from tenantnet.reproduce.c2qos_fig7 import max_i
 from tenantnet.reproduce.c2qos_fig13 import RUNS, fig13_scenario, run_fig13
-from test_cpu import HZ, cycles, per_second, run, scenario
 
 
 def test_policing_passes_the_rate_and_policed_packets_cost_their_copy() -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from builders.cpu import HZ, run, scenario
 from tenantnet import _core
-from test_cpu import HZ, run, scenario
 
 
 def test_received_packets_cost_their_cycles_at_the_receivers_core() -> None:

@@ -96,6 +96,7 @@ def test_ecmp_picks_one_of_the_equal_paths_uniformly_as_htsim_does() -> None:
     assert n > 20_000 and chi2 < 37.7, (counts, chi2)
 
 
+@pytest.mark.slow
 def test_htsims_settings_bring_the_runs_and_the_slow_tail_within_htsims() -> None:
     """Scaled down from `tenantnet bench crosscheck --repeat 40` (4 seeds): with
     htsim's settings a run's per-flow rates are as close to htsim's pooled runs as

@@ -91,7 +91,13 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-@pytest.mark.parametrize("page", PAGES, ids=IDS)
+SLOW_PAGES = {"guide/compare.md", "guide/performance.md"}
+"""Pages whose commands run for several seconds (a comparison, a sweep, benchmarks)."""
+
+
+@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.slow)
+                                  if i in SLOW_PAGES else p
+                                  for p, i in zip(PAGES, IDS, strict=True)], ids=IDS)
 def test_every_code_block_runs(page: Path, workdir: Path) -> None:
     bs = blocks(page)
     assert all(b.lang for b in bs), [b.line for b in bs if not b.lang]

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import tenantnet
+from builders.pipes import fig6, wire_mbps
 from helpers import simulate
-from test_pipes import fig6, wire_mbps
 
 
 def es(sc: dict[str, Any], profile: str) -> dict[str, Any]:

@@ -206,6 +206,7 @@ def side(out: Path, scheme: str) -> pd.DataFrame:
 
 
 @needs_namespaces
+@pytest.mark.slow
 def test_static_holds_every_vm_at_its_guarantee_within_5_percent(
         demo_compare: tuple[pd.DataFrame, Path]) -> None:
     _, out = demo_compare
@@ -217,6 +218,7 @@ def test_static_holds_every_vm_at_its_guarantee_within_5_percent(
 
 
 @needs_namespaces
+@pytest.mark.slow
 def test_mbfq_gives_each_vm_the_simulators_rate_within_10_percent_in_every_phase(
         demo_compare: tuple[pd.DataFrame, Path]) -> None:
     """Each VM's emulated rate in each phase, the median of five runs (the guide's and
@@ -239,6 +241,7 @@ def test_mbfq_gives_each_vm_the_simulators_rate_within_10_percent_in_every_phase
 
 
 @needs_namespaces
+@pytest.mark.slow
 def test_none_breaks_webs_guarantee_as_the_simulator_predicts(
         demo_compare: tuple[pd.DataFrame, Path]) -> None:
     _, out = demo_compare
@@ -249,6 +252,7 @@ def test_none_breaks_webs_guarantee_as_the_simulator_predicts(
 
 
 @needs_namespaces
+@pytest.mark.slow
 def test_compares_verdicts_are_the_same_for_simulated_and_emulated_runs(
         demo_compare: tuple[pd.DataFrame, Path]) -> None:
     verdicts, _ = demo_compare
@@ -261,6 +265,7 @@ def test_compares_verdicts_are_the_same_for_simulated_and_emulated_runs(
 
 
 @needs_namespaces
+@pytest.mark.slow
 def test_the_emulated_run_is_a_results_folder_report_and_compare_read(
         demo_compare: tuple[pd.DataFrame, Path]) -> None:
     _, out = demo_compare

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import tenantnet
+from builders.cpu import run, scenario
 from tenantnet import engagement, schemes
-from test_cpu import run, scenario
 
 DEMO = tenantnet.Scenario.builtin("demo").data()
 

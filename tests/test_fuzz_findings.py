@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import tenantnet
+from builders.cpu import scenario as cpu_scenario
 from helpers import cli
-from test_cpu import scenario as cpu_scenario
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 BASE = """\

@@ -68,6 +68,7 @@ def test_readers_read_only_what_the_manifest_lists(tmp_path: Path) -> None:
     assert tenantnet.Results.read(d).qshare_tenants is not None
 
 
+@pytest.mark.slow
 def test_demo_replaces_an_earlier_demo_and_compare_an_earlier_compare(tmp_path: Path) -> None:
     d = tmp_path / "d"
     a = short("qshare-two-queues", "1200ms", tmp_path)

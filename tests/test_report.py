@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import tenantnet
-from helpers import cli
+from helpers import Ran, cli
 from tenantnet import report, tables
 from tenantnet.plotting import style
 
@@ -106,16 +106,15 @@ def test_one_time_unit_and_phase_marks_in_a_report(multi: tenantnet.Results) -> 
     assert tables.boundaries(multi) == [0.003]
 
 
-def test_the_demo_reports_rates_per_phase_and_the_nic_queues(tmp_path: Path) -> None:
-    p = cli("demo", "-q", "--out", str(tmp_path / "d"))
-    assert p.returncode == 0, p.stderr
-    r = tenantnet.Results.read(tmp_path / "d" / "static")
+def test_the_demo_reports_rates_per_phase_and_the_nic_queues(ran: Ran) -> None:
+    d = ran("demo")
+    r = tenantnet.Results.read(d / "static")
     t = tables.vm_phase_table(r).set_index("vm")
     print(t.to_string())
     assert t.loc["web/h0", "1 to 2 s (Gb/s)"] == pytest.approx(6.0, rel=0.01)
     assert t.loc["web/h0", "0 to 1 s (Gb/s)"] < 0.01
     assert set(r.queues["switch"]) >= {"h0", "h1"}, "host NIC queues are recorded"
-    cmp = pd.read_csv(tmp_path / "d" / "comparison.csv")
+    cmp = pd.read_csv(d / "comparison.csv")
     assert all("(Gb/s per VM)" in c or "(s to converge)" in c for c in cmp.columns
                if c.startswith(("analytics", "web")))
 
@@ -172,7 +171,7 @@ def test_trinity_runs_chart_what_their_channels_enforce_and_no_empty_vm_chart(
     """A Trinity run's VMs have no token bucket of their own: the report charts R_G + R_W
     of their channels instead; with no VM samples recorded it says so rather than
     drawing an empty chart."""
-    from test_pipes import fig6
+    from builders.pipes import fig6
     sc = fig6("trinity", "100Mbps", "100Mbps", duration="100ms")
     sc["vswitch"] = {"policy": "trinity"}
     r = tenantnet.run(sc)

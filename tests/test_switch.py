@@ -3,10 +3,11 @@
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import tenantnet
-from helpers import check_conservation, simulate
+from helpers import Ran, check_conservation, simulate
 from tenantnet.reproduce import barberq
 from tenantnet.results import Results
 
@@ -116,8 +117,8 @@ def test_weights_and_dscp_map_change_mid_run() -> None:
         sim.set_queue_weights("h0", [1, 1])
 
 
-def test_barberq_fig1_two_services() -> None:
-    df = barberq.fig1()
+def test_barberq_fig1_two_services(ran: Ran) -> None:
+    df = pd.read_csv(ran("reproduce", "barberq-fig1") / "barberq_fig1.csv")
     print(df.to_string(index=False))
     by = df.set_index("scheme")
     half = barberq.LINK_GBPS / 2
@@ -130,8 +131,8 @@ def test_barberq_fig1_two_services() -> None:
     assert by.loc["Best-Effort", "evicted_packets"] == 0
 
 
-def test_barberq_fig2_eight_services() -> None:
-    df = barberq.fig2()
+def test_barberq_fig2_eight_services(ran: Ran) -> None:
+    df = pd.read_csv(ran("reproduce", "barberq-fig2") / "barberq_fig2.csv")
     summary = df.groupby("scheme").agg(min_jain=("jain", "min"), mean_jain=("jain", "mean"),
                                        min_agg=("aggregate_gbps", "min"))
     print(summary.to_string())

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import tenantnet
+from builders.pipes import fig6, wire_mbps
 from helpers import simulate
 from tenantnet.reproduce.trinity_tables import qct_us, table_scenario
-from test_pipes import fig6, wire_mbps
 
 
 def trinity(sc: dict[str, Any], profile: str) -> dict[str, Any]:

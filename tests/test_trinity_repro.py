@@ -57,10 +57,11 @@ def test_fig7_c_es_keeps_guarantees_and_wastes_spare(tmp_path: Path) -> None:
     assert total[("a", "trinity")] > 1.15 * total[("a", "c-es")]
 
 
-def test_tables_trinity_keeps_short_flows_fast_where_es_does_not() -> None:
+def test_tables_trinity_keeps_short_flows_fast_where_es_does_not(
+        trinity_tables_scaled: tuple[pd.DataFrame, pd.DataFrame]) -> None:
     """Tables II-IV scaled to 300 exchanges per size (the command runs 2000)."""
     from tenantnet.reproduce import trinity_tables as tt
-    pts = tt.table_points(queries=300)
+    pts = trinity_tables_scaled[0]
     print("\n" + pts.round(0).to_string())
     assert (pts["unfinished"] == 0).all()
     p = pts.set_index(["table", "size_kib", "scheme"])
@@ -112,10 +113,10 @@ def test_fig2_conservative_es_shows_valleys() -> None:
     assert b["A"].min() < 1.1 * 150
 
 
-def test_fig9_trinity_keeps_memcached_fast_under_udp() -> None:
+def test_fig9_trinity_keeps_memcached_fast_under_udp(
+        trinity_fig9_scaled: tuple[pd.DataFrame, pd.DataFrame]) -> None:
     """Fig. 9 scaled to 200 queries per client (the command runs 1000)."""
-    from tenantnet.reproduce import trinity_memcached as tm
-    s = tm.fig9_summary(tm.fig9_points(queries=200)).set_index("scheme")
+    s = trinity_fig9_scaled[0].set_index("scheme")
     print("\n" + s.round(0).to_string())
     for scheme in ("static", "c-es", "trinity", "trinity-code", "base (no UDP)"):
         assert s.loc[scheme, "unfinished"] == 0, scheme
@@ -127,11 +128,12 @@ def test_fig9_trinity_keeps_memcached_fast_under_udp() -> None:
     assert s.loc["none", "p99_us"] > 200 * s.loc["trinity", "p99_us"]
 
 
-def test_fig8_shuffles_static_wastes_and_trinity_uses_the_spare() -> None:
+def test_fig8_shuffles_static_wastes_and_trinity_uses_the_spare(
+        trinity_fig8_scaled: tuple[pd.DataFrame, pd.DataFrame]) -> None:
     """Fig. 8 with every size cut to 3 % (the command runs them whole)."""
+    from builders.scaled import FIG8_SCALE as scale
     from tenantnet.reproduce import trinity_shuffle as ts
-    scale = 0.03
-    pts = ts.fig8_points(scale)
+    pts = trinity_fig8_scaled[0]
     print("\n" + pts.to_string())
     assert (pts["unfinished"] == 0).all()
     p = pts.set_index(["scheme", "job"])["completion_s"]

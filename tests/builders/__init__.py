@@ -1,0 +1,1 @@
+"""Scenario builders that several test modules share (tests/README.md)."""
