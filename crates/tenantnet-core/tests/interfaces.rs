@@ -64,9 +64,9 @@ fn ps(secs: f64) -> u64 {
 }
 
 fn port(s: &Sim, name: &str) -> PortId {
-    (0..s.net.ports.len() as u32)
+    (0..s.fabric.net.ports.len() as u32)
         .map(PortId)
-        .find(|&p| s.net.port_name(p) == name)
+        .find(|&p| s.fabric.net.port_name(p) == name)
         .expect("port")
 }
 
@@ -80,7 +80,7 @@ fn conserved(s: &Sim) {
 #[test]
 fn invalid_actions_are_refused_with_the_reason() {
     let mut s = sim(TWO_TENANTS);
-    let nic = s.net.hosts[0].nic;
+    let nic = s.fabric.net.hosts[0].nic;
     let down = port(&s, "switch->h2");
     let cases = [
         (
@@ -152,9 +152,9 @@ fn a_cap_limits_a_vm_and_lifting_it_restores_its_rate() {
     let mut s = sim(TWO_TENANTS);
     let rate = |s: &mut Sim, from: f64, to: f64| {
         s.run_until(ps(from));
-        let b0 = s.vms[0].tx_bytes;
+        let b0 = s.hosts.vms[0].tx_bytes;
         s.run_until(ps(to));
-        (s.vms[0].tx_bytes - b0) as f64 * 8.0 / (to - from) / 1e9
+        (s.hosts.vms[0].tx_bytes - b0) as f64 * 8.0 / (to - from) / 1e9
     };
     let free = rate(&mut s, 2.0 * MS, 8.0 * MS);
     assert!((free - 4.0).abs() < 0.1, "uncapped {free} Gb/s");
@@ -191,12 +191,16 @@ fn tagging_and_a_per_port_dscp_map_move_one_tenant_to_another_queue() {
     })
     .unwrap();
     s.run_until(ps(10.0 * MS));
-    let q = |p: PortId, i: usize| s.net.ports[p.idx()].queue_tx_bytes(i);
+    let q = |p: PortId, i: usize| s.fabric.net.ports[p.idx()].queue_tx_bytes(i);
     // tenant b's 4 Gb/s for 10 ms lands in queue 1 of the port toward h2 only
     let b = q(down, 1) as f64 * 8.0 / 10e-3 / 1e9;
     assert!((b - 4.0).abs() < 0.2, "queue 1 carried {b} Gb/s");
     assert!(q(down, 0) > 0);
-    assert_eq!(s.net.dscp_map(up).queue(5), 0, "other ports keep their map");
+    assert_eq!(
+        s.fabric.net.dscp_map(up).queue(5),
+        0,
+        "other ports keep their map"
+    );
     conserved(&s);
 }
 

@@ -43,8 +43,8 @@ size = "100MB"
 fn nic_and_goodput(text: &str) -> (u64, u64, f64) {
     let mut s = sim(text);
     s.run();
-    let nic = s.net.hosts[0].nic;
-    let held = s.net.ports[nic.idx()].core.max_bytes;
+    let nic = s.fabric.net.hosts[0].nic;
+    let held = s.fabric.net.ports[nic.idx()].core.max_bytes;
     let r = s.results();
     let Column::U64(delivered) = &r
         .tables

@@ -126,7 +126,7 @@ impl Simulation {
     /// The ports of node `node` (a switch's, or a host's NIC), or only its port
     /// toward `peer`.
     fn ports_of(&self, node: &str, peer: Option<&str>) -> PyResult<Vec<PortId>> {
-        let net = &self.sim.net;
+        let net = &self.sim.fabric.net;
         let n = net
             .node_by_name(node)
             .ok_or_else(|| PyValueError::new_err(format!("no node named {node:?}")))?;

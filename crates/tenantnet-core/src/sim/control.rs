@@ -24,7 +24,7 @@ impl Sim {
     pub(super) fn on_control(&mut self, i: u32) {
         let started = std::time::Instant::now();
         self.control(i);
-        self.control_wall += started.elapsed().as_secs_f64();
+        self.records.control_wall += started.elapsed().as_secs_f64();
     }
 
     fn control(&mut self, i: u32) {
@@ -32,8 +32,8 @@ impl Sim {
         self.sum_vm_rx();
         let view = FabricView {
             now: self.now,
-            net: &self.net,
-            vms: &self.vms,
+            net: &self.fabric.net,
+            vms: &self.hosts.vms,
         };
         let woke = self.controllers[i as usize].wake(&view, &mut actions);
         if let Err(e) = woke {
@@ -52,18 +52,18 @@ impl Sim {
 
     /// A controller failed: the run stops with its reason.
     fn controller_failed(&mut self, message: String) {
-        self.failure = Some(RunFailure {
+        self.budget.failure = Some(RunFailure {
             at: self.now,
             key: "controller".into(),
             message,
         });
-        self.done = true;
+        self.budget.done = true;
     }
 
     /// What every controller recorded.
     pub(super) fn controller_tables(&self) -> Vec<crate::sim::results::Table> {
         (self.controllers.iter())
-            .flat_map(|c| c.tables(&self.net))
+            .flat_map(|c| c.tables(&self.fabric.net))
             .collect()
     }
 
@@ -71,16 +71,17 @@ impl Sim {
     /// under `network.host_nic = "dscp"`), or why `port` is not one.
     fn dscp_port(&self, port: PortId) -> Result<&crate::net::port::Port, String> {
         let p = self
+            .fabric
             .net
             .ports
             .get(port.idx())
             .ok_or_else(|| format!("there is no port {}", port.0))?;
-        match self.net.nodes[p.node().idx()].kind {
-            NodeKind::Host(_) if self.net.host_nic != HostNic::Dscp => Err(format!(
+        match self.fabric.net.nodes[p.node().idx()].kind {
+            NodeKind::Host(_) if self.fabric.net.host_nic != HostNic::Dscp => Err(format!(
                 "port {} is a host's NIC whose queues are not classified by DSCP \
                  (network.host_nic = \"{}\"; \"dscp\" gives host NICs the switches' queues)",
-                self.net.port_name(port),
-                self.net.host_nic.name()
+                self.fabric.net.port_name(port),
+                self.fabric.net.host_nic.name()
             )),
             _ => Ok(p),
         }
@@ -91,8 +92,8 @@ impl Sim {
         match a {
             Action::QueueWeights { port, weights } => {
                 self.dscp_port(port)?;
-                let packet = self.tcp[0].packet_size();
-                self.net.ports[port.idx()].set_weights(&weights, packet)
+                let packet = self.ends.tcp[0].packet_size();
+                self.fabric.net.ports[port.idx()].set_weights(&weights, packet)
             }
             Action::DscpMap { port, map } => {
                 let queues = self.dscp_port(port)?.queue_count();
@@ -102,7 +103,7 @@ impl Sim {
                         queues - 1
                     ));
                 }
-                self.net.set_dscp_map(port, map);
+                self.fabric.net.set_dscp_map(port, map);
                 Ok(())
             }
             Action::TagDscp { scope, dscp } => {
@@ -114,13 +115,13 @@ impl Sim {
                     TagScope::Tenant(t) => v.tenant == t,
                 };
                 let mut any = false;
-                for v in self.vms.iter_mut().filter(|v| hit(v)) {
+                for v in self.hosts.vms.iter_mut().filter(|v| hit(v)) {
                     v.dscp_tag = dscp;
                     any = true;
                 }
                 any.then_some(()).ok_or_else(|| match scope {
-                    TagScope::Host(h) if h.idx() < self.net.hosts.len() => {
-                        format!("host {} has no VMs", self.net.host_name(h))
+                    TagScope::Host(h) if h.idx() < self.fabric.net.hosts.len() => {
+                        format!("host {} has no VMs", self.fabric.net.host_name(h))
                     }
                     TagScope::Host(h) => format!("there is no host {}", h.0),
                     TagScope::Tenant(t) => format!("tenant {t} has no VMs"),
@@ -131,7 +132,7 @@ impl Sim {
                 if cap_bps == Some(0) {
                     return Err("a cap must be a positive rate".into());
                 }
-                self.shapers.set_cap(self.now, vm, cap_bps);
+                self.hosts.shapers.set_cap(self.now, vm, cap_bps);
                 self.after_hook();
                 Ok(())
             }
@@ -144,7 +145,7 @@ impl Sim {
                 if guarantee_bps == 0 || weight.is_some_and(|w| !(w.is_finite() && w > 0.0)) {
                     return Err("expected a positive guarantee and weight".into());
                 }
-                let v = &mut self.vms[vm.idx()];
+                let v = &mut self.hosts.vms[vm.idx()];
                 v.guarantee_bps = guarantee_bps;
                 v.weight = weight.or(v.weight);
                 let k = v.vswitch as usize;
@@ -155,7 +156,7 @@ impl Sim {
     }
 
     fn check_vm(&self, v: usize) -> Result<(), String> {
-        (v < self.vms.len())
+        (v < self.hosts.vms.len())
             .then_some(())
             .ok_or_else(|| format!("there is no VM {v}"))
     }

@@ -184,24 +184,24 @@ impl Sim {
     /// The C2TB manager's first call, if C2TB is on, and the NIC monitor's, if the
     /// NIC handler is.
     pub(super) fn start_cpu(&mut self) {
-        if let Some(t) = self.cpu.as_ref().and_then(|c| c.p.c2tb.as_ref()) {
-            if t.interval <= self.end {
+        if let Some(t) = self.hosts.cpu.as_ref().and_then(|c| c.p.c2tb.as_ref()) {
+            if t.interval <= self.budget.end {
                 self.schedule(t.interval, Event::C2tbTick);
             }
         }
-        let Some(h) = self.cpu.as_ref().and_then(|c| c.p.nic_handler) else {
+        let Some(h) = self.hosts.cpu.as_ref().and_then(|c| c.p.nic_handler) else {
             return;
         };
-        let monitors = (self.vhosts.iter())
+        let monitors = (self.hosts.vswitches.iter())
             .map(|v| {
-                let nic = self.net.hosts[v.host.idx()].nic;
-                NicMonitor::new(h, self.net.ports[nic.idx()].rate_bps())
+                let nic = self.fabric.net.hosts[v.host.idx()].nic;
+                NicMonitor::new(h, self.fabric.net.ports[nic.idx()].rate_bps())
             })
             .collect();
-        if let Some(cpu) = self.cpu.as_mut() {
+        if let Some(cpu) = self.hosts.cpu.as_mut() {
             cpu.monitors = monitors;
         }
-        if h.monitor <= self.end {
+        if h.monitor <= self.budget.end {
             self.schedule(h.monitor, Event::NicMonitor);
         }
     }
@@ -210,12 +210,12 @@ impl Sim {
     /// its VMs' policers on (full) or off.
     pub(super) fn on_nic_monitor(&mut self) {
         let now = self.now;
-        let Some(cpu) = self.cpu.as_mut() else {
+        let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
-        for (k, hv) in self.vhosts.iter().enumerate() {
-            let nic = self.net.hosts[hv.host.idx()].nic;
-            let tx = self.net.ports[nic.idx()].tx_bytes();
+        for (k, hv) in self.hosts.vswitches.iter().enumerate() {
+            let nic = self.fabric.net.hosts[hv.host.idx()].nic;
+            let tx = self.fabric.net.ports[nic.idx()].tx_bytes();
             let policed = hv.vms.iter().map(|v| cpu.vm[v.idx()].policed).sum();
             let m = &mut cpu.monitors[k];
             let (bps, changed) = m.observe(tx, policed);
@@ -237,7 +237,7 @@ impl Sim {
             r.policing.push(on as u64);
         }
         if let Some(h) = cpu.p.nic_handler {
-            if now + h.monitor <= self.end {
+            if now + h.monitor <= self.budget.end {
                 self.schedule(now + h.monitor, Event::NicMonitor);
             }
         }
@@ -246,13 +246,13 @@ impl Sim {
     /// VM `v`'s packet enters its guest TX ring (dropped and counted if the ring is
     /// full and it may be; a TCP data packet is only sent when there was room).
     pub(super) fn ring_in(&mut self, v: VmId, id: PktId, may_drop: bool) {
-        let Some(cpu) = self.cpu.as_mut() else {
+        let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
         let ring = &mut cpu.rings[v.idx()];
         if may_drop && ring.q.len() >= cpu.p.ring as usize {
-            self.vms[v.idx()].drops += 1;
-            self.counters.dropped += 1;
+            self.hosts.vms[v.idx()].drops += 1;
+            self.records.counters.dropped += 1;
             self.discard(id);
             return;
         }
@@ -268,24 +268,24 @@ impl Sim {
     /// joins the NIC's receive queue of the VM's host (dropped and counted if the
     /// queue is full) and `true` is returned; otherwise `false` (deliver it now).
     pub(super) fn rx_in(&mut self, id: PktId) -> bool {
-        let Some(cpu) = self.cpu.as_mut() else {
+        let Some(cpu) = self.hosts.cpu.as_mut() else {
             return false;
         };
         let Some(cap) = cpu.p.rx_ring else {
             return false;
         };
-        let pair = self.pkts[id].pair;
-        let Some(v) = self.pairs.get(pair as usize).and_then(|p| p.dst) else {
+        let pair = self.fabric.pkts[id].pair;
+        let Some(v) = self.hosts.pairs.get(pair as usize).and_then(|p| p.dst) else {
             return false;
         };
-        let core = cpu.first_core[self.vms[v.idx()].vswitch as usize] as usize;
+        let core = cpu.first_core[self.hosts.vms[v.idx()].vswitch as usize] as usize;
         let rxq = cpu.cores[core]
             .rxq
             .as_mut()
             .expect("a host's first core polls its NIC");
         if rxq.len() >= cap as usize {
             cpu.rx_dropped += 1;
-            self.counters.dropped += 1;
+            self.records.counters.dropped += 1;
             self.discard(id);
             return true;
         }
@@ -300,7 +300,7 @@ impl Sim {
     /// The room VM `v`'s ring has for a sender of `packet`-byte packets.
     #[inline]
     pub(super) fn ring_room(&self, v: VmId, packet: u64) -> u64 {
-        match &self.cpu {
+        match &self.hosts.cpu {
             Some(cpu) => {
                 let used = cpu.rings[v.idx()].q.len() as u64;
                 (cpu.p.ring as u64).saturating_sub(used) * packet
@@ -311,8 +311,8 @@ impl Sim {
 
     /// Flow `f` of VM `v` waits for room in the ring.
     pub(super) fn ring_wait(&mut self, v: VmId, f: FlowId) {
-        if let Some(cpu) = self.cpu.as_mut() {
-            self.flows[f.idx()].blocked = true;
+        if let Some(cpu) = self.hosts.cpu.as_mut() {
+            self.ends.flows[f.idx()].blocked = true;
             cpu.rings[v.idx()].waiting.push_back(f);
         }
     }
@@ -320,7 +320,7 @@ impl Sim {
     /// Core `c`, awake and idle, polls its VMs (and receive queue) in turn and
     /// starts the first batch it finds (or sleeps).
     fn pmd_poll(&mut self, c: usize) {
-        let Some(cpu) = self.cpu.as_mut() else {
+        let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
         let (rings, p) = (&cpu.rings, &cpu.p);
@@ -341,10 +341,12 @@ impl Sim {
         let mut policed = Vec::new();
         for _ in 0..n {
             let (id, d) = cpu.rings[v.idx()].q.pop_front().expect("n ≤ len");
-            let pkt = &self.pkts[id];
+            let pkt = &self.fabric.pkts[id];
             let size = pkt.size;
             let flows = match &cpu.multiple {
-                Some(m) if m[self.flows[pkt.flow.idx()].spec.workload as usize] => Flows::Multiple,
+                Some(m) if m[self.ends.flows[pkt.flow.idx()].spec.workload as usize] => {
+                    Flows::Multiple
+                }
                 _ => Flows::Single,
             };
             let vc = &mut cpu.vm[v.idx()];
@@ -365,7 +367,7 @@ impl Sim {
         let end = cpu.cores[c].start(slot, cost, served, p.hz);
         self.schedule(end, Event::PmdDone(CoreId(c as u32)));
         for id in policed {
-            self.counters.dropped += 1;
+            self.records.counters.dropped += 1;
             self.discard(id);
         }
         // the copy out of the guest freed the ring's slots
@@ -375,7 +377,7 @@ impl Sim {
     /// Core `c` forwards a batch from its NIC's receive queue: each packet costs
     /// c(s, single) times its destination VM's factors.
     fn rx_batch(&mut self, c: usize) {
-        let Some(cpu) = self.cpu.as_mut() else {
+        let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
         let (p, core) = (&cpu.p, &mut cpu.cores[c]);
@@ -383,9 +385,9 @@ impl Sim {
         let n = rxq.len().min(p.batch as usize);
         let mut cost = p.batch_overhead;
         for id in rxq.drain(..n) {
-            let pkt = &self.pkts[id];
+            let pkt = &self.fabric.pkts[id];
             let factor =
-                (self.pairs[pkt.pair as usize].dst).map_or(1.0, |v| cpu.vm[v.idx()].factor);
+                (self.hosts.pairs[pkt.pair as usize].dst).map_or(1.0, |v| cpu.vm[v.idx()].factor);
             cost += p.costs.cycles(pkt.size, Flows::Single, factor);
             core.batch.push((id, false));
         }
@@ -399,7 +401,7 @@ impl Sim {
     /// next poll (or wakes the core).
     pub(super) fn on_pmd_done(&mut self, c: CoreId) {
         let c = c.0 as usize;
-        let Some(cpu) = self.cpu.as_mut() else {
+        let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
         let core = &mut cpu.cores[c];
@@ -410,7 +412,7 @@ impl Sim {
         if slot == RX {
             self.pmd_poll(c);
             for &(id, _) in &batch {
-                self.counters.delivered += 1;
+                self.records.counters.delivered += 1;
                 self.deliver(id);
             }
         } else {
@@ -420,7 +422,7 @@ impl Sim {
             }
         }
         batch.clear();
-        if let Some(cpu) = self.cpu.as_mut() {
+        if let Some(cpu) = self.hosts.cpu.as_mut() {
             cpu.spare = batch;
         }
         if slot != RX {
@@ -431,20 +433,20 @@ impl Sim {
     /// Wakes VM `v`'s senders waiting for ring room, in order, while a packet fits.
     fn wake_ring(&mut self, v: VmId) {
         loop {
-            let Some(cpu) = self.cpu.as_mut() else {
+            let Some(cpu) = self.hosts.cpu.as_mut() else {
                 return;
             };
             let Some(&f) = cpu.rings[v.idx()].waiting.front() else {
                 return;
             };
-            let need = self.tcp[self.transport(f)].packet_size();
+            let need = self.ends.tcp[self.transport(f)].packet_size();
             if self.ring_room(v, need) < need {
                 return;
             }
-            if let Some(cpu) = self.cpu.as_mut() {
+            if let Some(cpu) = self.hosts.cpu.as_mut() {
                 cpu.rings[v.idx()].waiting.pop_front();
             }
-            self.flows[f.idx()].blocked = false;
+            self.ends.flows[f.idx()].blocked = false;
             self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
         }
     }
@@ -452,7 +454,7 @@ impl Sim {
     /// The C2TB manager (every `invl`): refills every core's buckets and wakes the
     /// sleeping cores that may now serve a VM.
     pub(super) fn on_c2tb_tick(&mut self) {
-        let Some(cpu) = self.cpu.as_mut() else {
+        let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
         let mut wake = Vec::new();
@@ -467,18 +469,19 @@ impl Sim {
         }
         let (now, hz) = (self.now, cpu.p.hz);
         for c in wake {
-            if let Some(cpu) = self.cpu.as_mut() {
+            if let Some(cpu) = self.hosts.cpu.as_mut() {
                 cpu.cores[c].wake(now, hz);
             }
             self.pmd_poll(c);
         }
         let invl = self
+            .hosts
             .cpu
             .as_ref()
             .and_then(|c| c.p.c2tb.as_ref())
             .map(|t| t.interval);
         if let Some(iv) = invl {
-            if self.now + iv <= self.end {
+            if self.now + iv <= self.budget.end {
                 self.schedule(self.now + iv, Event::C2tbTick);
             }
         }

@@ -55,7 +55,7 @@ impl Sim {
     /// The rows of `vm_cpu` and `pmd` for the interval `iv` that ends now.
     pub(super) fn record_cpu(&mut self, iv: Time) {
         let now = self.now;
-        let Some(cpu) = self.cpu.as_mut() else {
+        let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
         let (hz, t) = (cpu.p.hz, to_secs(now));
@@ -106,12 +106,12 @@ impl Sim {
 
     /// The `vm_cpu` and `pmd` tables, when the CPU model is on.
     pub(super) fn cpu_tables(&self) -> Vec<Table> {
-        let Some(cpu) = self.cpu.as_ref() else {
+        let Some(cpu) = self.hosts.cpu.as_ref() else {
             return Vec::new();
         };
         let (r, q) = (&cpu.vm_cols, &cpu.pmd_cols);
         let hosts = self.host_labels();
-        let labels: Vec<String> = (self.vhosts.iter())
+        let labels: Vec<String> = (self.hosts.vswitches.iter())
             .map(|h| hosts[h.host.idx()].clone())
             .collect();
         let n = &cpu.nic_cols;
@@ -157,7 +157,7 @@ impl Sim {
 
     /// The CPU model's totals for the summary.
     pub(super) fn cpu_summary(&self) -> Option<super::results::CpuSummary> {
-        let cpu = self.cpu.as_ref()?;
+        let cpu = self.hosts.cpu.as_ref()?;
         let sum = |f: &dyn Fn(&Pmd) -> u64| cpu.cores.iter().map(f).sum::<u64>();
         Some(super::results::CpuSummary {
             cores: cpu.cores.len(),

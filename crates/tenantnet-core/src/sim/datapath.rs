@@ -180,16 +180,16 @@ impl Sim {
         k: usize,
         hook: impl FnOnce(&mut Policy, &mut HostCtx) -> R,
     ) -> R {
-        let hv = &mut self.vhosts[k];
+        let hv = &mut self.hosts.vswitches[k];
         let mut ctx = HostCtx {
             now: self.now,
             capacity_bps: hv.capacity_bps,
             mine: &hv.vms,
-            vms: &self.vms,
-            pairs: &self.pairs,
-            shapers: &mut self.shapers,
-            control: &mut self.control_out,
-            release: &mut self.released,
+            vms: &self.hosts.vms,
+            pairs: &self.hosts.pairs,
+            shapers: &mut self.hosts.shapers,
+            control: &mut self.hosts.control_out,
+            release: &mut self.hosts.released,
         };
         let r = hook(&mut hv.policy, &mut ctx);
         self.after_hook();
@@ -200,24 +200,24 @@ impl Sim {
     /// packets and hands held packets on.
     #[inline]
     pub(super) fn after_hook(&mut self) {
-        if self.shapers.any_touched() {
-            let mut touched = std::mem::take(&mut self.touched);
-            self.shapers.take_touched(&mut touched);
+        if self.hosts.shapers.any_touched() {
+            let mut touched = std::mem::take(&mut self.hosts.touched_shapers);
+            self.hosts.shapers.take_touched(&mut touched);
             for &s in &touched {
                 self.shaper_drain(s);
             }
-            self.touched = touched;
+            self.hosts.touched_shapers = touched;
         }
-        while let Some(c) = self.control_out.pop() {
+        while let Some(c) = self.hosts.control_out.pop() {
             self.send_control(c);
         }
-        if !self.released.is_empty() {
+        if !self.hosts.released.is_empty() {
             // in the order the policy released them (resequencing depends on it)
-            let mut released = std::mem::take(&mut self.released);
+            let mut released = std::mem::take(&mut self.hosts.released);
             for p in released.drain(..) {
                 self.hand_to_transport(p);
             }
-            self.released = released;
+            self.hosts.released = released;
         }
     }
 
@@ -226,11 +226,11 @@ impl Sim {
     /// (UDP).
     #[inline]
     pub(super) fn send_from(&mut self, h: HostId, vm: Option<VmId>, id: PktId, may_drop: bool) {
-        self.counters.sent += 1;
+        self.records.counters.sent += 1;
         match vm {
             Some(v) => self.egress(v, id, may_drop),
             None => {
-                let nic = self.net.hosts[h.idx()].nic;
+                let nic = self.fabric.net.hosts[h.idx()].nic;
                 self.enqueue(nic, id, self.nic_queue(nic, id));
             }
         }
@@ -241,10 +241,10 @@ impl Sim {
     /// transport.
     #[inline]
     pub(super) fn deliver(&mut self, id: PktId) {
-        let p = self.pkts[id];
-        self.pkts.free(id);
+        let p = self.fabric.pkts[id];
+        self.fabric.pkts.free(id);
         if p.pair != NO_PAIR {
-            let pr = &mut self.pairs[p.pair as usize];
+            let pr = &mut self.hosts.pairs[p.pair as usize];
             pr.rx_bytes += p.size as u64;
             if pr.ingress && self.ingress(&p) == Ingress::Consumed {
                 return;
@@ -255,23 +255,26 @@ impl Sim {
 
     /// The receiving VM's policy sees packet `p`.
     fn ingress(&mut self, p: &Packet) -> Ingress {
-        let Some(v) = self.pairs[p.pair as usize].dst else {
+        let Some(v) = self.hosts.pairs[p.pair as usize].dst else {
             return Ingress::Deliver;
         };
-        let k = self.vms[v.idx()].vswitch as usize;
+        let k = self.hosts.vms[v.idx()].vswitch as usize;
         let tcp = !p.has(flags::CONTROL)
-            && matches!(self.flows[p.flow.idx()].spec.kind, FlowKind::Tcp { .. });
+            && matches!(
+                self.ends.flows[p.flow.idx()].spec.kind,
+                FlowKind::Tcp { .. }
+            );
         self.with_host(k, |pol, ctx| pol.ingress(ctx, p, v, tcp))
     }
 
     /// Each VM's `rx_bytes` from its pairs' counts.
     pub(super) fn sum_vm_rx(&mut self) {
-        for vm in self.vms.iter_mut() {
+        for vm in self.hosts.vms.iter_mut() {
             vm.rx_bytes = 0;
         }
-        for pr in &self.pairs {
+        for pr in &self.hosts.pairs {
             if let Some(v) = pr.dst {
-                self.vms[v.idx()].rx_bytes += pr.rx_bytes;
+                self.hosts.vms[v.idx()].rx_bytes += pr.rx_bytes;
             }
         }
     }
@@ -280,7 +283,7 @@ impl Sim {
     /// (policies send them through `HostCtx::control`).
     pub fn send_control(&mut self, c: ControlMsg) {
         let ControlMsg { pair, size, .. } = c;
-        let Some(&VmPair { src, dst, .. }) = self.pairs.get(pair as usize) else {
+        let Some(&VmPair { src, dst, .. }) = self.hosts.pairs.get(pair as usize) else {
             debug_assert!(false, "no pair {pair}");
             return;
         };
@@ -288,13 +291,13 @@ impl Sim {
             debug_assert!(false, "control packets travel between VMs");
             return;
         };
-        let host = self.vms[s.idx()].host;
+        let host = self.hosts.vms[s.idx()].host;
         let p = Packet {
             seq: c.word,
             ts: c.aux,
             len: c.forward as u32,
             flow: FlowId(u32::MAX),
-            dst: self.vms[d.idx()].host,
+            dst: self.hosts.vms[d.idx()].host,
             size,
             hash: crate::net::routing::mix32(pair ^ 0x6a09_e667),
             pair,
@@ -302,24 +305,24 @@ impl Sim {
             ..Default::default()
         };
         let id = self.alloc_packet(p);
-        self.counters.control_sent += 1;
+        self.records.counters.control_sent += 1;
         self.send_from(host, Some(s), id, true);
     }
 
     /// Each flow from a VM learns its channel, once if its policy's are fixed; each
     /// pair learns whether its receiving policy looks at ingress.
     fn fix_channels(&mut self) {
-        for pr in self.pairs.iter_mut() {
+        for pr in self.hosts.pairs.iter_mut() {
             pr.ingress = pr.dst.is_some_and(|v| {
-                let k = self.vms[v.idx()].vswitch as usize;
-                self.vhosts[k].policy.uses_ingress()
+                let k = self.hosts.vms[v.idx()].vswitch as usize;
+                self.hosts.vswitches[k].policy.uses_ingress()
             });
         }
-        for flow in self.flows.iter_mut() {
+        for flow in self.ends.flows.iter_mut() {
             let Some(v) = flow.spec.src_vm else {
                 continue;
             };
-            let policy = &self.vhosts[self.vms[v.idx()].vswitch as usize].policy;
+            let policy = &self.hosts.vswitches[self.hosts.vms[v.idx()].vswitch as usize].policy;
             flow.chan = if policy.fixed_channels() {
                 policy.channel(v, flow.pair).0
             } else {
@@ -332,8 +335,8 @@ impl Sim {
     /// whichever of its small queue and its shaper is short of a full packet.
     #[cold]
     pub(super) fn block_small_queue(&mut self, f: FlowId) {
-        let full = self.tcp[self.transport(f)].packet_size();
-        let sq = &mut self.flows[f.idx()].small_queue;
+        let full = self.ends.tcp[self.transport(f)].packet_size();
+        let sq = &mut self.ends.flows[f.idx()].small_queue;
         if sq.room() < full {
             sq.waiting = true;
         }
@@ -346,8 +349,8 @@ impl Sim {
     /// waiting for its small queue resumes once its bytes are down to the limit
     /// (Linux's `tcp_wfree` waking a throttled socket).
     pub(super) fn release_small_queue(&mut self, f: FlowId, bytes: u64) {
-        let full = self.tcp[self.transport(f)].packet_size();
-        let sq = &mut self.flows[f.idx()].small_queue;
+        let full = self.ends.tcp[self.transport(f)].packet_size();
+        let sq = &mut self.ends.flows[f.idx()].small_queue;
         sq.held -= bytes;
         if sq.waiting && sq.room() >= full {
             sq.waiting = false;
@@ -357,7 +360,7 @@ impl Sim {
 
     /// A packet its sender's small queue counts has left the host's NIC.
     pub(super) fn on_sent(&mut self, id: PktId) {
-        let p = &mut self.pkts[id];
+        let p = &mut self.fabric.pkts[id];
         debug_assert!(p.has(flags::TSQ));
         p.flags &= !flags::TSQ;
         let (flow, size) = (p.flow, p.size as u64);
@@ -367,29 +370,29 @@ impl Sim {
     /// Frees a packet that goes no further (dropped or evicted), first returning
     /// its bytes to its sender's small queue if it still counts there.
     pub(super) fn discard(&mut self, id: PktId) {
-        let p = &self.pkts[id];
+        let p = &self.fabric.pkts[id];
         if p.len > 0 && p.has(flags::ACK) {
-            self.sacks.take(p.len);
+            self.fabric.sacks.take(p.len);
         }
-        if self.small_queues && p.has(flags::TSQ) {
+        if self.ends.small_queues && p.has(flags::TSQ) {
             let (flow, size) = (p.flow, p.size as u64);
-            self.pkts.free(id);
+            self.fabric.pkts.free(id);
             self.release_small_queue(flow, size);
         } else {
-            self.pkts.free(id);
+            self.fabric.pkts.free(id);
         }
     }
 
     /// The start of the run: every policy's start hook, the controllers' first
     /// wakes and the first tick.
     pub(super) fn start_vswitches(&mut self) {
-        for k in 0..self.vhosts.len() {
+        for k in 0..self.hosts.vswitches.len() {
             self.with_host(k, |p, ctx| p.start(ctx));
         }
         self.fix_channels();
         self.start_controllers();
-        let t = self.vswitch_tick;
-        if !self.vhosts.is_empty() && t <= self.end {
+        let t = self.hosts.tick;
+        if !self.hosts.vswitches.is_empty() && t <= self.budget.end {
             self.schedule(t, Event::HostTick);
         }
     }
@@ -398,17 +401,17 @@ impl Sim {
     /// its policy ticks on what it measured, and each VM's row is recorded.
     pub(super) fn on_host_tick(&mut self) {
         self.sum_vm_rx();
-        let t = self.vswitch_tick;
+        let t = self.hosts.tick;
         let secs = to_secs(t);
-        for k in 0..self.vhosts.len() {
-            let hv = &self.vhosts[k];
-            let nic = &self.net.ports[self.net.hosts[hv.host.idx()].nic.idx()];
+        for k in 0..self.hosts.vswitches.len() {
+            let hv = &self.hosts.vswitches[k];
+            let nic = &self.fabric.net.ports[self.fabric.net.hosts[hv.host.idx()].nic.idx()];
             let nic_tx = nic.tx_bytes();
             let util = (nic_tx - hv.nic_at_tick) as f64 * 8.0 / (nic.rate_bps() as f64 * secs);
             let ids = hv.vms.clone();
-            self.vhosts[k].nic_at_tick = nic_tx;
+            self.hosts.vswitches[k].nic_at_tick = nic_tx;
             let rate = |now: u64, then: u64| (now - then) as f64 * 8.0 / secs;
-            let vms = &self.vms;
+            let vms = &self.hosts.vms;
             let sent: Vec<f64> = ids
                 .iter()
                 .map(|v| rate(vms[v.idx()].tx_bytes, vms[v.idx()].tx_at_tick))
@@ -426,14 +429,14 @@ impl Sim {
             self.with_host(k, |p, ctx| p.tick(ctx, &m));
             self.record_host(k, &ids, &sent, util);
         }
-        if self.cpu.is_some() {
+        if self.hosts.cpu.is_some() {
             self.record_cpu(t);
         }
-        let key = std::mem::take(&mut self.vswitch_tick_key);
+        let key = std::mem::take(&mut self.hosts.tick_key);
         self.check_memory(&key);
-        self.vswitch_tick_key = key;
+        self.hosts.tick_key = key;
         let next: Time = self.now + t;
-        if next <= self.end {
+        if next <= self.budget.end {
             self.schedule(next, Event::HostTick);
         }
     }
@@ -441,21 +444,21 @@ impl Sim {
     /// Host `k`'s rows of `vm_rates`; the measurement baselines move to now.
     fn record_host(&mut self, k: usize, ids: &[VmId], sent: &[f64], util: f64) {
         let now = to_secs(self.now);
-        let policy = &self.vhosts[k].policy;
-        let r = &mut self.vm_rates;
+        let policy = &self.hosts.vswitches[k].policy;
+        let r = &mut self.hosts.vm_rates;
         let kind = policy.kind();
         let first = r.first[kind as usize];
         let own = first..first + kind.columns().len();
         let mut cells = Vec::new();
         for (i, &v) in ids.iter().enumerate() {
-            let vm = &mut self.vms[v.idx()];
+            let vm = &mut self.hosts.vms[v.idx()];
             vm.tx_at_tick = vm.tx_bytes;
             vm.rx_at_tick = vm.rx_bytes;
             r.time.push(now);
             r.vm.push(v.0);
             r.sr.push(sent[i]);
             r.ar.push(
-                self.shapers[ShaperId::of_vm(v)]
+                self.hosts.shapers[ShaperId::of_vm(v)]
                     .shaping_rate()
                     .map(|x| x as f64),
             );
@@ -478,7 +481,7 @@ impl Sim {
 
     /// Packets waiting in vswitch shapers.
     pub(super) fn vm_held(&self) -> u64 {
-        self.shapers.held() + self.cpu.as_ref().map_or(0, |c| c.held())
+        self.hosts.shapers.held() + self.hosts.cpu.as_ref().map_or(0, |c| c.held())
     }
 }
 
@@ -537,7 +540,7 @@ mod tests {
     fn asking_the_policy_for_every_channel_gives_what_the_flows_kept() {
         let (mut kept, mut live) = (vm_sim(), vm_sim());
         let mut n = 0;
-        for f in live.flows.iter_mut().filter(|f| f.chan != NO_CHANNEL) {
+        for f in live.ends.flows.iter_mut().filter(|f| f.chan != NO_CHANNEL) {
             f.chan = LIVE_CHANNEL;
             n += 1;
         }
@@ -545,10 +548,10 @@ mod tests {
         kept.run();
         live.run();
         let outcome = |s: &Sim| {
-            let f: Vec<_> = s.flows.iter().map(|f| (f.delivered, f.end)).collect();
-            (f, s.counters.sent, s.counters.dropped)
+            let f: Vec<_> = s.ends.flows.iter().map(|f| (f.delivered, f.end)).collect();
+            (f, s.records.counters.sent, s.records.counters.dropped)
         };
         assert_eq!(outcome(&kept), outcome(&live));
-        assert!(kept.flows.iter().filter(|f| f.delivered > 0).count() >= 2);
+        assert!(kept.ends.flows.iter().filter(|f| f.delivered > 0).count() >= 2);
     }
 }

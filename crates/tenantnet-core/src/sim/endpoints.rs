@@ -22,13 +22,13 @@ pub(super) fn transport_of(kind: &FlowKind) -> usize {
 impl Sim {
     /// Starts every flow whose start time has come, then schedules the next start.
     pub(super) fn start_flows(&mut self) {
-        while let Some(&f) = self.start_order.get(self.next_start) {
-            let at = self.flows[f as usize].spec.start;
+        while let Some(&f) = self.ends.start_order.get(self.ends.next_start) {
+            let at = self.ends.flows[f as usize].spec.start;
             if at > self.now {
                 self.schedule(at, Event::FlowStart);
                 return;
             }
-            self.next_start += 1;
+            self.ends.next_start += 1;
             self.start_flow(FlowId(f));
         }
     }
@@ -37,14 +37,14 @@ impl Sim {
     /// tenant's flow): then it never sends.
     pub(super) fn start_flow(&mut self, f: FlowId) {
         let now = self.now;
-        if let Some(stop) = self.flows[f.idx()].spec.stop {
+        if let Some(stop) = self.ends.flows[f.idx()].spec.stop {
             if stop <= now {
                 return;
             }
             self.schedule(stop, Event::Stop(f));
         }
-        self.rec.flow_started(f);
-        match &mut self.flows[f.idx()].ep {
+        self.records.recorder.flow_started(f);
+        match &mut self.ends.flows[f.idx()].ep {
             Endpoint::Tcp { .. } => {
                 self.drive_sender(f, false, |snd, now, cfg, out| snd.start(now, cfg, out));
             }
@@ -58,7 +58,7 @@ impl Sim {
     /// The index of flow `f`'s TCP configuration.
     #[inline]
     pub(super) fn transport(&self, f: FlowId) -> usize {
-        transport_of(&self.flows[f.idx()].spec.kind)
+        transport_of(&self.ends.flows[f.idx()].spec.kind)
     }
 
     /// One call into flow `f`'s TCP sender: hands it the room its shaper has, runs
@@ -70,12 +70,12 @@ impl Sim {
         may_complete: bool,
         op: impl FnOnce(&mut TcpSender, Time, &TcpConfig, &mut SenderOut),
     ) {
-        let mut out = std::mem::take(&mut self.sout);
+        let mut out = std::mem::take(&mut self.ends.sender_out);
         out.room = self.sender_room(f);
         out.blocked = false;
-        let flow = &mut self.flows[f.idx()];
+        let flow = &mut self.ends.flows[f.idx()];
         if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
-            let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+            let cfg = &self.ends.tcp[transport_of(&flow.spec.kind)];
             op(snd, self.now, cfg, &mut out);
             if may_complete && snd.done() && flow.spec.size.is_some() && flow.end.is_none() {
                 self.complete(f);
@@ -83,13 +83,13 @@ impl Sim {
             self.emit_segments(f, &mut out);
             self.note_blocked(f, &out);
         }
-        self.sout = out;
+        self.ends.sender_out = out;
     }
 
     /// Sends the segments a TCP sender asked for and schedules its timer.
     pub(super) fn emit_segments(&mut self, f: FlowId, out: &mut SenderOut) {
-        let flow = &self.flows[f.idx()];
-        let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+        let flow = &self.ends.flows[f.idx()];
+        let cfg = &self.ends.tcp[transport_of(&flow.spec.kind)];
         let base = Packet {
             ts: self.now,
             flow: f,
@@ -105,17 +105,17 @@ impl Sim {
         for seg in out.segments.drain(..) {
             let mut p = base;
             p.seq = seg.seq;
-            p.dscp = self.flows[f.idx()].spec.dscp_at(seg.seq);
+            p.dscp = self.ends.flows[f.idx()].spec.dscp_at(seg.seq);
             p.len = seg.len;
             p.size = seg.len + header;
             if seg.retx {
                 p.flags |= flags::RETX;
             }
             if p.has(flags::TSQ) {
-                self.flows[f.idx()].small_queue.held += p.size as u64;
+                self.ends.flows[f.idx()].small_queue.held += p.size as u64;
             }
             let id = self.alloc_packet(p);
-            self.counters.data_sent += 1;
+            self.records.counters.data_sent += 1;
             self.send_from(src, vm, id, false);
         }
         if let Some(t) = out.rto_event.take() {
@@ -125,8 +125,8 @@ impl Sim {
 
     /// Sends the ACKs a TCP receiver asked for and schedules its timer.
     fn emit_acks(&mut self, f: FlowId, out: &mut ReceiverOut) {
-        let flow = &self.flows[f.idx()];
-        let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+        let flow = &self.ends.flows[f.idx()];
+        let cfg = &self.ends.tcp[transport_of(&flow.spec.kind)];
         let (rcv_host, rcv_vm, ack_size) = (flow.spec.dst, flow.spec.dst_vm, cfg.ack_size);
         let base = Packet {
             flow: f,
@@ -137,7 +137,7 @@ impl Sim {
             size: ack_size,
             ..Default::default()
         };
-        let pin = if self.ack_routes.is_some() {
+        let pin = if self.fabric.ack_routes.is_some() {
             flags::PINNED
         } else {
             0
@@ -146,12 +146,14 @@ impl Sim {
             let mut p = base;
             p.seq = a.ack;
             // an ACK travels with the class of the last byte it acknowledges
-            p.dscp = self.flows[f.idx()].spec.dscp_at(a.ack.saturating_sub(1));
+            p.dscp = self.ends.flows[f.idx()]
+                .spec
+                .dscp_at(a.ack.saturating_sub(1));
             p.ts = a.ts;
             p.flags = flags::ACK | pin | if a.ece { flags::ECE } else { 0 };
             if a.sack.n > 0 {
                 p.size += a.sack.wire_bytes();
-                p.len = self.sacks.put(a.sack);
+                p.len = self.fabric.sacks.put(a.sack);
             }
             let id = self.alloc_packet(p);
             self.send_from(rcv_host, rcv_vm, id, false);
@@ -179,18 +181,18 @@ impl Sim {
     fn on_data(&mut self, p: Packet) {
         let now = self.now;
         let f = p.flow;
-        let flow = &mut self.flows[f.idx()];
+        let flow = &mut self.ends.flows[f.idx()];
         let tenant = flow.spec.tenant as usize;
         match &mut flow.ep {
             Endpoint::Udp { .. } => {
                 flow.delivered += p.len as u64;
-                self.rec.tenant_bytes[tenant] += p.len as u64;
+                self.records.recorder.tenant_bytes[tenant] += p.len as u64;
             }
             Endpoint::Tcp { rcv, .. } => {
-                let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+                let cfg = &self.ends.tcp[transport_of(&flow.spec.kind)];
                 let delack = cfg.delayed_ack.then_some(cfg.delayed_ack_timeout);
                 let before = rcv.rcv_nxt;
-                let mut out = std::mem::take(&mut self.rout);
+                let mut out = std::mem::take(&mut self.ends.receiver_out);
                 let seg = DataSegment {
                     seq: p.seq,
                     len: p.len,
@@ -201,10 +203,10 @@ impl Sim {
                 rcv.on_data(now, seg, delack, &mut out);
                 let gained = rcv.rcv_nxt - before;
                 flow.delivered += gained;
-                self.rec.tenant_bytes[tenant] += gained;
+                self.records.recorder.tenant_bytes[tenant] += gained;
                 let all = gained > 0 && flow.spec.size == Some(flow.delivered);
                 self.emit_acks(f, &mut out);
-                self.rout = out;
+                self.ends.receiver_out = out;
                 if all {
                     self.delivered_in_full(f);
                 }
@@ -214,7 +216,7 @@ impl Sim {
 
     fn on_ack(&mut self, p: Packet) {
         // an ACK's `len` holds its SACK option's handle (see `SackStore`)
-        let sack = self.sacks.take(p.len);
+        let sack = self.fabric.sacks.take(p.len);
         self.drive_sender(p.flow, true, |snd, now, cfg, out| {
             snd.on_ack(now, p.seq, p.has(flags::ECE), p.ts, sack.as_ref(), cfg, out)
         });
@@ -222,10 +224,10 @@ impl Sim {
 
     /// A sized flow has every byte acknowledged: it completes now.
     fn complete(&mut self, f: FlowId) {
-        self.flows[f.idx()].end = Some(self.now);
-        self.completed += 1;
-        if self.stop_when_done && self.completed == self.finite_flows {
-            self.done = true;
+        self.ends.flows[f.idx()].end = Some(self.now);
+        self.ends.completed += 1;
+        if self.budget.stop_when_done && self.ends.completed == self.ends.finite_flows {
+            self.budget.done = true;
         }
     }
 
@@ -236,32 +238,32 @@ impl Sim {
     }
 
     pub(super) fn on_delack(&mut self, f: FlowId) {
-        if let Endpoint::Tcp { rcv, .. } = &mut self.flows[f.idx()].ep {
-            let mut out = std::mem::take(&mut self.rout);
+        if let Endpoint::Tcp { rcv, .. } = &mut self.ends.flows[f.idx()].ep {
+            let mut out = std::mem::take(&mut self.ends.receiver_out);
             rcv.on_delack_event(self.now, &mut out);
             self.emit_acks(f, &mut out);
-            self.rout = out;
+            self.ends.receiver_out = out;
         }
     }
 
     /// A long-lived TCP flow stops offering data. It has no completion time (it is
     /// not sized); it stops being sampled once what it sent is acknowledged.
     pub(super) fn on_stop(&mut self, f: FlowId) {
-        if let Endpoint::Tcp { snd, .. } = &mut self.flows[f.idx()].ep {
+        if let Endpoint::Tcp { snd, .. } = &mut self.ends.flows[f.idx()].ep {
             snd.stop();
         }
     }
 
     pub(super) fn on_udp_tick(&mut self, f: FlowId) {
         let now = self.now;
-        if let Endpoint::Udp { src, .. } = &mut self.flows[f.idx()].ep {
+        if let Endpoint::Udp { src, .. } = &mut self.ends.flows[f.idx()].ep {
             let tick = src.tick(now);
             self.udp_step(f, tick.send, tick.next);
         }
     }
 
     fn udp_step(&mut self, f: FlowId, send: bool, next: crate::engine::Time) {
-        let flow = &mut self.flows[f.idx()];
+        let flow = &mut self.ends.flows[f.idx()];
         let stop = flow.spec.stop.unwrap_or(u64::MAX);
         if self.now >= stop {
             return;
@@ -284,11 +286,11 @@ impl Sim {
                 *sent += size as u64;
                 let (host, vm) = (flow.spec.src, flow.spec.src_vm);
                 let id = self.alloc_packet(p);
-                self.counters.data_sent += 1;
+                self.records.counters.data_sent += 1;
                 self.send_from(host, vm, id, true);
             }
         }
-        if next < stop && next <= self.end {
+        if next < stop && next <= self.budget.end {
             self.schedule(next, Event::UdpTick(f));
         }
     }

@@ -19,6 +19,7 @@ pub mod event;
 pub mod flow;
 pub mod footprint;
 pub mod ideal;
+pub mod parts;
 pub mod queries;
 pub mod recorder;
 pub mod results;
@@ -40,12 +41,12 @@ use crate::net::{Network, NodeId, NodeKind, Packet, PktId, PortId, SwitchId};
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
-use crate::vswitch::policy::ControlMsg;
-use crate::vswitch::{HostVswitch, ShaperId, Shapers, Vm, VmPair, VswitchParams};
+use crate::vswitch::VswitchParams;
 use crate::workload::{Exchanges, FlowSpec};
 pub use event::Event;
 pub use flow::Flow;
 use footprint::{Footprint, PartKind};
+use parts::{Endpoints, Fabric, Hosts, Records, RunBudget};
 use recorder::{OutputParams, Recorder};
 use results::RunMeta;
 
@@ -110,62 +111,22 @@ pub struct RunFailure {
     pub message: String,
 }
 
-/// A running simulation.
+/// A running simulation: the clock, the event queue and the fabric controllers
+/// beside the parts that own the run's state (`parts.rs`).
 pub struct Sim {
     now: Time,
-    end: Time,
     events: EventQueue,
-    /// The network.
-    pub net: Network,
-    node_kind: Vec<NodeKind>,
-    pkts: PacketPool,
-    /// The flows, indexed by `FlowId`.
-    pub flows: Vec<Flow>,
-    tcp: Vec<TcpConfig>,
-    start_order: Vec<u32>,
-    next_start: usize,
-    /// Packet counters.
-    pub counters: Counters,
-    rec: Recorder,
-    sout: SenderOut,
-    rout: ReceiverOut,
-    evicted: Vec<(usize, PktId)>,
-    finite_flows: u64,
-    completed: u64,
-    stop_when_done: bool,
-    done: bool,
-    seed: u64,
-    meta: RunMeta,
-    wall: f64,
-    /// Of `wall`, the time spent in controllers' wakes.
-    control_wall: f64,
-    /// The VMs, indexed by `VmId`.
-    pub vms: Vec<Vm>,
-    vhosts: Vec<HostVswitch>,
+    /// The fabric: network, packets in flight.
+    pub fabric: Fabric,
+    /// The transports' endpoints: the flows.
+    pub ends: Endpoints,
+    /// Counters and samples.
+    pub records: Records,
+    /// The hosts' vswitches: VMs, pairs, shapers, policies.
+    pub hosts: Hosts,
+    /// The run's end, memory and failure.
+    budget: RunBudget,
     controllers: Vec<Controllers>,
-    vswitch_tick: Time,
-    /// The scenario key that set it.
-    vswitch_tick_key: String,
-    pairs: Vec<VmPair>,
-    shapers: Shapers,
-    touched: Vec<ShaperId>,
-    control_out: Vec<ControlMsg>,
-    released: Vec<crate::net::Packet>,
-    vm_rates: datapath::VmRateCols,
-    footprint: Footprint,
-    budget: u64,
-    failure: Option<RunFailure>,
-    /// The flows' ACK routes when ACKs retrace the data's path.
-    ack_routes: Option<AckRoutes>,
-    /// The SACK options of ACKs in flight (empty unless a flow uses SACK).
-    sacks: sack_store::SackStore,
-    /// Whether any flow has a TCP-small-queues limit: the default path then skips
-    /// every check of it.
-    small_queues: bool,
-    /// Gates and queries of request–response workloads.
-    exchanges: queries::ExchangeState,
-    /// The vswitch's PMD cores, if it costs CPU.
-    cpu: Option<Box<cpu::CpuState>>,
 }
 
 /// How far ahead a packet's events are commonly scheduled: the longest time to
@@ -220,49 +181,59 @@ impl Sim {
         );
         let mut sim = Sim {
             now: 0,
-            end: p.duration,
             events: EventQueue::for_horizon(event_horizon(&p.net, &p.tcp)),
-            net: p.net,
-            node_kind,
-            pkts: PacketPool::default(),
-            flows,
-            tcp: p.tcp,
-            start_order,
-            exchanges: queries::ExchangeState::new(p.exchanges),
-            next_start: 0,
-            counters: Counters::default(),
-            rec,
-            sout: SenderOut::default(),
-            rout: ReceiverOut::default(),
-            evicted: Vec::new(),
-            finite_flows,
-            completed: 0,
-            stop_when_done: p.stop_when_done,
-            done: false,
-            seed: p.seed,
-            meta: p.meta,
-            wall: 0.0,
-            control_wall: 0.0,
-            vms: p.vswitch.vms,
-            vhosts: p.vswitch.hosts,
+            fabric: Fabric {
+                net: p.net,
+                node_kind,
+                pkts: PacketPool::default(),
+                evicted: Vec::new(),
+                ack_routes,
+                sacks: Default::default(),
+            },
+            hosts: Hosts {
+                vms: p.vswitch.vms,
+                vswitches: p.vswitch.hosts,
+                tick: p.vswitch.tick,
+                tick_key: p.vswitch.tick_key.clone(),
+                pairs,
+                shapers,
+                touched_shapers: Vec::new(),
+                control_out: Vec::new(),
+                released: Vec::new(),
+                vm_rates: datapath::VmRateCols::new(),
+                cpu,
+            },
+            ends: Endpoints {
+                flows,
+                tcp: p.tcp,
+                start_order,
+                next_start: 0,
+                sender_out: SenderOut::default(),
+                receiver_out: ReceiverOut::default(),
+                finite_flows,
+                completed: 0,
+                small_queues,
+                exchanges: queries::ExchangeState::new(p.exchanges),
+            },
+            records: Records {
+                counters: Counters::default(),
+                recorder: rec,
+                meta: p.meta,
+                wall: 0.0,
+                control_wall: 0.0,
+            },
+            budget: RunBudget {
+                end: p.duration,
+                stop_when_done: p.stop_when_done,
+                done: false,
+                seed: p.seed,
+                footprint: p.footprint,
+                memory: p.budget,
+                failure: None,
+            },
             controllers: (ScheduledChanges::controllers(p.vswitch.changes).into_iter())
                 .chain(p.controllers)
                 .collect(),
-            vswitch_tick: p.vswitch.tick,
-            vswitch_tick_key: p.vswitch.tick_key.clone(),
-            pairs,
-            shapers,
-            touched: Vec::new(),
-            control_out: Vec::new(),
-            released: Vec::new(),
-            vm_rates: datapath::VmRateCols::new(),
-            footprint: p.footprint,
-            budget: p.budget,
-            failure: None,
-            ack_routes,
-            small_queues,
-            sacks: Default::default(),
-            cpu,
         };
         sim.start();
         sim
@@ -271,18 +242,18 @@ impl Sim {
     /// Sizes the packet pool to the budget, starts the vswitches and controllers,
     /// and schedules the first flow start and the first sample.
     fn start(&mut self) {
-        let room = self.budget as f64 - self.footprint.of(PartKind::Fixed);
-        let sack = self.tcp.iter().any(|c| c.recovery.uses_sack());
+        let room = self.budget.memory as f64 - self.budget.footprint.of(PartKind::Fixed);
+        let sack = self.ends.tcp.iter().any(|c| c.recovery.uses_sack());
         let per_packet = footprint::per_packet(sack);
-        self.pkts = PacketPool::with_cap((room / per_packet).max(1024.0) as usize);
+        self.fabric.pkts = PacketPool::with_cap((room / per_packet).max(1024.0) as usize);
         self.start_vswitches();
         self.start_cpu();
-        if let Some(&first) = self.start_order.first() {
-            let t = self.flows[first as usize].spec.start;
+        if let Some(&first) = self.ends.start_order.first() {
+            let t = self.ends.flows[first as usize].spec.start;
             self.schedule(t, Event::FlowStart);
         }
-        let iv = self.rec.interval();
-        if iv > 0 && iv <= self.end {
+        let iv = self.records.recorder.interval();
+        if iv > 0 && iv <= self.budget.end {
             self.schedule(iv, Event::Sample);
         }
     }
@@ -294,20 +265,20 @@ impl Sim {
 
     /// The time the run ends.
     pub fn end(&self) -> Time {
-        self.end
+        self.budget.end
     }
 
     /// Whether the run has reached its end (the duration, or every flow done when
     /// `stop_when_done`).
     pub fn finished(&self) -> bool {
-        self.done || self.now >= self.end
+        self.budget.done || self.now >= self.budget.end
     }
 
     /// Packet counters so far, and ECN marks applied so far.
     pub fn counters(&self) -> (Counters, u64) {
         (
-            self.counters,
-            self.net.ports.iter().map(|p| p.stats().marks).sum(),
+            self.records.counters,
+            self.fabric.net.ports.iter().map(|p| p.stats().marks).sum(),
         )
     }
 
@@ -319,24 +290,25 @@ impl Sim {
     /// The TCP configurations the scenario resolved to (the first is the
     /// scenario-wide `[transport]`).
     pub fn tcp_configs(&self) -> &[TcpConfig] {
-        &self.tcp
+        &self.ends.tcp
     }
 
     /// Each flow's data path as port names, from the source's NIC to the last
     /// switch's port toward the destination: the ECMP choice its hash makes.
     pub fn flow_paths(&self) -> Vec<Vec<String>> {
-        self.paths(|f| self.net.path(f.spec.src, f.spec.dst, f.hash))
+        self.paths(|f| self.fabric.net.path(f.spec.src, f.spec.dst, f.hash))
     }
 
     /// Each flow's ACK path as port names, from the destination's NIC to the last
     /// switch's port toward the source: the ECMP choice of its reverse hash.
     pub fn flow_ack_paths(&self) -> Vec<Vec<String>> {
-        self.paths(|f| self.net.path(f.spec.dst, f.spec.src, f.hash_rev))
+        self.paths(|f| self.fabric.net.path(f.spec.dst, f.spec.src, f.hash_rev))
     }
 
     fn paths(&self, path: impl Fn(&Flow) -> Vec<PortId>) -> Vec<Vec<String>> {
-        let name = |p| self.net.port_name(p);
-        self.flows
+        let name = |p| self.fabric.net.port_name(p);
+        self.ends
+            .flows
             .iter()
             .map(|f| path(f).into_iter().map(name).collect())
             .collect()
@@ -344,32 +316,32 @@ impl Sim {
 
     /// The memory the run was estimated to need before it started.
     pub fn footprint(&self) -> &Footprint {
-        &self.footprint
+        &self.budget.footprint
     }
 
     /// Why the run stopped early, if it did (it outgrew its memory budget).
     pub fn failure(&self) -> Option<&RunFailure> {
-        self.failure.as_ref()
+        self.budget.failure.as_ref()
     }
 
     /// Memory in use now, estimated as the footprint's fixed part plus the rows
     /// recorded and packet slots allocated so far, at the footprint's costs.
     pub fn memory_in_use(&self) -> f64 {
         use footprint::{PER_PACKET, PER_QUEUE_ROW, PER_SAMPLE_ROW, PER_VM_RATE_ROW};
-        self.footprint.of(PartKind::Fixed)
-            + self.rec.tp.time.len() as f64 * PER_SAMPLE_ROW
-            + self.rec.q.time.len() as f64 * PER_QUEUE_ROW
-            + self.vm_rates.time.len() as f64 * PER_VM_RATE_ROW
-            + self.pkts.slots() as f64 * PER_PACKET
-            + self.sacks.bytes() as f64
+        self.budget.footprint.of(PartKind::Fixed)
+            + self.records.recorder.tp.time.len() as f64 * PER_SAMPLE_ROW
+            + self.records.recorder.q.time.len() as f64 * PER_QUEUE_ROW
+            + self.hosts.vm_rates.time.len() as f64 * PER_VM_RATE_ROW
+            + self.fabric.pkts.slots() as f64 * PER_PACKET
+            + self.fabric.sacks.bytes() as f64
     }
 
     /// Stores a new packet. Past the pool's cap (what the memory budget leaves for
     /// packets) the run stops after the current event.
     #[inline]
     pub(super) fn alloc_packet(&mut self, p: crate::net::Packet) -> PktId {
-        let id = self.pkts.alloc(p);
-        if self.pkts.over_cap() {
+        let id = self.fabric.pkts.alloc(p);
+        if self.fabric.pkts.over_cap() {
             self.out_of_memory("network.buffer");
         }
         id
@@ -378,7 +350,7 @@ impl Sim {
     /// Stops the run if it now uses more memory than its budget; `key` is the
     /// scenario key behind what just grew.
     pub(super) fn check_memory(&mut self, key: &str) {
-        if self.memory_in_use() > self.budget as f64 {
+        if self.memory_in_use() > self.budget.memory as f64 {
             self.out_of_memory(key);
         }
     }
@@ -389,23 +361,25 @@ impl Sim {
         let what = if key == "network.buffer" {
             format!(
                 "{} packets were alive at once: buffers, windows or links' bandwidth-delay products hold more than the budget allows",
-                self.pkts.slots()
+                self.fabric.pkts.slots()
             )
         } else {
-            let rows = self.rec.tp.time.len() + self.rec.q.time.len() + self.vm_rates.time.len();
+            let rows = self.records.recorder.tp.time.len()
+                + self.records.recorder.q.time.len()
+                + self.hosts.vm_rates.time.len();
             format!("it had recorded {rows} rows: record less (a longer output.sample_interval, fewer output.throughput scopes, output.queues = false)")
         };
-        self.failure = Some(RunFailure {
+        self.budget.failure = Some(RunFailure {
             at: self.now,
             key: key.to_string(),
             message: format!(
                 "the run stopped at {} simulated: it used about {} of memory, more than the memory budget of {} (raise it with --memory-budget); {what}",
                 crate::units::format_duration(self.now),
                 human_bytes(self.memory_in_use()),
-                human_bytes(self.budget as f64)
+                human_bytes(self.budget.memory as f64)
             ),
         });
-        self.done = true;
+        self.budget.done = true;
     }
 
     #[inline]
@@ -416,8 +390,8 @@ impl Sim {
     /// Runs every event up to and including time `t` (capped at the end).
     pub fn run_until(&mut self, t: Time) {
         let started = Instant::now();
-        let t = t.min(self.end);
-        while !self.done {
+        let t = t.min(self.budget.end);
+        while !self.budget.done {
             let Some((at, code)) = self.events.pop_until(t) else {
                 break;
             };
@@ -427,15 +401,15 @@ impl Sim {
                 None => debug_assert!(false, "event code {code:#x} of no kind"),
             }
         }
-        if !self.done {
+        if !self.budget.done {
             self.now = self.now.max(t);
         }
-        self.wall += started.elapsed().as_secs_f64();
+        self.records.wall += started.elapsed().as_secs_f64();
     }
 
     /// Runs to the end.
     pub fn run(&mut self) {
-        self.run_until(self.end);
+        self.run_until(self.budget.end);
     }
 
     #[inline]
@@ -458,10 +432,15 @@ impl Sim {
             Event::NicMonitor => self.on_nic_monitor(),
             Event::Sample => {
                 let now = self.now;
-                self.rec.sample(now, &self.net, &self.flows, &self.vms);
+                self.records.recorder.sample(
+                    now,
+                    &self.fabric.net,
+                    &self.ends.flows,
+                    &self.hosts.vms,
+                );
                 self.check_memory("output.sample_interval");
-                let next = now + self.rec.interval();
-                if next <= self.end {
+                let next = now + self.records.recorder.interval();
+                if next <= self.budget.end {
                     self.schedule(next, Event::Sample);
                 }
             }
@@ -471,23 +450,23 @@ impl Sim {
     /// A packet reached the node in its `at` field.
     #[inline]
     fn arrive(&mut self, id: PktId) {
-        let node = self.pkts[id].at;
-        match self.node_kind[node.idx()] {
+        let node = self.fabric.pkts[id].at;
+        match self.fabric.node_kind[node.idx()] {
             NodeKind::Switch(s) => {
-                let p = &self.pkts[id];
+                let p = &self.fabric.pkts[id];
                 let port = if p.has(flags::PINNED) {
                     self.pinned_port((node, s), p)
                 } else {
-                    self.net.routing.next_port(s, p.dst, p.hash)
+                    self.fabric.net.routing.next_port(s, p.dst, p.hash)
                 };
-                let queue = self.net.classify(port, p.dscp);
+                let queue = self.fabric.net.classify(port, p.dscp);
                 self.enqueue(port, id, queue);
             }
             NodeKind::Host(_) => {
-                if self.cpu.is_some() && self.rx_in(id) {
+                if self.hosts.cpu.is_some() && self.rx_in(id) {
                     return;
                 }
-                self.counters.delivered += 1;
+                self.records.counters.delivered += 1;
                 self.deliver(id);
             }
         }
@@ -496,25 +475,25 @@ impl Sim {
     /// The port a pinned ACK leaves switch `node` by: back along its flow's data path.
     #[cold]
     fn pinned_port(&self, (node, s): (NodeId, SwitchId), p: &Packet) -> PortId {
-        let routes = self.ack_routes.as_ref();
+        let routes = self.fabric.ack_routes.as_ref();
         routes
             .and_then(|r| r.next_port(p.flow.0, node))
-            .unwrap_or_else(|| self.net.routing.next_port(s, p.dst, p.hash))
+            .unwrap_or_else(|| self.fabric.net.routing.next_port(s, p.dst, p.hash))
     }
 
     /// The queue of host NIC `nic` that packet `id` joins.
     #[inline]
     fn nic_queue(&self, nic: PortId, id: PktId) -> usize {
-        match self.net.host_nic {
+        match self.fabric.net.host_nic {
             HostNic::Fifo => 0,
-            HostNic::Dscp => self.net.classify(nic, self.pkts[id].dscp),
-            HostNic::AckFirst => !self.pkts[id].has(flags::ACK) as usize,
+            HostNic::Dscp => self.fabric.net.classify(nic, self.fabric.pkts[id].dscp),
+            HostNic::AckFirst => !self.fabric.pkts[id].has(flags::ACK) as usize,
             HostNic::Fq => {
-                let p = &self.pkts[id];
+                let p = &self.fabric.pkts[id];
                 if p.has(flags::CONTROL) {
                     return 0;
                 }
-                self.flows[p.flow.idx()].nic_q[p.has(flags::ACK) as usize] as usize
+                self.ends.flows[p.flow.idx()].nic_q[p.has(flags::ACK) as usize] as usize
             }
         }
     }
@@ -523,9 +502,16 @@ impl Sim {
     #[inline]
     fn enqueue(&mut self, port: PortId, id: PktId, queue: usize) {
         let now = self.now;
-        let p = &mut self.net.ports[port.idx()];
-        let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
-        match p.enqueue(now, id, queue, &mut self.pkts, pool, &mut self.evicted) {
+        let p = &mut self.fabric.net.ports[port.idx()];
+        let pool = p.pool().map(|i| &mut self.fabric.net.pools[i as usize]);
+        match p.enqueue(
+            now,
+            id,
+            queue,
+            &mut self.fabric.pkts,
+            pool,
+            &mut self.fabric.evicted,
+        ) {
             Admit::Transmit { arrive, wake } => {
                 self.on_wire(port, id, arrive);
                 if let Some(w) = wake {
@@ -535,17 +521,17 @@ impl Sim {
             Admit::Queued(Some(wake)) => self.schedule(wake, Event::TxDone(port)),
             Admit::Queued(None) => {}
             Admit::Dropped => {
-                self.counters.dropped += 1;
+                self.records.counters.dropped += 1;
                 self.discard(id);
             }
         }
-        if !self.evicted.is_empty() {
-            let mut evicted = std::mem::take(&mut self.evicted);
+        if !self.fabric.evicted.is_empty() {
+            let mut evicted = std::mem::take(&mut self.fabric.evicted);
             for (_, v) in evicted.drain(..) {
-                self.counters.evicted += 1;
+                self.records.counters.evicted += 1;
                 self.discard(v);
             }
-            self.evicted = evicted;
+            self.fabric.evicted = evicted;
         }
     }
 
@@ -555,14 +541,14 @@ impl Sim {
     /// on a link without delay, it still comes first.
     #[inline(always)]
     fn on_wire(&mut self, port: PortId, id: PktId, arrive: Time) {
-        if let Some(tl) = self.rec.tenant_links.as_mut() {
-            let p = &self.pkts[id];
-            if let Some(f) = self.flows.get(p.flow.idx()) {
+        if let Some(tl) = self.records.recorder.tenant_links.as_mut() {
+            let p = &self.fabric.pkts[id];
+            if let Some(f) = self.ends.flows.get(p.flow.idx()) {
                 tl.count(port.0, f.spec.tenant, p.size);
             }
         }
-        if self.small_queues && self.pkts[id].has(flags::TSQ) {
-            let sent = arrive - self.net.ports[port.idx()].core.delay;
+        if self.ends.small_queues && self.fabric.pkts[id].has(flags::TSQ) {
+            let sent = arrive - self.fabric.net.ports[port.idx()].core.delay;
             self.schedule(sent, Event::Sent(id));
         }
         self.schedule(arrive, Event::Arrive(id));
@@ -570,9 +556,9 @@ impl Sim {
 
     #[inline]
     fn tx_done(&mut self, port: PortId) {
-        let p = &mut self.net.ports[port.idx()];
-        let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
-        let (started, wake) = p.tx_done(self.now, &mut self.pkts, pool);
+        let p = &mut self.fabric.net.ports[port.idx()];
+        let pool = p.pool().map(|i| &mut self.fabric.net.pools[i as usize]);
+        let (started, wake) = p.tx_done(self.now, &mut self.fabric.pkts, pool);
         if let Some((id, arrive)) = started {
             self.on_wire(port, id, arrive);
         }
@@ -584,26 +570,37 @@ impl Sim {
     /// Whether every shared buffer pool's count of bytes in use equals what its
     /// ports hold right now.
     pub fn pools_consistent(&self) -> bool {
-        let mut held = vec![0u64; self.net.pools.len()];
-        for p in &self.net.ports {
+        let mut held = vec![0u64; self.fabric.net.pools.len()];
+        for p in &self.fabric.net.ports {
             if let Some(i) = p.pool() {
                 held[i as usize] += p.occupancy(self.now);
             }
         }
-        self.net.pools.iter().zip(held).all(|(p, h)| p.used == h)
+        self.fabric
+            .net
+            .pools
+            .iter()
+            .zip(held)
+            .all(|(p, h)| p.used == h)
     }
 
     /// Packets alive now, and the same number counted independently: those waiting
     /// in ports and vswitch queues plus those on the wire or links (pending arrivals). Equal unless a
     /// packet leaked.
     pub fn in_flight_check(&self) -> (u64, u64) {
-        let held: u64 =
-            self.net.ports.iter().map(|p| p.held_packets()).sum::<u64>() + self.vm_held();
+        let held: u64 = self
+            .fabric
+            .net
+            .ports
+            .iter()
+            .map(|p| p.held_packets())
+            .sum::<u64>()
+            + self.vm_held();
         let on_links = self
             .events
             .codes()
             .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_))))
             .count() as u64;
-        (self.pkts.live(), held + on_links)
+        (self.fabric.pkts.live(), held + on_links)
     }
 }

@@ -36,11 +36,11 @@ impl Sim {
     /// Flow `f`'s last byte has been delivered: the gate it signals counts it, and
     /// opens if that was the last delivery it waited for.
     pub(super) fn delivered_in_full(&mut self, f: FlowId) {
-        let Some(g) = self.flows[f.idx()].spec.signals else {
+        let Some(g) = self.ends.flows[f.idx()].spec.signals else {
             return;
         };
         let g = g as usize;
-        let x = &mut self.exchanges;
+        let x = &mut self.ends.exchanges;
         x.waiting[g] -= 1;
         if x.waiting[g] > 0 {
             return;
@@ -60,7 +60,7 @@ impl Sim {
         }
         let delayed = gate.delay > 0;
         for f in std::mem::take(&mut gate.opens) {
-            self.flows[f as usize].spec.start = at;
+            self.ends.flows[f as usize].spec.start = at;
             match delayed {
                 true => self.schedule(at, Event::Begin(FlowId(f))),
                 false => self.start_flow(FlowId(f)),
@@ -70,7 +70,7 @@ impl Sim {
 
     /// The `queries` table: one row per query of the request–response workloads.
     pub(super) fn queries_table(&self) -> Table {
-        let x = &self.exchanges;
+        let x = &self.ends.exchanges;
         let q = &x.spec.queries;
         let secs = |t: Option<Time>| t.map(to_secs);
         let qct = x.began.iter().zip(&x.ended).map(|(b, e)| match (b, e) {
@@ -88,7 +88,7 @@ impl Sim {
                 (
                     "tenant",
                     Column::strings(
-                        self.meta.tenants.clone(),
+                        self.records.meta.tenants.clone(),
                         q.iter().map(|q| q.tenant).collect(),
                     ),
                 ),

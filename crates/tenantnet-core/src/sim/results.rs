@@ -165,40 +165,40 @@ impl Sim {
     /// results cover all of it.
     pub fn results(&mut self) -> Results {
         let now = self.now;
-        for p in &mut self.net.ports {
-            let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
+        for p in &mut self.fabric.net.ports {
+            let pool = p.pool().map(|i| &mut self.fabric.net.pools[i as usize]);
             p.finish(now, pool);
         }
         let (live, counted) = self.in_flight_check();
-        let c = self.counters;
+        let c = self.records.counters;
         let summary = Summary {
             tenantnet_version: crate::VERSION.to_string(),
-            scenario: self.meta.name.clone(),
-            seed: self.seed,
-            topology: self.meta.topology.clone(),
-            hosts: self.net.hosts.len(),
-            switches: self.net.switches.len(),
-            links: self.net.ports.len() / 2,
+            scenario: self.records.meta.name.clone(),
+            seed: self.budget.seed,
+            topology: self.records.meta.topology.clone(),
+            hosts: self.fabric.net.hosts.len(),
+            switches: self.fabric.net.switches.len(),
+            links: self.fabric.net.ports.len() / 2,
             simulated_s: to_secs(now),
-            wall_s: self.wall,
-            control_wall_s: (!self.controllers.is_empty()).then_some(self.control_wall),
+            wall_s: self.records.wall,
+            control_wall_s: (!self.controllers.is_empty()).then_some(self.records.control_wall),
             events: self.events.processed(),
             packets_sent: c.sent,
             data_packets_sent: c.data_sent,
             packets_delivered: c.delivered,
             packets_dropped: c.dropped,
-            vm_queue_drops: self.vms.iter().map(|v| v.drops).sum(),
+            vm_queue_drops: self.hosts.vms.iter().map(|v| v.drops).sum(),
             packets_evicted: c.evicted,
             packets_in_flight: live,
             conservation_ok: live == counted
                 && c.sent == c.delivered + c.dropped + c.evicted + live,
             buffer_accounting_ok: self.pools_consistent(),
-            ecn_marks: self.net.ports.iter().map(|p| p.stats().marks).sum(),
-            flows: self.flows.len(),
-            flows_completed: self.completed,
-            flows_finite: self.finite_flows,
-            workloads: self.meta.workloads.clone(),
-            vswitch: (!self.vms.is_empty()).then_some(VswitchSummary {
+            ecn_marks: self.fabric.net.ports.iter().map(|p| p.stats().marks).sum(),
+            flows: self.ends.flows.len(),
+            flows_completed: self.ends.completed,
+            flows_finite: self.ends.finite_flows,
+            workloads: self.records.meta.workloads.clone(),
+            vswitch: (!self.hosts.vms.is_empty()).then_some(VswitchSummary {
                 packets_shaped: c.shaped,
                 control_packets: c.control_sent,
             }),
@@ -222,10 +222,11 @@ impl Sim {
 
     pub(super) fn host_labels(&self) -> Vec<String> {
         labels_of(
-            self.net
+            self.fabric
+                .net
                 .hosts
                 .iter()
-                .map(|h| self.net.nodes[h.node.idx()].name.as_str()),
+                .map(|h| self.fabric.net.nodes[h.node.idx()].name.as_str()),
         )
     }
 
@@ -240,7 +241,7 @@ impl Sim {
 
     /// What each flow was asked to do: who, how much, when.
     fn flow_spec_columns(&self) -> Vec<(&'static str, Column)> {
-        let fl = &self.flows;
+        let fl = &self.ends.flows;
         let secs = |t: u64| to_secs(t);
         let hosts =
             |f: fn(&Flow) -> u32| Column::strings(self.host_labels(), fl.iter().map(f).collect());
@@ -249,7 +250,7 @@ impl Sim {
             (
                 "tenant",
                 Column::strings(
-                    self.meta.tenants.clone(),
+                    self.records.meta.tenants.clone(),
                     fl.iter().map(|f| f.spec.tenant).collect(),
                 ),
             ),
@@ -280,7 +281,7 @@ impl Sim {
 
     /// How each flow fared: completion against the ideal, losses, bytes, transport.
     fn flow_outcome_columns(&self) -> Vec<(&'static str, Column)> {
-        let fl = &self.flows;
+        let fl = &self.ends.flows;
         let secs = |t: u64| to_secs(t);
         let stats = |f: &Flow| match &f.ep {
             Endpoint::Tcp { snd, .. } => (snd.stats.retransmits, snd.stats.timeouts),
@@ -342,8 +343,8 @@ impl Sim {
     fn protocol_code(&self, k: &FlowKind) -> u32 {
         match k {
             FlowKind::Tcp { transport } => {
-                (self.tcp[*transport as usize].cc == crate::transport::CongestionControl::Dctcp)
-                    as u32
+                (self.ends.tcp[*transport as usize].cc
+                    == crate::transport::CongestionControl::Dctcp) as u32
             }
             FlowKind::Udp { .. } => 2,
         }
@@ -351,14 +352,21 @@ impl Sim {
 
     /// Each sized TCP flow's ideal completion time on its own paths.
     fn ideal_fcts(&self) -> Vec<Option<f64>> {
-        self.flows
+        self.ends
+            .flows
             .iter()
             .map(|f| match (&f.spec.kind, f.spec.size) {
                 (FlowKind::Tcp { transport }, Some(size)) => {
-                    let fwd = self.net.path(f.spec.src, f.spec.dst, f.hash);
-                    let rev = self.net.path(f.spec.dst, f.spec.src, f.hash_rev);
-                    let cfg = &self.tcp[*transport as usize];
-                    Some(super::ideal::ideal_fct(&self.net, &fwd, &rev, size, cfg))
+                    let fwd = self.fabric.net.path(f.spec.src, f.spec.dst, f.hash);
+                    let rev = self.fabric.net.path(f.spec.dst, f.spec.src, f.hash_rev);
+                    let cfg = &self.ends.tcp[*transport as usize];
+                    Some(super::ideal::ideal_fct(
+                        &self.fabric.net,
+                        &fwd,
+                        &rev,
+                        size,
+                        cfg,
+                    ))
                 }
                 _ => None,
             })
@@ -366,22 +374,21 @@ impl Sim {
     }
 
     fn throughput_table(&self) -> Table {
-        let tp = &self.rec.tp;
-        let nf = self.flows.len();
-        let nt = self.meta.tenants.len();
-        let np = self.net.ports.len();
+        let tp = &self.records.recorder.tp;
+        let nf = self.ends.flows.len();
+        let nt = self.records.meta.tenants.len();
+        let np = self.fabric.net.ports.len();
         // one label space: flows, then tenants, then ports, then queues, then VMs
         let mut id_labels: Vec<String> = (0..nf).map(|i| i.to_string()).collect();
-        id_labels.extend(self.meta.tenants.iter().cloned());
-        id_labels.extend((0..np).map(|p| self.net.port_name(crate::net::PortId(p as u32))));
+        id_labels.extend(self.records.meta.tenants.iter().cloned());
+        id_labels.extend((0..np).map(|p| self.fabric.net.port_name(crate::net::PortId(p as u32))));
         id_labels.extend(
-            self.rec
-                .queue_ids
-                .iter()
-                .map(|&(p, q)| format!("{}:q{q}", self.net.port_name(crate::net::PortId(p)))),
+            self.records.recorder.queue_ids.iter().map(|&(p, q)| {
+                format!("{}:q{q}", self.fabric.net.port_name(crate::net::PortId(p)))
+            }),
         );
-        let nq = self.rec.queue_ids.len();
-        id_labels.extend(self.vms.iter().map(|v| v.name.clone()));
+        let nq = self.records.recorder.queue_ids.len();
+        id_labels.extend(self.hosts.vms.iter().map(|v| v.name.clone()));
         let ids = tp
             .scope
             .iter()
@@ -394,7 +401,7 @@ impl Sim {
                 _ => (nf + nt + np + nq) as u32 + i,
             })
             .collect();
-        let mut tenant_labels = self.meta.tenants.clone();
+        let mut tenant_labels = self.records.meta.tenants.clone();
         tenant_labels.push(String::new());
         let tenants = tp
             .tenant
@@ -421,13 +428,13 @@ impl Sim {
     }
 
     fn node_labels(&self) -> Vec<String> {
-        labels_of(self.net.nodes.iter().map(|n| n.name.as_str()))
+        labels_of(self.fabric.net.nodes.iter().map(|n| n.name.as_str()))
     }
 
     /// The index of each port among its node's ports.
     fn port_index(&self) -> Vec<u64> {
-        let mut idx = vec![0u64; self.net.ports.len()];
-        for n in &self.net.nodes {
+        let mut idx = vec![0u64; self.fabric.net.ports.len()];
+        for n in &self.fabric.net.nodes {
             for (i, p) in n.ports.iter().enumerate() {
                 idx[p.idx()] = i as u64;
             }
@@ -436,9 +443,9 @@ impl Sim {
     }
 
     fn queues_table(&self) -> Table {
-        let q = &self.rec.q;
+        let q = &self.records.recorder.q;
         let pidx = self.port_index();
-        let ports = &self.net.ports;
+        let ports = &self.fabric.net.ports;
         let columns = vec![
             ("time_s", Column::F64(q.time.clone())),
             (
@@ -472,7 +479,7 @@ impl Sim {
     }
 
     fn links_table(&self) -> Table {
-        let ports = &self.net.ports;
+        let ports = &self.fabric.net.ports;
         let pidx = self.port_index();
         let span = self.now.max(1) as f64;
         let col_u =
@@ -532,9 +539,9 @@ impl Sim {
         let pidx = self.port_index();
         let span = self.now.max(1) as f64;
         let mut rows: Vec<(usize, usize, QueueStats, u32)> = Vec::new();
-        for (i, p) in self.net.ports.iter().enumerate() {
+        for (i, p) in self.fabric.net.ports.iter().enumerate() {
             if matches!(
-                self.net.nodes[p.node().idx()].kind,
+                self.fabric.net.nodes[p.node().idx()].kind,
                 crate::net::NodeKind::Switch(_)
             ) {
                 for q in 0..p.queue_count() {
@@ -542,7 +549,7 @@ impl Sim {
                 }
             }
         }
-        let ports = &self.net.ports;
+        let ports = &self.fabric.net.ports;
         let u =
             |f: &dyn Fn(&QueueStats) -> u64| Column::U64(rows.iter().map(|r| f(&r.2)).collect());
         let columns = vec![

@@ -19,7 +19,7 @@ impl Sim {
     /// CPU (a PMD core forwards it later, `cpu.rs`), else on at once.
     #[inline]
     pub(super) fn egress(&mut self, v: VmId, id: PktId, may_drop: bool) {
-        if self.cpu.is_some() {
+        if self.hosts.cpu.is_some() {
             return self.ring_in(v, id, may_drop);
         }
         self.vswitch_egress(v, id, may_drop)
@@ -28,21 +28,21 @@ impl Sim {
     /// VM `v`'s packet through its host's policy and into a shaper.
     #[inline]
     pub(super) fn vswitch_egress(&mut self, v: VmId, id: PktId, may_drop: bool) {
-        let vm = &self.vms[v.idx()];
+        let vm = &self.hosts.vms[v.idx()];
         let k = vm.vswitch as usize;
-        let pkt = &mut self.pkts[id];
+        let pkt = &mut self.fabric.pkts[id];
         if let Some(d) = vm.dscp_tag {
             pkt.dscp = d;
         }
         let pair = pkt.pair;
-        let offer = match self.vhosts[k].policy.egress(pkt, v, pair) {
+        let offer = match self.hosts.vswitches[k].policy.egress(pkt, v, pair) {
             Egress::Shaper(s) => {
-                let size = self.pkts[id].size;
+                let size = self.fabric.pkts[id].size;
                 let lane = self.lane_of_packet(s, id);
-                let offer = self.shapers[s].offer_in(self.now, id, size, may_drop, lane);
+                let offer = self.hosts.shapers[s].offer_in(self.now, id, size, may_drop, lane);
                 match offer {
                     Offer::Queued => {
-                        self.counters.shaped += 1;
+                        self.records.counters.shaped += 1;
                         self.shaper_schedule(s)
                     }
                     Offer::Pass(Some(c)) => self.colour(s, id, c),
@@ -56,8 +56,8 @@ impl Sim {
             Offer::Pass(_) => self.pass_to_nic(v, id),
             Offer::Queued => {}
             Offer::Dropped => {
-                self.vms[v.idx()].drops += 1;
-                self.counters.dropped += 1;
+                self.hosts.vms[v.idx()].drops += 1;
+                self.records.counters.dropped += 1;
                 self.discard(id);
             }
         }
@@ -66,27 +66,27 @@ impl Sim {
     /// VM `v`'s packet leaves the vswitch for its host's NIC.
     #[inline]
     pub(super) fn pass_to_nic(&mut self, v: VmId, id: PktId) {
-        let p = &self.pkts[id];
+        let p = &self.fabric.pkts[id];
         let size = p.size as u64;
         let data = !p.has(flags::ACK | flags::CONTROL) as u64;
-        self.pairs[p.pair as usize].tx_bytes += size;
-        let vm = &mut self.vms[v.idx()];
+        self.hosts.pairs[p.pair as usize].tx_bytes += size;
+        let vm = &mut self.hosts.vms[v.idx()];
         vm.tx_bytes += size;
         vm.data_bytes += size * data;
-        let nic = self.net.hosts[vm.host.idx()].nic;
+        let nic = self.fabric.net.hosts[vm.host.idx()].nic;
         self.enqueue(nic, id, self.nic_queue(nic, id));
     }
 
     /// The shaper a sender of flow `f` feeds, if it comes from a VM.
     #[inline]
     pub(super) fn channel_of(&self, f: FlowId) -> Option<ShaperId> {
-        let flow = &self.flows[f.idx()];
+        let flow = &self.ends.flows[f.idx()];
         match flow.chan {
             NO_CHANNEL => None,
             LIVE_CHANNEL => {
                 let v = flow.spec.src_vm?;
-                let k = self.vms[v.idx()].vswitch as usize;
-                Some(self.vhosts[k].policy.channel(v, flow.pair))
+                let k = self.hosts.vms[v.idx()].vswitch as usize;
+                Some(self.hosts.vswitches[k].policy.channel(v, flow.pair))
             }
             c => Some(ShaperId(c)),
         }
@@ -97,11 +97,11 @@ impl Sim {
     #[inline]
     pub(super) fn sender_room(&self, f: FlowId) -> u64 {
         let mut room = self.shaper_room(f);
-        if self.cpu.is_some() {
+        if self.hosts.cpu.is_some() {
             room = room.min(self.ring_room_of(f));
         }
-        if self.small_queues {
-            room.min(self.flows[f.idx()].small_queue.room())
+        if self.ends.small_queues {
+            room.min(self.ends.flows[f.idx()].small_queue.room())
         } else {
             room
         }
@@ -112,7 +112,7 @@ impl Sim {
     #[inline]
     pub(super) fn shaper_room(&self, f: FlowId) -> u64 {
         match self.channel_of(f) {
-            Some(s) => self.shapers[s].room_in(self.next_lane(s, f)),
+            Some(s) => self.hosts.shapers[s].room_in(self.next_lane(s, f)),
             None => u64::MAX,
         }
     }
@@ -121,26 +121,29 @@ impl Sim {
     /// plain shaper).
     #[inline]
     fn lane_of_packet(&self, s: ShaperId, id: PktId) -> Lane {
-        if self.shapers[s].colours().is_none() {
+        if self.hosts.shapers[s].colours().is_none() {
             return Lane::Normal;
         }
-        let p = &self.pkts[id];
+        let p = &self.fabric.pkts[id];
         let data = !p.has(flags::ACK | flags::CONTROL)
-            && matches!(self.flows[p.flow.idx()].spec.kind, FlowKind::Tcp { .. });
-        self.shapers[s].lane_of(data.then_some(p.seq + p.len as u64))
+            && matches!(
+                self.ends.flows[p.flow.idx()].spec.kind,
+                FlowKind::Tcp { .. }
+            );
+        self.hosts.shapers[s].lane_of(data.then_some(p.seq + p.len as u64))
     }
 
     /// The lane of shaper `s` that flow `f`'s next full data packet joins.
     #[inline]
     fn next_lane(&self, s: ShaperId, f: FlowId) -> Lane {
-        let sh = &self.shapers[s];
+        let sh = &self.hosts.shapers[s];
         if sh.colours().is_none() {
             return Lane::Normal;
         }
-        let flow = &self.flows[f.idx()];
+        let flow = &self.ends.flows[f.idx()];
         match &flow.ep {
             Endpoint::Tcp { snd, .. } => {
-                let mss = self.tcp[self.transport(f)].mss as u64;
+                let mss = self.ends.tcp[self.transport(f)].mss as u64;
                 sh.lane_of(Some(snd.snd_nxt + mss))
             }
             Endpoint::Udp { .. } => Lane::Normal,
@@ -152,10 +155,10 @@ impl Sim {
     /// the shaper's red epoch.
     #[inline]
     fn colour(&mut self, s: ShaperId, id: PktId, c: Colour) {
-        let (dscp, epoch) = self.shapers[s]
+        let (dscp, epoch) = self.hosts.shapers[s]
             .colours()
             .map_or((0, 0), |t| (t.dscp_of(c), t.epoch));
-        let p = &mut self.pkts[id];
+        let p = &mut self.fabric.pkts[id];
         p.dscp = dscp;
         p.flags |= flags::ECT;
         if c == Colour::Red {
@@ -168,7 +171,7 @@ impl Sim {
     #[inline]
     pub(super) fn note_blocked(&mut self, f: FlowId, out: &SenderOut) {
         if out.blocked {
-            if self.small_queues && self.flows[f.idx()].small_queue.on() {
+            if self.ends.small_queues && self.ends.flows[f.idx()].small_queue.on() {
                 self.block_small_queue(f);
             } else {
                 self.block_sender(f);
@@ -178,8 +181,8 @@ impl Sim {
 
     /// The room flow `f`'s VM's guest ring has for its packets.
     fn ring_room_of(&self, f: FlowId) -> u64 {
-        match self.flows[f.idx()].spec.src_vm {
-            Some(v) => self.ring_room(v, self.tcp[self.transport(f)].packet_size()),
+        match self.ends.flows[f.idx()].spec.src_vm {
+            Some(v) => self.ring_room(v, self.ends.tcp[self.transport(f)].packet_size()),
             None => u64::MAX,
         }
     }
@@ -187,24 +190,26 @@ impl Sim {
     /// Flow `f`'s sender waits for room in its guest ring or its shaper, whichever
     /// is short of a packet (once).
     pub(super) fn block_sender(&mut self, f: FlowId) {
-        if self.cpu.is_some() && !self.flows[f.idx()].blocked {
-            let need = self.tcp[self.transport(f)].packet_size();
-            if let (true, Some(v)) = (self.ring_room_of(f) < need, self.flows[f.idx()].spec.src_vm)
-            {
+        if self.hosts.cpu.is_some() && !self.ends.flows[f.idx()].blocked {
+            let need = self.ends.tcp[self.transport(f)].packet_size();
+            if let (true, Some(v)) = (
+                self.ring_room_of(f) < need,
+                self.ends.flows[f.idx()].spec.src_vm,
+            ) {
                 return self.ring_wait(v, f);
             }
         }
-        if !self.flows[f.idx()].blocked {
+        if !self.ends.flows[f.idx()].blocked {
             if let Some(s) = self.channel_of(f) {
-                self.flows[f.idx()].blocked = true;
-                self.shapers[s].block(f);
+                self.ends.flows[f.idx()].blocked = true;
+                self.hosts.shapers[s].block(f);
             }
         }
     }
 
     /// Makes sure a wake-up is pending for shaper `s`'s next departure.
     pub(super) fn shaper_schedule(&mut self, s: ShaperId) {
-        let sh = &mut self.shapers[s];
+        let sh = &mut self.hosts.shapers[s];
         if let Some(ready) = sh.next_departure() {
             let t = sh.service.serve_at(self.now, ready);
             if sh.wake_at != Some(t) {
@@ -216,17 +221,17 @@ impl Sim {
 
     /// A shaper is served: it sends what its bucket allows, then wakes its senders.
     pub(super) fn on_shaper_tx(&mut self, s: ShaperId) {
-        if self.shapers[s].wake_at != Some(self.now) {
+        if self.hosts.shapers[s].wake_at != Some(self.now) {
             return; // superseded by a rate change
         }
-        self.shapers[s].wake_at = None;
+        self.hosts.shapers[s].wake_at = None;
         self.shaper_drain(s);
     }
 
     /// Passes every packet shaper `s` may send now to the NIC and wakes its senders.
     pub(super) fn shaper_drain(&mut self, s: ShaperId) {
-        let v = self.shapers[s].vm;
-        while let Some((id, c)) = self.shapers[s].pop_ready(self.now) {
+        let v = self.hosts.shapers[s].vm;
+        while let Some((id, c)) = self.hosts.shapers[s].pop_ready(self.now) {
             if let Some(c) = c {
                 self.colour(s, id, c);
             }
@@ -241,18 +246,18 @@ impl Sim {
     /// separately: every waiting sender whose lane has room is woken, the others
     /// keep their order.
     pub(super) fn wake_blocked(&mut self, s: ShaperId) {
-        if self.shapers[s].colours().is_some() {
+        if self.hosts.shapers[s].colours().is_some() {
             return self.wake_blocked_by_lane(s);
         }
-        for _ in 0..self.shapers[s].blocked() {
-            let Some(f) = self.shapers[s].first_blocked() else {
+        for _ in 0..self.hosts.shapers[s].blocked() {
+            let Some(f) = self.hosts.shapers[s].first_blocked() else {
                 break;
             };
-            if self.shapers[s].room() < self.tcp[self.transport(f)].packet_size() {
+            if self.hosts.shapers[s].room() < self.ends.tcp[self.transport(f)].packet_size() {
                 break;
             }
-            self.shapers[s].pop_blocked();
-            self.flows[f.idx()].blocked = false;
+            self.hosts.shapers[s].pop_blocked();
+            self.ends.flows[f.idx()].blocked = false;
             self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
         }
     }
@@ -263,22 +268,22 @@ impl Sim {
     /// lane wait too (a sender that was just woken and stopped again goes behind
     /// them all, as with a plain shaper).
     fn wake_blocked_by_lane(&mut self, s: ShaperId) {
-        let waiting: Vec<FlowId> = (0..self.shapers[s].blocked())
-            .filter_map(|_| self.shapers[s].pop_blocked())
+        let waiting: Vec<FlowId> = (0..self.hosts.shapers[s].blocked())
+            .filter_map(|_| self.hosts.shapers[s].pop_blocked())
             .collect();
         let mut kept = Vec::new();
         let mut full = [false; 2];
         for f in waiting {
             let lane = self.next_lane(s, f);
-            let need = self.tcp[self.transport(f)].packet_size();
-            if full[lane as usize] || self.shapers[s].room_in(lane) < need {
+            let need = self.ends.tcp[self.transport(f)].packet_size();
+            if full[lane as usize] || self.hosts.shapers[s].room_in(lane) < need {
                 full[lane as usize] = true;
                 kept.push(f);
                 continue;
             }
-            self.flows[f.idx()].blocked = false;
+            self.ends.flows[f.idx()].blocked = false;
             self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
         }
-        self.shapers[s].block_first(&kept);
+        self.hosts.shapers[s].block_first(&kept);
     }
 }

@@ -26,12 +26,12 @@ fn policy_column(values: &PolicyValues) -> Column {
 
 impl Sim {
     pub(super) fn vm_labels(&self) -> Vec<String> {
-        self.vms.iter().map(|v| v.name.clone()).collect()
+        self.hosts.vms.iter().map(|v| v.name.clone()).collect()
     }
 
     /// One row per VM.
     pub(super) fn vms_table(&self) -> Table {
-        let vms = &self.vms;
+        let vms = &self.hosts.vms;
         let n = vms.len();
         let span = to_secs(self.now).max(1e-30);
         let host_labels = self.host_labels();
@@ -43,7 +43,7 @@ impl Sim {
             (
                 "tenant",
                 Column::strings(
-                    self.meta.tenants.clone(),
+                    self.records.meta.tenants.clone(),
                     vms.iter().map(|v| v.tenant).collect(),
                 ),
             ),
@@ -59,7 +59,7 @@ impl Sim {
                         .map(|p| p.name().to_string())
                         .collect(),
                     vms.iter()
-                        .map(|v| self.vhosts[v.vswitch as usize].policy.kind() as u32)
+                        .map(|v| self.hosts.vswitches[v.vswitch as usize].policy.kind() as u32)
                         .collect(),
                 ),
             ),
@@ -93,15 +93,15 @@ impl Sim {
 
     /// One row per VM per vswitch tick.
     pub(super) fn vm_rates_table(&self) -> Table {
-        let r = &self.vm_rates;
-        let vms = &self.vms;
+        let r = &self.hosts.vm_rates;
+        let vms = &self.hosts.vms;
         let mut columns = vec![
             ("time_s", Column::F64(r.time.clone())),
             ("vm", Column::strings(self.vm_labels(), r.vm.clone())),
             (
                 "tenant",
                 Column::strings(
-                    self.meta.tenants.clone(),
+                    self.records.meta.tenants.clone(),
                     r.vm.iter().map(|&v| vms[v as usize].tenant).collect(),
                 ),
             ),

@@ -1,0 +1,123 @@
+//! The state of a run, in the parts that own it: the fabric, the hosts' vswitches,
+//! the transports' endpoints, the records and the run's budget. [`Sim`](super::Sim)
+//! holds one of each beside the event queue, the clock and the fabric controllers;
+//! this is also the partition of state a parallel engine cuts along.
+
+use super::cpu::CpuState;
+use super::datapath::VmRateCols;
+use super::footprint::Footprint;
+use super::queries::ExchangeState;
+use super::recorder::Recorder;
+use super::results::RunMeta;
+use super::sack_store::SackStore;
+use super::{Counters, Flow, RunFailure};
+use crate::engine::Time;
+use crate::net::host_nic::AckRoutes;
+use crate::net::{Network, NodeKind, Packet, PacketPool, PktId};
+use crate::transport::tcp_receiver::ReceiverOut;
+use crate::transport::tcp_sender::SenderOut;
+use crate::transport::TcpConfig;
+use crate::vswitch::policy::ControlMsg;
+use crate::vswitch::{HostVswitch, ShaperId, Shapers, Vm, VmPair};
+
+/// The fabric: hosts and switches joined by ports, the packets in flight, and what
+/// travels with a flow's packets (the ACKs' routes, SACK options).
+pub struct Fabric {
+    /// The network: nodes, ports, routing.
+    pub net: Network,
+    /// Each node's kind, by `NodeId` (host or switch), for the arrival's dispatch.
+    pub(super) node_kind: Vec<NodeKind>,
+    /// The packets in flight.
+    pub(super) pkts: PacketPool,
+    /// Packets a port's buffer policy evicted on the last admission: (queue, packet).
+    pub(super) evicted: Vec<(usize, PktId)>,
+    /// The flows' ACK routes when ACKs retrace the data's path.
+    pub(super) ack_routes: Option<AckRoutes>,
+    /// The SACK options of ACKs in flight (empty unless a flow uses SACK).
+    pub(super) sacks: SackStore,
+}
+
+/// The hosts' vswitches: the VMs, their pairs and shapers, each host's policy and
+/// its tick, and the vswitch's CPU if it costs cycles.
+pub struct Hosts {
+    /// The VMs, indexed by `VmId`.
+    pub vms: Vec<Vm>,
+    /// Each host's vswitch: its policy and the VMs it serves.
+    pub(super) vswitches: Vec<HostVswitch>,
+    /// The interval of the hosts' ticks (0: none).
+    pub(super) tick: Time,
+    /// The scenario key that set it.
+    pub(super) tick_key: String,
+    /// The directed VM pairs and what the datapath counted on them.
+    pub(super) pairs: Vec<VmPair>,
+    /// The VMs' shapers (and Trinity's and ElasticSwitch's channels).
+    pub(super) shapers: Shapers,
+    /// Shapers whose state changed in the last step, to be served: a reused buffer.
+    pub(super) touched_shapers: Vec<ShaperId>,
+    /// Control packets the policies asked to send in the last step: a reused buffer.
+    pub(super) control_out: Vec<ControlMsg>,
+    /// Packets the policies released from holding in the last step: a reused buffer.
+    pub(super) released: Vec<Packet>,
+    /// The `vm_rates` table's columns, a row per VM per tick.
+    pub(super) vm_rates: VmRateCols,
+    /// The vswitch's PMD cores, if it costs CPU.
+    pub(super) cpu: Option<Box<CpuState>>,
+}
+
+/// The transports' endpoints: the flows (each a sender and a receiver), their TCP
+/// configurations, the order they start in and the request–response gates.
+pub struct Endpoints {
+    /// The flows, indexed by `FlowId`.
+    pub flows: Vec<Flow>,
+    /// Transport configurations that flows index.
+    pub(super) tcp: Vec<TcpConfig>,
+    /// Flows without a gate, by start time.
+    pub(super) start_order: Vec<u32>,
+    /// The next of `start_order` to start.
+    pub(super) next_start: usize,
+    /// What a TCP sender's last step emitted: a reused buffer.
+    pub(super) sender_out: SenderOut,
+    /// What a TCP receiver's last step emitted: a reused buffer.
+    pub(super) receiver_out: ReceiverOut,
+    /// Flows with a size.
+    pub(super) finite_flows: u64,
+    /// Of those, how many completed.
+    pub(super) completed: u64,
+    /// Whether any flow has a TCP-small-queues limit: the default path then skips
+    /// every check of it.
+    pub(super) small_queues: bool,
+    /// Gates and queries of request–response workloads.
+    pub(super) exchanges: ExchangeState,
+}
+
+/// What the run records: counters, periodic samples, its names and wall time.
+pub struct Records {
+    /// Packet counters.
+    pub counters: Counters,
+    /// Throughput and queue samples.
+    pub(super) recorder: Recorder,
+    /// Names and descriptions for the results.
+    pub(super) meta: RunMeta,
+    /// Wall-clock seconds spent running.
+    pub(super) wall: f64,
+    /// Of `wall`, the time spent in controllers' wakes.
+    pub(super) control_wall: f64,
+}
+
+/// The run's budget: when it ends, the memory it may use, and why it stopped early.
+pub struct RunBudget {
+    /// The time the run ends.
+    pub(super) end: Time,
+    /// End when every finite flow has completed.
+    pub(super) stop_when_done: bool,
+    /// Whether it has ended (every flow done, or a failure).
+    pub(super) done: bool,
+    /// The scenario's seed.
+    pub(super) seed: u64,
+    /// The memory the run was estimated to need.
+    pub(super) footprint: Footprint,
+    /// The memory it may use, bytes.
+    pub(super) memory: u64,
+    /// Why it stopped before its end, if it did.
+    pub(super) failure: Option<RunFailure>,
+}
