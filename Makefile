@@ -26,7 +26,7 @@ lint:
 
 test: install-test lint
 	cargo test --all-targets
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q --durations=5
 
 docs: install-test
 	$(PYTHON) -m mkdocs build --strict

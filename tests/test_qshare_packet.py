@@ -202,14 +202,14 @@ def test_d_tenants_get_their_queue_on_the_servers_nics() -> None:
     Mb/s (15 : 5), so A's one connection gets 3/4 of the NIC against B's four. In
     one FIFO, TCP shares per connection and A falls below its guarantee."""
     r, _ = simulate(edge_scenario(qshare=True))
-    s = qp.window(qp.tenant_series(r), 0.5, 2.0)
+    s = qp.settled(qp.tenant_series(r), 0.5, 2.0)
     assert s["A"].mean() == pytest.approx(750, rel=0.03)
     assert s["B"].mean() == pytest.approx(250, rel=0.03)
     assert s["A"].min() >= 600
     nic = r.qshare_queues[r.qshare_queues["port"] == "left0->switch-left"]
     assert dict(zip(nic["tenants"], nic["weight"], strict=True)) == {"A": 15, "B": 5}
     fifo, _ = simulate(edge_scenario(qshare=False))
-    f = qp.window(qp.tenant_series(fifo), 0.5, 2.0)
+    f = qp.settled(qp.tenant_series(fifo), 0.5, 2.0)
     assert f["A"].mean() < 600 and f["B"].mean() > 300
 
 

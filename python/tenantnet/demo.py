@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .analysis import window
 from .comparison import Comparison, run_scheme
 from .metrics import SATISFIED
 from .pool import pool_map, workers
@@ -53,7 +54,7 @@ def convergence(rates: pd.DataFrame, lo: float, hi: float, target: float) -> flo
     """Seconds from `lo` until every VM's data rate is at least `target` (Gb/s) and
     stays so up to `hi`: the end of the last sample in (lo, hi] that falls short
     (0 if none does; NaN if the last one does: it never got there)."""
-    w = rates[(rates.index > lo + 1e-9) & (rates.index <= hi + 1e-9)]
+    w = window(rates, lo, hi, col=None)
     short = w.index[(w < target).any(axis=1)]
     if not len(short):
         return 0.0
@@ -93,7 +94,7 @@ def comparison(runs: dict[str, Results], c: Comparison) -> pd.DataFrame:
             for name, (lo, hi) in PHASES.items():
                 if tenant == "web" and name != "web active (1-2 s)":
                     continue
-                w = rates[(rates.index > lo + 1e-9) & (rates.index <= hi + 1e-9)]
+                w = window(rates, lo, hi, col=None)
                 row[f"{tenant}, {name} (Gb/s per VM)"] = round(float(w.mean().mean()), 3)
         for tenant, span, kind in CONVERGENCE:
             target, what = _due(kind, float(g[tenant]))

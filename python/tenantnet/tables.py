@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
+from .analysis import window
 from .results import Results
 
 SIZE_BUCKETS = [(0, 100e3, "< 100 KB"), (100e3, 10e6, "100 KB - 10 MB"),
@@ -101,7 +102,7 @@ def vm_phase_table(r: Results) -> pd.DataFrame:
 def vm_means(r: Results, lo: float, hi: float) -> pd.Series:
     """Each VM's mean transmit rate (Gb/s) over the samples in (lo, hi] seconds."""
     tp = r.throughput[r.throughput["scope"] == "vm"]
-    w = tp[(tp["time_s"] > lo + 1e-12) & (tp["time_s"] <= hi + 1e-12)]
+    w = window(tp, lo, hi)
     return w.groupby("id")["gbps"].mean()
 
 

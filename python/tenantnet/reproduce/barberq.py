@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..api import run
 from ..plotting import from_zero, legend_outside, mark_times, save_csv, save_png, style
 from ..results import jain
@@ -148,7 +149,7 @@ def fig1_compare(df: pd.DataFrame) -> pd.DataFrame:
 
 def fig2_compare(df: pd.DataFrame) -> pd.DataFrame:
     """Fig. 2's claims (§III-A) beside ours, over the 10 ms samples after the first."""
-    d = df[df["time_s"] > 0.01 + 1e-9]
+    d = window(df, 0.01)
     by = {k: g for k, g in d.groupby("scheme")}
     b, be, st = by["BarberQ"], by["Best-Effort"], by["Strawman"]
 

@@ -43,6 +43,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..api import run
 from ..plotting import legend_outside, mark_times, save_csv, save_png, style
 from .claims import claim, frame
@@ -195,7 +196,7 @@ def steady(s: pd.DataFrame, phase_s: float, phases: int = 3) -> pd.DataFrame:
     rows = []
     for k in range(phases):
         lo, hi = (k + 0.3) * phase_s, (k + 1) * phase_s
-        w = s[(s["time_s"] > lo + 1e-9) & (s["time_s"] <= hi + 1e-9)]
+        w = window(s, lo, hi)
         rows.append({"phase": k + 1, **w.drop(columns="time_s").mean().to_dict()})
     return pd.DataFrame(rows)
 

@@ -32,6 +32,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..tables import vm_means
 from .c2qos import check_row, dur, run_cpu, testbed
 from .claims import frame
@@ -81,7 +82,7 @@ def measure(r: Any, phase_s: float, ftp: bool) -> dict[str, Any]:
     def ftp_mean(lo: float, hi: float) -> float:
         return float(vm_means(r, lo, hi).reindex(list(FTP)).fillna(0.0).mean())
 
-    pmd = r.pmd[r.pmd["time_s"] > 1.3 * phase_s + 1e-9]
+    pmd = window(r.pmd, 1.3 * phase_s)
     q = r.queries[r.queries["qct_s"].notna()]
     q = q[q["start_s"] > 1.2 * phase_s]
     return {"ftp_alone": ftp_mean(0.3 * phase_s, phase_s),

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..plotting import legend_outside, mark_times, save_csv, save_png, style
 from .c2qos import check_row, dur, run_cpu, testbed
 from .claims import frame
@@ -70,7 +71,7 @@ def run_fig13(t0: float = 15.0, duration: float = 30.0,
 
 
 def _mean(s: pd.DataFrame, col: str, lo: float, hi: float) -> float:
-    w = s[(s["time_s"] > lo + 1e-9) & (s["time_s"] <= hi + 1e-9)]
+    w = window(s, lo, hi)
     return float(w[col].mean())
 
 
@@ -101,7 +102,7 @@ def compare(rates: pd.DataFrame, readings: pd.DataFrame, t0: float, duration: fl
                           trig - t0, "contention at t0 + 1 s", trig - t0 <= 2 * monitor + 1e-9,
                           f"seconds after t0 (T_mon = {monitor:g} s)"))
     s = rates[rates["run"] == RUNS[1]]
-    w = s[s["time_s"] > trig + 2 * monitor + 1e-9]
+    w = window(s, trig + 2 * monitor)
     worst = float((w["VM2_gbps"] / 6 - 1).abs().max())
     after = "from the trigger + 2 T_mon"
     rows.append(check_row(RUNS[1], after, "VM2 within 2 % of 6 Gb/s in every sample",

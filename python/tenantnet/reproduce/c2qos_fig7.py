@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from .c2qos import run_cpu
 from .claims import claim, frame
 
@@ -73,7 +74,7 @@ def fig7_scenario(c2tb: dict[str, Any], active: tuple[bool, ...],
 
 def cycle_rates(r: Any, after: float = 0.1) -> list[float]:
     """Each VM's mean cycle rate after `after` s, G cycles/s."""
-    v = r.vm_cpu[(r.vm_cpu["time_s"] > after + 1e-9)]
+    v = window(r.vm_cpu, after)
     iv = float(v["time_s"].diff().dropna().pipe(lambda d: d[d > 0]).min())
     got = v.groupby("vm")["cycles"].mean() / iv / 1e9
     return [float(got.get(f"VM{i + 1}", 0.0)) for i in range(4)]

@@ -30,6 +30,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..plotting import save_csv, save_png, style
 from .c2qos import run_cpu, testbed
 from .claims import claim, frame
@@ -57,7 +58,7 @@ def point_scenario(pps: float, size: int, vms: int = 1, flows: str = "single",
 def cycles_per_packet(d: dict[str, Any], pps: float) -> float:
     """The mean cycles each packet of one VM cost on the core in the run of `d`."""
     r = run_cpu(d)
-    c = r.vm_cpu[r.vm_cpu["time_s"] > WARMUP_S + 1e-9]
+    c = window(r.vm_cpu, WARMUP_S)
     per_vm = c.groupby("vm")["cycles"].sum() / (DURATION_S - WARMUP_S)
     return float(per_vm.mean() / pps)
 

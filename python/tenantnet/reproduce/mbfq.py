@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..api import run
 from ..plotting import legend_outside, mark_times, plain_log_ticks, save_csv, save_png, style
 from .claims import claim, frame
@@ -96,7 +97,7 @@ def steady_state(series: pd.DataFrame, phase_s: float, phases: int = 5) -> pd.Da
     rows = []
     for k in range(1, phases + 1):
         lo, hi = (k - 0.5) * phase_s, k * phase_s
-        win = series[(series["time_s"] > lo + 1e-9) & (series["time_s"] <= hi + 1e-9)]
+        win = window(series, lo, hi)
         rows.append({"phase": k, **{vm: float(win[vm].mean()) for vm in (*VMS, "total")}})
     return pd.DataFrame(rows)
 

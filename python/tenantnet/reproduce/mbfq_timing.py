@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..api import run
 from ..plotting import finish, mark_times, save_csv, save_png, style
 from .claims import claim, frame
@@ -118,7 +119,7 @@ def fig7_scenario(sharing: bool) -> dict[str, Any]:
 
 def first_at(series: pd.DataFrame, level: float) -> float:
     """Seconds from VM3's start to its first sample at or above `level` Gb/s."""
-    after = series[(series["time_s"] > FIG7_START_S + 1e-9) & (series["VM3"] >= level)]
+    after = window(series[series["VM3"] >= level], FIG7_START_S)
     return float(after["time_s"].iloc[0] - FIG7_START_S) if len(after) else float("nan")
 
 
@@ -136,7 +137,7 @@ def fig7_compare(s: pd.DataFrame) -> pd.DataFrame:
     state (VM3's mean over the last second)."""
     t: dict[str, tuple[float, float]] = {}
     for case, g in s.groupby("case"):
-        steady = float(g[g["time_s"] > FIG7_DURATION_S - 1 + 1e-9]["VM3"].mean())
+        steady = float(window(g, FIG7_DURATION_S - 1)["VM3"].mean())
         t[str(case)] = (first_at(g, FIG7_MOST_GBPS), first_at(g, 0.95 * steady))
     (most_a, steady_a), (most_s, steady_s) = t["standalone"], t["sharing"]
     ratio = max(most_a, most_s) / max(min(most_a, most_s), FIG7_SAMPLE_S)

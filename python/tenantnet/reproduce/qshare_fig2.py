@@ -38,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..api import run
 from ..plotting import legend_outside, save_csv, save_png
 from .claims import frame
@@ -163,7 +164,7 @@ def host_limits(r: Any, times: pd.Series) -> tuple[list[float], list[int]]:
                         aggfunc="sum").max(axis=1)
     peak, over, lo = [], [], 0.0
     for t in times:
-        w = per[(per.index > lo + 1e-9) & (per.index <= t + 1e-9)]
+        w = window(per, lo, t, col=None)
         peak.append(float(w.max()) if len(w) else float("nan"))
         over.append(int((w > NIC_GBPS + 1e-9).sum()))
         lo = t
@@ -176,7 +177,7 @@ def summary(series: pd.DataFrame) -> pd.DataFrame:
     core guarantee."""
     rows = []
     for (panel, scheme), s in series.groupby(["panel", "scheme"], sort=False):
-        s = s[s["time_s"] > WARMUP_S + 1e-9]
+        s = window(s, WARMUP_S)
         ga = PANELS[str(panel)][1] * VMS_PER_SIDE
         rows.append({"panel": panel, "scheme": scheme, "label": SCHEMES[str(scheme)][0],
                      "a_mbps": float(s["A"].mean()), "b_mbps": float(s["B"].mean()),

@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from .. import progress
+from .. import analysis, progress
 from ..api import run
 from ..plotting import legend_outside, mark_times, save_csv, save_png, style
 from .claims import frame
@@ -103,9 +103,9 @@ def fig3c_scenario(duration_s: float = FIG3C_DURATION_S,
     }
 
 
-def window(s: pd.DataFrame, start: float, end: float) -> pd.DataFrame:
+def settled(s: pd.DataFrame, start: float, end: float) -> pd.DataFrame:
     """Samples ending in (start + settle, end]."""
-    return s[(s["time_s"] > start + SETTLE_S + 1e-9) & (s["time_s"] <= end + 1e-9)]
+    return analysis.window(s, start + SETTLE_S, end)
 
 
 def fig3c_compare(s: pd.DataFrame, binding: pd.DataFrame, duration_s: float = FIG3C_DURATION_S,
@@ -113,8 +113,8 @@ def fig3c_compare(s: pd.DataFrame, binding: pd.DataFrame, duration_s: float = FI
     """Fig. 3(c)'s claims beside ours: A alone takes the link; with B and C active
     each gets 300 Mb/s (±3 %) and A the rest; A dedicated, B and C shared."""
     g = FIG3C_GUARANTEE_MBPS
-    alone = pd.concat([window(s, FIG3C_INTERVAL_S, bc_s[0]), window(s, bc_s[1], duration_s)])
-    both = window(s, *bc_s)
+    alone = pd.concat([settled(s, FIG3C_INTERVAL_S, bc_s[0]), settled(s, bc_s[1], duration_s)])
+    both = settled(s, *bc_s)
     rows = [check("A alone: mean share of the link", alone["A"].mean() / LINK_MBPS * 100,
                   '"it can fully utilize the link capacity"',
                   alone["A"].mean() >= 0.95 * LINK_MBPS, "ours: % of 1 Gb/s, wire",
@@ -285,7 +285,7 @@ def fig7a_compare(s: pd.DataFrame, binding: pd.DataFrame, label: str) -> pd.Data
     (-3 %) in every sample after start-up, the core full, the phase shares of spec
     §4.4 within 5 % (goodput Mb/s: wire x 1448/1538, the paper's unit)."""
     g = 5 * FIG7A_GUARANTEE_MBPS
-    after = s[s["time_s"] > SETTLE_S + 1e-9]
+    after = analysis.window(s, SETTLE_S)
     worst, full = [], []
     for row in after.itertuples(index=False):
         t = row.time_s
@@ -302,7 +302,7 @@ def fig7a_compare(s: pd.DataFrame, binding: pd.DataFrame, label: str) -> pd.Data
                   '"always fully utilized"', min(full) >= 0.97, expected=">= 97 %")]
     want = fig7a_shares(binding)
     for ph, (a, b) in FIG7A_PHASES.items():
-        w = s[(s["time_s"] > a + SETTLE_S + 1e-9) & (s["time_s"] <= b + 1e-9)]
+        w = analysis.window(s, a + SETTLE_S, b)
         for level in sorted(set(want[ph].values()), reverse=True):
             ts = [t for t, v in want[ph].items() if v == level]
             m = float(w[ts].mean().mean())

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..api import run
 from ..plotting import legend_outside, markers, save_csv, save_png, style
 from .claims import claim, frame
@@ -123,7 +124,7 @@ def tenant_series(r: Any) -> pd.DataFrame:
 
 def mean_after(series: pd.DataFrame, after_s: float = WARMUP_S) -> dict[str, float]:
     """Each tenant's mean after the warm-up, wire Mb/s."""
-    s = series[series["time_s"] > after_s + 1e-9]
+    s = window(series, after_s)
     return {t: float(s[t].mean()) for t in ("A", "B")}
 
 
@@ -132,7 +133,7 @@ def point(scheme: str, ga: float, gb: float, n: int) -> dict[str, Any]:
     the warm-up in which each got less than 95 % of its guarantee."""
     s = tenant_series(run(fig6_scenario(scheme, ga, gb, n=n)))
     m = mean_after(s)
-    after = s[s["time_s"] > WARMUP_S + 1e-9]
+    after = window(s, WARMUP_S)
     below = {t: float((after[t] < 0.95 * g).mean() * 100) for t, g in (("A", ga), ("B", gb))}
     return {"scheme": scheme, "guarantees_mbps": f"{ga:g}/{gb:g}", "n": n,
             "a2_mbps": m["A"], "b2_mbps": m["B"],

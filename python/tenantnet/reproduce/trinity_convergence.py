@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..api import run
 from ..plotting import legend_outside, mark_times, save_csv, save_png, style
 from .claims import frame
@@ -68,7 +69,7 @@ def fig2_compare(s: pd.DataFrame) -> pd.DataFrame:
     alone; Trinity's rows hold it to the ideal the paper states for panel (b) and, for
     panel (c), to keeping B's guarantee."""
     rows = []
-    b = s[(s["panel"] == "b") & (s["time_s"] > 0.02 + 1e-9)]
+    b = window(s[s["panel"] == "b"], 0.02)
     ideal = ideal_a2(150, 150)
     for scheme in ("c-es", *TRINITY_PROFILES):
         d = b[b["scheme"] == scheme]
@@ -83,7 +84,7 @@ def fig2_compare(s: pd.DataFrame) -> pd.DataFrame:
                           expected=f"< 80 % of {ideal:g}" if es else f"> 95 % of {ideal:g}",
                           why_not=OVERSHOOT if scheme == "trinity-paper" else ""))
     (_, gb), _, start, _ = FIG2["c"]
-    c = s[(s["panel"] == "c") & (s["time_s"] > start + SAMPLE_S + 1e-9)]
+    c = window(s[s["panel"] == "c"], start + SAMPLE_S)
     for scheme in ("a-es", *TRINITY_PROFILES):
         d = c[c["scheme"] == scheme]
         below = int((d["B"] < 0.95 * gb).sum())
@@ -132,7 +133,7 @@ def fig12_compare(s: pd.DataFrame) -> pd.DataFrame:
         first_why = why or (REFINED_START if profile == "refined" else "")
         median_why = why or ("A's one TCP connection settles below B's unbounded UDP"
                              if profile == "refined" else "")
-        d = s[(s["profile"] == profile) & (s["time_s"] > start + 1e-9)]
+        d = window(s[s["profile"] == profile], start)
         first, rest = d.iloc[0], d.iloc[1:]
         dev = max(abs(float(first[t]) / 500 - 1) for t in ("A", "B")) * 100
         rows.append(check(f"Trinity ({profile} RC): A and B within 10 % of 500 Mb/s in the "

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .. import progress
+from ..analysis import window
 from ..api import run
 from ..plotting import legend_outside, markers, save_csv, save_png
 from ..results import jain
@@ -98,7 +99,7 @@ def shares_points(cases: list[Case], schemes: tuple[str, ...] = TRINITY_PROFILES
     for scheme, i in progress.steps(todo, lambda t: f"shares: {t[0]}, case {t[1] + 1}"):
         case = cases[i]
         s = tenant_series(run(shares_scenario(scheme, case, duration_s)))
-        s = s[s["time_s"] > WARMUP_S + 1e-9]
+        s = window(s, WARMUP_S)
         for j, (g, n) in enumerate(zip(case.guarantees, case.connections, strict=True)):
             rows.append({"scheme": scheme, "case": i + 1, "tenant": NAMES[j],
                          "guarantee_mbps": g, "connections": n,
