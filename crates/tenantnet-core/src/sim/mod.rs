@@ -16,6 +16,7 @@ mod cpu_records;
 pub mod datapath;
 pub mod endpoints;
 pub mod event;
+mod fabric;
 pub mod flow;
 pub mod footprint;
 pub mod ideal;
@@ -37,7 +38,7 @@ use crate::net::host_nic::{fq_queues, AckPath, AckRoutes, HostNic};
 use crate::net::packet::flags;
 use crate::net::port::Admit;
 use crate::net::PacketPool;
-use crate::net::{Network, NodeId, NodeKind, Packet, PktId, PortId, SwitchId};
+use crate::net::{Network, NodeKind, PktId, PortId};
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
@@ -453,13 +454,7 @@ impl Sim {
         let node = self.fabric.pkts[id].at;
         match self.fabric.node_kind[node.idx()] {
             NodeKind::Switch(s) => {
-                let p = &self.fabric.pkts[id];
-                let port = if p.has(flags::PINNED) {
-                    self.pinned_port((node, s), p)
-                } else {
-                    self.fabric.net.routing.next_port(s, p.dst, p.hash)
-                };
-                let queue = self.fabric.net.classify(port, p.dscp);
+                let (port, queue) = self.fabric.route(node, s, id);
                 self.enqueue(port, id, queue);
             }
             NodeKind::Host(_) => {
@@ -470,15 +465,6 @@ impl Sim {
                 self.deliver(id);
             }
         }
-    }
-
-    /// The port a pinned ACK leaves switch `node` by: back along its flow's data path.
-    #[cold]
-    fn pinned_port(&self, (node, s): (NodeId, SwitchId), p: &Packet) -> PortId {
-        let routes = self.fabric.ack_routes.as_ref();
-        routes
-            .and_then(|r| r.next_port(p.flow.0, node))
-            .unwrap_or_else(|| self.fabric.net.routing.next_port(s, p.dst, p.hash))
     }
 
     /// The queue of host NIC `nic` that packet `id` joins.
@@ -501,17 +487,7 @@ impl Sim {
     /// Offers packet `id` to queue `queue` of `port`.
     #[inline]
     fn enqueue(&mut self, port: PortId, id: PktId, queue: usize) {
-        let now = self.now;
-        let p = &mut self.fabric.net.ports[port.idx()];
-        let pool = p.pool().map(|i| &mut self.fabric.net.pools[i as usize]);
-        match p.enqueue(
-            now,
-            id,
-            queue,
-            &mut self.fabric.pkts,
-            pool,
-            &mut self.fabric.evicted,
-        ) {
+        match self.fabric.offer(self.now, port, id, queue) {
             Admit::Transmit { arrive, wake } => {
                 self.on_wire(port, id, arrive);
                 if let Some(w) = wake {
@@ -556,9 +532,7 @@ impl Sim {
 
     #[inline]
     fn tx_done(&mut self, port: PortId) {
-        let p = &mut self.fabric.net.ports[port.idx()];
-        let pool = p.pool().map(|i| &mut self.fabric.net.pools[i as usize]);
-        let (started, wake) = p.tx_done(self.now, &mut self.fabric.pkts, pool);
+        let (started, wake) = self.fabric.tx_done(self.now, port);
         if let Some((id, arrive)) = started {
             self.on_wire(port, id, arrive);
         }

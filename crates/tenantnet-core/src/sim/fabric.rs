@@ -1,0 +1,58 @@
+//! The fabric's own steps: where a switch sends a packet, a port's admission and
+//! its end of transmission. Each works on the [`Fabric`] alone and returns what
+//! happened (the port's [`Admit`], the packet it started, its wake-up); the event
+//! loop (`Sim::enqueue`, `Sim::tx_done`) schedules and counts.
+
+use super::parts::Fabric;
+use crate::engine::Time;
+use crate::net::packet::flags;
+use crate::net::port::Admit;
+use crate::net::{NodeId, PktId, PortId, SwitchId};
+
+impl Fabric {
+    /// The output port and queue of packet `id` at switch `s` (node `node`): by
+    /// ECMP on its hash, or for an ACK pinned to its flow's data path back along it;
+    /// the queue by that port's DSCP map.
+    #[inline]
+    pub(super) fn route(&self, node: NodeId, s: SwitchId, id: PktId) -> (PortId, usize) {
+        let p = &self.pkts[id];
+        let port = if p.has(flags::PINNED) {
+            self.pinned_port(node, s, id)
+        } else {
+            self.net.routing.next_port(s, p.dst, p.hash)
+        };
+        (port, self.net.classify(port, p.dscp))
+    }
+
+    /// The port a pinned ACK leaves switch `node` by: back along its flow's data path.
+    #[cold]
+    fn pinned_port(&self, node: NodeId, s: SwitchId, id: PktId) -> PortId {
+        let p = &self.pkts[id];
+        let routes = self.ack_routes.as_ref();
+        routes
+            .and_then(|r| r.next_port(p.flow.0, node))
+            .unwrap_or_else(|| self.net.routing.next_port(s, p.dst, p.hash))
+    }
+
+    /// Offers packet `id` to queue `queue` of `port` at `now`. Packets its buffer
+    /// policy evicted to make room are left in `evicted` for the caller to free.
+    #[inline]
+    pub(super) fn offer(&mut self, now: Time, port: PortId, id: PktId, queue: usize) -> Admit {
+        let p = &mut self.net.ports[port.idx()];
+        let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
+        p.enqueue(now, id, queue, &mut self.pkts, pool, &mut self.evicted)
+    }
+
+    /// `port`'s transmission ended at `now`: the packet it started next, if any, with
+    /// its arrival at the peer, and the port's next wake-up, if it needs one.
+    #[inline]
+    pub(super) fn tx_done(
+        &mut self,
+        now: Time,
+        port: PortId,
+    ) -> (Option<(PktId, Time)>, Option<Time>) {
+        let p = &mut self.net.ports[port.idx()];
+        let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
+        p.tx_done(now, &mut self.pkts, pool)
+    }
+}
