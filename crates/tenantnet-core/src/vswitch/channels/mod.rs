@@ -79,11 +79,11 @@ macro_rules! channel_hooks {
             tcp: bool,
         ) -> $crate::vswitch::policy::Ingress {
             match self.ch.ingress(ctx, pkt, tcp) {
-                $crate::vswitch::channels::Arrival::Feedback(i, word) => {
+                $crate::vswitch::channels::Heard::Feedback(i, word) => {
                     self.on_feedback(ctx, i, word);
                     $crate::vswitch::policy::Ingress::Consumed
                 }
-                $crate::vswitch::channels::Arrival::Packet(what) => what,
+                $crate::vswitch::channels::Heard::Packet(what) => what,
             }
         }
     };
@@ -237,8 +237,9 @@ pub struct Channels<S> {
     dynamic: bool,
 }
 
-/// What arrived for a host's channels.
-pub enum Arrival {
+/// What a host's channels made of an arriving packet: a feedback word for one of
+/// its sending channels, or a packet to handle (not `switch::buffer::Arrival`).
+pub enum Heard {
     /// A feedback word for sending channel `.0`.
     Feedback(usize, u64),
     /// A packet, handled as this says.
@@ -368,26 +369,26 @@ impl<S> Channels<S> {
     /// channels, or a packet counted (and, TCP data only, perhaps held: a UDP flow
     /// neither minds reordering nor fills the gaps its drops leave) on its receiving
     /// channel.
-    pub fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, tcp: bool) -> Arrival {
+    pub fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, tcp: bool) -> Heard {
         if pkt.has(flags::CONTROL) {
             if pkt.len == 1 {
                 // a sender's offer, on the pair it is about
                 if let Some(i) = self.rx_of(pkt.pair) {
                     self.rx[i].offer_fwd = pkt.seq;
                 }
-                return Arrival::Packet(Ingress::Consumed);
+                return Heard::Packet(Ingress::Consumed);
             }
             // feedback travels on the reverse of the channel it is about
             return match self.tx_of(ctx.pairs[pkt.pair as usize].reverse) {
                 Some(i) => {
                     self.tx[i].offer_back = pkt.ts;
-                    Arrival::Feedback(i, pkt.seq)
+                    Heard::Feedback(i, pkt.seq)
                 }
-                None => Arrival::Packet(Ingress::Consumed),
+                None => Heard::Packet(Ingress::Consumed),
             };
         }
         let Some(i) = self.rx_of(pkt.pair) else {
-            return Arrival::Packet(Ingress::Deliver);
+            return Heard::Packet(Ingress::Deliver);
         };
         let arrival = self.cfg.timing == Timing::Arrival;
         if arrival
@@ -405,11 +406,11 @@ impl<S> Channels<S> {
             .add(pkt.size, counted, pkt.has(flags::CE), pkt.epoch);
         r.quiet = 0;
         if self.cfg.reseq_timeout == 0 || pkt.has(flags::ACK) || !tcp {
-            return Arrival::Packet(Ingress::Deliver);
+            return Heard::Packet(Ingress::Deliver);
         }
         let st = self.reseq.entry(pkt.flow.0).or_default();
         st.arrive(pkt, !counted, ctx.now, self.cfg.reseq_timeout, ctx.release);
-        Arrival::Packet(Ingress::Consumed)
+        Heard::Packet(Ingress::Consumed)
     }
 
     /// Receiving context `i` sends its counts back and starts a new interval.
