@@ -33,7 +33,7 @@ use ra::{ra_step, Knobs, PairRa};
 use super::channels::{decode_paper, ChannelCfg, Channels, ShaperCfg, Tx};
 use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::Shapers;
-use super::trinity::rc::{self, Rate};
+use super::trinity::rc::{self, Controlled, RcChannel};
 use crate::net::VmId;
 
 /// The module's DSCP of every ElasticSwitch packet (`tbf.h:101`) and of its
@@ -54,13 +54,47 @@ pub fn ces_step(g: u64, r: u64, f: u64, ceiling: u64, permille: u64, least: u64)
     }
 }
 
+/// A sending channel's state under ElasticSwitch: each profile's rate R.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EsPair {
+    /// A-ES: W under Trinity's paper controller (R = G + W).
+    pub rc: RcChannel,
+    /// C-ES: R, whole Mb/s.
+    pub mbps: u64,
+    /// `paper`: the ES paper's RA state (R, the hold).
+    pub ra: PairRa,
+}
+
+impl EsPair {
+    /// A pair with guarantee `g` (bit/s) at the start: R = G, W = `w`.
+    fn start(g: u64, w: f64) -> Self {
+        EsPair {
+            rc: RcChannel::start(g, w),
+            mbps: g / 1_000_000,
+            ra: PairRa {
+                r: g as f64,
+                hold_until: 0,
+            },
+        }
+    }
+}
+
+impl Controlled for EsPair {
+    #[inline]
+    fn rc(&self) -> &RcChannel {
+        &self.rc
+    }
+    #[inline]
+    fn rc_mut(&mut self) -> &mut RcChannel {
+        &mut self.rc
+    }
+}
+
 /// The `elasticswitch` policy of one host.
 #[derive(Clone, Debug)]
 pub struct ElasticSwitch {
     p: EsParams,
-    ch: Channels<Rate>,
-    /// `paper`: each sending channel's RA state, as `ch.tx`.
-    ra: Vec<PairRa>,
+    ch: Channels<EsPair>,
 }
 
 impl ElasticSwitch {
@@ -78,7 +112,6 @@ impl ElasticSwitch {
         ElasticSwitch {
             p: p.clone(),
             ch: Channels::new(cfg),
-            ra: Vec::new(),
         }
     }
 
@@ -92,7 +125,7 @@ impl ElasticSwitch {
                 let g = t.g / 1_000_000;
                 t.st.mbps = ces_step(g, t.st.mbps, word, self.ch.c_mbps, permille, least);
                 // never below the guarantee, which need not be whole Mb/s
-                let r = limit(self.p.profile, &self.ra, i, t);
+                let r = limit(self.p.profile, t);
                 ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
             }
             EsProfile::Aggressive => {
@@ -101,10 +134,10 @@ impl ElasticSwitch {
             }
             EsProfile::Paper => {
                 let (beta, _) = decode_paper(word);
-                let t = &self.ch.tx[i];
-                let c = self.ch.c_mbps as f64 * 1e6;
-                self.ra[i] = ra_step(self.ra[i], t.g as f64, beta, ctx.now, c, &self.knobs());
-                let r = limit(self.p.profile, &self.ra, i, t);
+                let (knobs, c) = (self.knobs(), self.ch.c_mbps as f64 * 1e6);
+                let t = &mut self.ch.tx[i];
+                t.st.ra = ra_step(t.st.ra, t.g as f64, beta, ctx.now, c, &knobs);
+                let r = limit(self.p.profile, t);
                 ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
             }
         }
@@ -125,8 +158,9 @@ impl ElasticSwitch {
     /// A-ES: Trinity's paper controller over W, each pair's limiter at G + W.
     fn aggressive(&mut self, ctx: &mut HostCtx) {
         let now = ctx.now;
-        let set =
-            |t: &Tx<Rate>, sh: &mut Shapers| sh.set_rate(now, t.shaper, Some(aggressive_limit(t)));
+        let set = |t: &Tx<EsPair>, sh: &mut Shapers| {
+            sh.set_rate(now, t.shaper, Some(aggressive_limit(t)))
+        };
         let gains = rc::Gains {
             alpha: self.p.alpha,
             trap: 0.0,
@@ -157,13 +191,8 @@ impl HostPolicy for ElasticSwitch {
                 dscp: [DSCP, DSCP],
                 tau: 0,
             };
-            (shaper, Rate::start(g, w0, g / 1_000_000))
+            (shaper, EsPair::start(g, w0))
         });
-        let start = |t: &Tx<Rate>| PairRa {
-            r: t.g as f64,
-            hold_until: 0,
-        };
-        self.ra = self.ch.tx.iter().map(start).collect();
     }
 
     super::channels::channel_hooks!();
@@ -171,10 +200,10 @@ impl HostPolicy for ElasticSwitch {
     fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
         let ended = self.ch.tick(ctx, m.interval);
         // a new guarantee from GP: the limiter's floor (and A-ES's weight)
-        let (profile, ra) = (self.p.profile, &self.ra);
-        self.ch.regrant(ctx, |i, t, ctx| {
+        let profile = self.p.profile;
+        self.ch.regrant(ctx, |_, t, ctx| {
             t.st.rc.g = t.g as f64;
-            let r = limit(profile, ra, i, t);
+            let r = limit(profile, t);
             ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
         });
         if ended && self.p.profile == EsProfile::Aggressive {
@@ -183,23 +212,23 @@ impl HostPolicy for ElasticSwitch {
     }
 
     fn record(&self, i: usize, out: &mut Vec<Cell>) {
-        let r = |j: usize, t: &Tx<Rate>| limit(self.p.profile, &self.ra, j, t) as f64;
+        let r = |_: usize, t: &Tx<EsPair>| limit(self.p.profile, t) as f64;
         out.push(Cell::Rate(self.ch.per_vm(i, r)));
     }
 }
 
 /// A-ES's limiter rate, G + W, bit/s.
-fn aggressive_limit(t: &Tx<Rate>) -> u64 {
+fn aggressive_limit(t: &Tx<EsPair>) -> u64 {
     t.g + t.st.rc.w as u64
 }
 
-/// Channel `i`'s limiter rate R under `profile`, bit/s (`ra`: the paper profile's
-/// state): C-ES's whole Mb/s, A-ES's G + W, the paper's R, never below G.
-fn limit(profile: EsProfile, ra: &[PairRa], i: usize, t: &Tx<Rate>) -> u64 {
+/// A channel's limiter rate R under `profile`, bit/s: C-ES's whole Mb/s, A-ES's
+/// G + W, the paper's R, never below G.
+fn limit(profile: EsProfile, t: &Tx<EsPair>) -> u64 {
     match profile {
         EsProfile::Aggressive => aggressive_limit(t),
         EsProfile::TrinityCode => (t.st.mbps * 1_000_000).max(t.g),
-        EsProfile::Paper => (ra[i].r as u64).max(t.g),
+        EsProfile::Paper => (t.st.ra.r as u64).max(t.g),
     }
 }
 
