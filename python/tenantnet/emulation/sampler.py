@@ -75,11 +75,11 @@ def _read(ipr: Any, index: dict[str, int]) -> dict[str, PortSample]:
     ``tx_bytes`` counts a GSO packet's headers once, about 4 % short at 8 segments."""
     out = {}
     for name, i in index.items():
-        sent, q = {"bytes": 0, "packets": 0}, {"backlog": 0, "drops": 0}
-        for m in ipr.get_qdiscs(index=i):
-            s2 = m.get_attr("TCA_STATS2")
-            if m["parent"] == 0xFFFFFFFF and s2:  # the root
-                sent, q = s2.get_attr("TCA_STATS_BASIC"), s2.get_attr("TCA_STATS_QUEUE")
+        roots = [s2 for m in ipr.get_qdiscs(index=i)
+                 if m["parent"] == 0xFFFFFFFF and (s2 := m.get_attr("TCA_STATS2"))]
+        if not roots:
+            raise ValueError(f"port {name} has no root qdisc to count what it sends")
+        sent, q = roots[0].get_attr("TCA_STATS_BASIC"), roots[0].get_attr("TCA_STATS_QUEUE")
         out[name] = PortSample(int(sent["bytes"]), int(sent["packets"]),
                                int(q["backlog"]), int(q["drops"]))
     return out

@@ -33,7 +33,7 @@ use ra::{ra_step, Knobs, PairRa};
 use super::channels::{decode_paper, ChannelCfg, Channels, ShaperCfg, Tx};
 use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
 use super::shaper::Shapers;
-use super::trinity::rc::{self, Controlled, RcChannel};
+use super::trinity::rc::{self, Rate};
 use crate::net::VmId;
 
 /// The module's DSCP of every ElasticSwitch packet (`tbf.h:101`) and of its
@@ -54,41 +54,9 @@ pub fn ces_step(g: u64, r: u64, f: u64, ceiling: u64, permille: u64, least: u64)
     }
 }
 
-/// A sending channel's state under ElasticSwitch: each profile's rate R.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct EsPair {
-    /// A-ES: W under Trinity's paper controller (R = G + W).
-    pub rc: RcChannel,
-    /// C-ES: R, whole Mb/s.
-    pub mbps: u64,
-    /// `paper`: the ES paper's RA state (R, the hold).
-    pub ra: PairRa,
-}
-
-impl EsPair {
-    /// A pair with guarantee `g` (bit/s) at the start: R = G, W = `w`.
-    fn start(g: u64, w: f64) -> Self {
-        EsPair {
-            rc: RcChannel::start(g, w),
-            mbps: g / 1_000_000,
-            ra: PairRa {
-                r: g as f64,
-                hold_until: 0,
-            },
-        }
-    }
-}
-
-impl Controlled for EsPair {
-    #[inline]
-    fn rc(&self) -> &RcChannel {
-        &self.rc
-    }
-    #[inline]
-    fn rc_mut(&mut self) -> &mut RcChannel {
-        &mut self.rc
-    }
-}
+/// A sending channel's state under ElasticSwitch: the module's (A-ES's W under the
+/// paper's controller, C-ES's R in whole Mb/s) and the `paper` profile's RA state.
+pub type EsPair = Rate<PairRa>;
 
 /// The `elasticswitch` policy of one host.
 #[derive(Clone, Debug)]
@@ -136,7 +104,7 @@ impl ElasticSwitch {
                 let (beta, _) = decode_paper(word);
                 let (knobs, c) = (self.knobs(), self.ch.c_mbps as f64 * 1e6);
                 let t = &mut self.ch.tx[i];
-                t.st.ra = ra_step(t.st.ra, t.g as f64, beta, ctx.now, c, &knobs);
+                t.st.own = ra_step(t.st.own, t.g as f64, beta, ctx.now, c, &knobs);
                 let r = limit(self.p.profile, t);
                 ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
             }
@@ -191,7 +159,11 @@ impl HostPolicy for ElasticSwitch {
                 dscp: [DSCP, DSCP],
                 tau: 0,
             };
-            (shaper, EsPair::start(g, w0))
+            let ra = PairRa {
+                r: g as f64,
+                hold_until: 0,
+            };
+            (shaper, Rate::start(g, w0, g / 1_000_000, ra))
         });
     }
 
@@ -228,7 +200,7 @@ fn limit(profile: EsProfile, t: &Tx<EsPair>) -> u64 {
     match profile {
         EsProfile::Aggressive => aggressive_limit(t),
         EsProfile::TrinityCode => (t.st.mbps * 1_000_000).max(t.g),
-        EsProfile::Paper => (t.st.ra.r as u64).max(t.g),
+        EsProfile::Paper => (t.st.own.r as u64).max(t.g),
     }
 }
 

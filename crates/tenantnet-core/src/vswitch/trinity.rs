@@ -151,7 +151,7 @@ impl HostPolicy for Trinity {
                 dscp: [p.dscp[0], p.dscp[1]],
                 tau: p.tau,
             };
-            (shaper, Rate::start(g, w0, 0))
+            (shaper, Rate::start(g, w0, 0, ()))
         });
     }
 

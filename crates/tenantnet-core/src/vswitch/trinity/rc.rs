@@ -24,44 +24,31 @@
 use crate::vswitch::channels::{decode_epoch, decode_paper, Channels, Tx};
 use crate::vswitch::shaper::Shapers;
 
-/// A sending channel's state that the paper's controller runs over: Trinity's
-/// [`Rate`], and ElasticSwitch's own (`vswitch/elasticswitch.rs`), whose A-ES runs
-/// the same controller.
-pub trait Controlled {
-    /// The paper's controller's view of the channel.
-    fn rc(&self) -> &RcChannel;
-    /// The same, to update.
-    fn rc_mut(&mut self) -> &mut RcChannel;
-}
-
-/// A Trinity sending channel's rate-control state.
+/// A sending channel's rate-control state, as the Trinity module keeps it for the
+/// two schemes it runs (Trinity, and C-ES when compiled without `-DTRINITY`), with
+/// `own`, what a scheme keeps beside it (ElasticSwitch's paper RA; nothing for
+/// Trinity). The paper's controller runs over any of them.
 #[derive(Clone, Debug, Default)]
-pub struct Rate {
+pub struct Rate<X = ()> {
     /// The paper's controller's view of it.
     pub rc: RcChannel,
-    /// The rate the module's controller sets, whole Mb/s (`code`: R_W).
+    /// The rate the module's controller sets, whole Mb/s (`code`: R_W; C-ES: R).
     pub mbps: u64,
+    /// The scheme's own state.
+    pub own: X,
 }
 
-impl Controlled for Rate {
-    #[inline]
-    fn rc(&self) -> &RcChannel {
-        &self.rc
-    }
-    #[inline]
-    fn rc_mut(&mut self) -> &mut RcChannel {
-        &mut self.rc
-    }
-}
-
-impl Rate {
+impl<X> Rate<X> {
     /// A channel's state at the start: R_G = `g`, R_W = `w` (bit/s), the module's
-    /// rate `mbps`.
-    pub fn start(g: u64, w: f64, mbps: u64) -> Self {
-        Rate {
-            rc: RcChannel::start(g, w),
-            mbps,
-        }
+    /// rate `mbps`, the scheme's `own`.
+    pub fn start(g: u64, w: f64, mbps: u64, own: X) -> Self {
+        let rc = RcChannel {
+            g: g as f64,
+            w,
+            beta_avg: 1.0,
+            ..Default::default()
+        };
+        Rate { rc, mbps, own }
     }
 }
 
@@ -75,17 +62,16 @@ impl Rate {
 /// again and again). Our reading: trapped when no red arrived in the receiver's last
 /// period although the sender sent red both in that period and in the one before,
 /// so red was leaving all through the period the receiver measured.
-pub fn heard<S: Controlled>(t: &mut Tx<S>, word: u64, trapping: bool) {
+pub fn heard<X>(t: &mut Tx<Rate<X>>, word: u64, trapping: bool) {
     let (beta, no_red) = decode_paper(word);
     hear(t, beta, no_red, trapping);
 }
 
 /// Channel `t` heard β (`no_red`: no red packet arrived) from its receiver.
-fn hear<S: Controlled>(t: &mut Tx<S>, beta: f64, no_red: bool, trapping: bool) {
-    let trapped = trapping && no_red && t.red_before > 0 && t.red_last > 0;
-    let rc = t.st.rc_mut();
+fn hear<X>(t: &mut Tx<Rate<X>>, beta: f64, no_red: bool, trapping: bool) {
+    let rc = &mut t.st.rc;
     rc.beta = beta;
-    rc.trapped = trapped;
+    rc.trapped = trapping && no_red && t.red_before > 0 && t.red_last > 0;
     rc.delivered = !no_red;
     rc.heard = true;
 }
@@ -94,31 +80,31 @@ fn hear<S: Controlled>(t: &mut Tx<S>, beta: f64, no_red: bool, trapping: bool) {
 /// shaper's red epoch now `epoch`: as [`heard`], and whether the red packets it
 /// counts were sent before the channel's last cut (`stale`: an older epoch; their
 /// marks were made by the queue that cut is draining).
-pub fn heard_epoch<S: Controlled>(t: &mut Tx<S>, word: u64, epoch: u16, trapping: bool) {
+pub fn heard_epoch<X>(t: &mut Tx<Rate<X>>, word: u64, epoch: u16, trapping: bool) {
     let (beta, no_red, counted) = decode_epoch(word);
     hear(t, beta, no_red, trapping);
-    t.st.rc_mut().stale = !no_red && counted != epoch;
+    t.st.rc.stale = !no_red && counted != epoch;
 }
 
 /// One step of the paper's controller ([`paper_step`]) over a host's channels, and
 /// `apply` for each channel whose R_W changed (`rc.cut`: by Eq. 5).
-pub fn control<S: Controlled>(
-    ch: &mut Channels<S>,
+pub fn control<X>(
+    ch: &mut Channels<Rate<X>>,
     gains: &Gains,
-    mut apply: impl FnMut(&Tx<S>, &mut Shapers),
+    mut apply: impl FnMut(&Tx<Rate<X>>, &mut Shapers),
     shapers: &mut Shapers,
 ) {
     let mut chans: Vec<RcChannel> = (ch.tx.iter())
         .map(|t| RcChannel {
             active: t.active,
-            ..*t.st.rc()
+            ..t.st.rc
         })
         .collect();
     paper_step(&mut chans, ch.c_w, gains);
     for (t, mut c) in ch.tx.iter_mut().zip(chans) {
         c.heard = false;
-        let changed = c.w != t.st.rc().w;
-        *t.st.rc_mut() = c;
+        let changed = c.w != t.st.rc.w;
+        t.st.rc = c;
         if changed {
             apply(t, shapers);
         }
@@ -155,18 +141,6 @@ pub struct RcChannel {
     pub delivered: bool,
     /// R_W when it was last found trapped (0: not trapped since).
     pub w_trap: f64,
-}
-
-impl RcChannel {
-    /// A channel at the start: R_G = `g`, R_W = `w` (bit/s), β's average 1.
-    pub fn start(g: u64, w: f64) -> Self {
-        RcChannel {
-            g: g as f64,
-            w,
-            beta_avg: 1.0,
-            ..Default::default()
-        }
-    }
 }
 
 /// The paper controller's settings.
