@@ -8,7 +8,7 @@ use tenantnet_core::net::{PortId, VmId};
 use tenantnet_core::scenario::{load, Format, LoadOptions};
 use tenantnet_core::sim::Sim;
 use tenantnet_core::switch::DscpMap;
-use tenantnet_core::vswitch::policy::ControlMsg;
+use tenantnet_core::vswitch::policy::{ControlMsg, ControlPayload};
 
 const MS: f64 = 1e-3;
 
@@ -214,9 +214,7 @@ fn control_packets_cross_the_fabric_and_count_in_conservation() {
         with.send_control(ControlMsg {
             pair: 0,
             size: 64,
-            word: 42,
-            aux: 7,
-            forward: false,
+            payload: ControlPayload::Feedback { word: 42, offer: 7 },
         });
     }
     plain.run_until(ps(5.0 * MS));

@@ -19,8 +19,8 @@ pub mod flags {
     pub const ECE: u8 = 8;
     /// Payload retransmitted by the sender.
     pub const RETX: u8 = 16;
-    /// A host-to-host control packet of a host policy (feedback); its payload word
-    /// is in `seq` and it belongs to no flow.
+    /// A host-to-host control packet of a host policy; it belongs to no flow and
+    /// carries a [`ControlPayload`](super::ControlPayload).
     pub const CONTROL: u8 = 32;
     /// An ACK that retraces its flow's data path (`network.ack_path = "symmetric"`).
     pub const PINNED: u8 = 64;
@@ -45,7 +45,7 @@ pub struct Packet {
     /// Size on the wire, headers included, in bytes.
     pub size: u32,
     /// Data: payload bytes. ACK: its SACK option's handle plus one, 0 for none
-    /// (`crate::sim::sack_store`). Control: the message's kind.
+    /// (`crate::sim::sack_store`). Control: part of its [`ControlPayload`].
     pub len: u32,
     /// ECMP hash of the packet's flow and direction.
     pub hash: u32,
@@ -87,6 +87,58 @@ impl Packet {
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
     }
+
+    /// A control packet carrying `payload` (its other fields at their defaults).
+    pub fn control(payload: ControlPayload) -> Self {
+        let (seq, ts, len) = match payload {
+            ControlPayload::Offer { offer } => (offer, 0, 1),
+            ControlPayload::Feedback { word, offer } => (word, offer, 0),
+        };
+        Packet {
+            seq,
+            ts,
+            len,
+            flow: FlowId(u32::MAX),
+            flags: flags::CONTROL,
+            ..Default::default()
+        }
+    }
+
+    /// What a control packet carries; `None` for any other packet.
+    #[inline]
+    pub fn control_payload(&self) -> Option<ControlPayload> {
+        if !self.has(flags::CONTROL) {
+            return None;
+        }
+        Some(match self.len {
+            1 => ControlPayload::Offer { offer: self.seq },
+            _ => ControlPayload::Feedback {
+                word: self.seq,
+                offer: self.ts,
+            },
+        })
+    }
+}
+
+/// What a host policy's control packet says. A control packet has no payload
+/// bytes, no flow and no send time, so the packet keeps the message in its `seq`,
+/// `ts` and `len` (a packet stays 48 bytes); [`Packet::control`] and
+/// [`Packet::control_payload`] are the only code that knows where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlPayload {
+    /// A sender's message about the pair it travels on: its offer for the pair's
+    /// guarantee, bit/s (ElasticSwitch's guarantee partitioning).
+    Offer {
+        /// The sender's offer, bit/s.
+        offer: u64,
+    },
+    /// A receiver's feedback about the reverse of the pair it travels on.
+    Feedback {
+        /// The receiver's counts (`vswitch::channels::RxCounts`' words).
+        word: u64,
+        /// The receiver's offer for the pair's guarantee, bit/s (`u64::MAX`: none).
+        offer: u64,
+    },
 }
 
 /// The arena of packets. It grows to the most packets alive at once; past `cap`
@@ -192,6 +244,23 @@ impl std::ops::IndexMut<PktId> for PacketPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_control_packet_gives_back_the_payload_it_was_made_with() {
+        for payload in [
+            ControlPayload::Offer { offer: 7_000_000 },
+            ControlPayload::Feedback {
+                word: 42,
+                offer: u64::MAX,
+            },
+            ControlPayload::Feedback { word: 1, offer: 0 },
+        ] {
+            let p = Packet::control(payload);
+            assert!(p.has(flags::CONTROL));
+            assert_eq!(p.control_payload(), Some(payload));
+        }
+        assert_eq!(Packet::default().control_payload(), None);
+    }
 
     #[test]
     fn slots_are_recycled() {

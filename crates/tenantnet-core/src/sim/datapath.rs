@@ -293,16 +293,11 @@ impl Sim {
         };
         let host = self.hosts.vms[s.idx()].host;
         let p = Packet {
-            seq: c.word,
-            ts: c.aux,
-            len: c.forward as u32,
-            flow: FlowId(u32::MAX),
             dst: self.hosts.vms[d.idx()].host,
             size,
             hash: crate::net::routing::mix32(pair ^ 0x6a09_e667),
             pair,
-            flags: flags::CONTROL,
-            ..Default::default()
+            ..Packet::control(c.payload)
         };
         let id = self.alloc_packet(p);
         self.records.counters.control_sent += 1;

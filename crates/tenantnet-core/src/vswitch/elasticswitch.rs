@@ -30,11 +30,12 @@ pub use table::{EsParams, EsProfile, EsSpec};
 
 use ra::{ra_step, Knobs, PairRa};
 
-use super::channels::{decode_paper, ChannelCfg, Channels, ShaperCfg, Tx};
-use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
+use super::channels::{
+    decode_paper, ChannelCfg, ChannelScheme, Channels, OnChannels, ShaperCfg, Tx,
+};
+use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure};
 use super::shaper::Shapers;
 use super::trinity::rc::{self, Rate};
-use crate::net::VmId;
 
 /// The module's DSCP of every ElasticSwitch packet (`tbf.h:101`) and of its
 /// feedback (`params.h:10`).
@@ -58,52 +59,53 @@ pub fn ces_step(g: u64, r: u64, f: u64, ceiling: u64, permille: u64, least: u64)
 /// paper's controller, C-ES's R in whole Mb/s) and the `paper` profile's RA state.
 pub type EsPair = Rate<PairRa>;
 
-/// The `elasticswitch` policy of one host.
+/// The `elasticswitch` policy of one host: its rate allocation over its channels.
+pub type ElasticSwitch = OnChannels<RateAllocation>;
+
+/// ElasticSwitch's rate allocation (RA) of each pair's limiter under its profile.
 #[derive(Clone, Debug)]
-pub struct ElasticSwitch {
+pub struct RateAllocation {
     p: EsParams,
-    ch: Channels<EsPair>,
 }
 
-impl ElasticSwitch {
+impl ChannelScheme for RateAllocation {
+    type Params = EsParams;
+    type State = EsPair;
+
     /// Its column in `vm_rates`: the sum of the VM's pair limiters' rates R, as
     /// set at the tick.
-    pub const COLUMNS: &'static [ColumnSpec] = &[ColumnSpec {
+    const COLUMNS: &'static [ColumnSpec] = &[ColumnSpec {
         name: "limit_gbps",
         other: Cell::Rate(None),
     }];
 
-    /// The policy for a host.
-    pub fn new(p: &EsParams, _vms: &[VmId]) -> Self {
+    fn new(p: &EsParams) -> (Self, ChannelCfg) {
         let module = p.profile == EsProfile::TrinityCode;
         let cfg = ChannelCfg::new(module, p.interval, (p.feedback_size, FEEDBACK_DSCP), DSCP);
-        ElasticSwitch {
-            p: p.clone(),
-            ch: Channels::new(cfg),
-        }
+        (RateAllocation { p: p.clone() }, cfg)
     }
 
     /// A feedback word for channel `i` of this host arrived.
-    fn on_feedback(&mut self, ctx: &mut HostCtx, i: usize, word: u64) {
+    fn on_feedback(&mut self, ch: &mut Channels<EsPair>, ctx: &mut HostCtx, i: usize, word: u64) {
         match self.p.profile {
             EsProfile::TrinityCode => {
-                let t = &mut self.ch.tx[i];
+                let t = &mut ch.tx[i];
                 let permille = (self.p.increase * 1000.0).round() as u64;
                 let least = self.p.min_increase_mbps;
                 let g = t.g / 1_000_000;
-                t.st.mbps = ces_step(g, t.st.mbps, word, self.ch.c_mbps, permille, least);
+                t.st.mbps = ces_step(g, t.st.mbps, word, ch.c_mbps, permille, least);
                 // never below the guarantee, which need not be whole Mb/s
                 let r = limit(self.p.profile, t);
                 ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
             }
             EsProfile::Aggressive => {
-                rc::heard(&mut self.ch.tx[i], word, false);
-                self.aggressive(ctx);
+                rc::heard(&mut ch.tx[i], word, false);
+                self.aggressive(ch, ctx);
             }
             EsProfile::Paper => {
                 let (beta, _) = decode_paper(word);
-                let (knobs, c) = (self.knobs(), self.ch.c_mbps as f64 * 1e6);
-                let t = &mut self.ch.tx[i];
+                let (knobs, c) = (self.knobs(), ch.c_mbps as f64 * 1e6);
+                let t = &mut ch.tx[i];
                 t.st.own = ra_step(t.st.own, t.g as f64, beta, ctx.now, c, &knobs);
                 let r = limit(self.p.profile, t);
                 ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
@@ -111,42 +113,9 @@ impl ElasticSwitch {
         }
     }
 
-    /// The `paper` profile's knobs.
-    fn knobs(&self) -> Knobs {
-        Knobs {
-            increase: self.p.weighted_increase,
-            headroom: self.p.headroom,
-            hold: self.p.hold_increase,
-            caution: self.p.rate_caution,
-        }
-    }
-}
-
-impl ElasticSwitch {
-    /// A-ES: Trinity's paper controller over W, each pair's limiter at G + W.
-    fn aggressive(&mut self, ctx: &mut HostCtx) {
-        let now = ctx.now;
-        let set = |t: &Tx<EsPair>, sh: &mut Shapers| {
-            sh.set_rate(now, t.shaper, Some(aggressive_limit(t)))
-        };
-        let gains = rc::Gains {
-            alpha: self.p.alpha,
-            trap: 0.0,
-            hold: true,
-            cwr: false,
-            probe: None,
-            ecn_gain: 0.0,
-            untrap: false,
-            keep_idle: false,
-        };
-        rc::control(&mut self.ch, &gains, set, ctx.shapers);
-    }
-}
-
-impl HostPolicy for ElasticSwitch {
-    fn start(&mut self, ctx: &mut HostCtx) {
+    fn start(&mut self, ch: &mut Channels<EsPair>, ctx: &mut HostCtx) {
         let p = &self.p;
-        self.ch.open(ctx, |g, share| {
+        ch.open(ctx, |g, share| {
             // C-ES (and paper) start at the guarantee (`tx.h:172-173`); A-ES in P (Eq. 4)
             let w0 = match p.profile {
                 EsProfile::TrinityCode | EsProfile::Paper => 0.0,
@@ -167,25 +136,54 @@ impl HostPolicy for ElasticSwitch {
         });
     }
 
-    super::channels::channel_hooks!();
-
-    fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
-        let ended = self.ch.tick(ctx, m.interval);
+    fn tick(&mut self, ch: &mut Channels<EsPair>, ctx: &mut HostCtx, m: &HostMeasure) {
+        let ended = ch.tick(ctx, m.interval);
         // a new guarantee from GP: the limiter's floor (and A-ES's weight)
         let profile = self.p.profile;
-        self.ch.regrant(ctx, |_, t, ctx| {
+        ch.regrant(ctx, |_, t, ctx| {
             t.st.rc.g = t.g as f64;
             let r = limit(profile, t);
             ctx.shapers.set_rate(ctx.now, t.shaper, Some(r));
         });
         if ended && self.p.profile == EsProfile::Aggressive {
-            self.aggressive(ctx);
+            self.aggressive(ch, ctx);
         }
     }
 
-    fn record(&self, i: usize, out: &mut Vec<Cell>) {
+    fn record(&self, ch: &Channels<EsPair>, i: usize, out: &mut Vec<Cell>) {
         let r = |_: usize, t: &Tx<EsPair>| limit(self.p.profile, t) as f64;
-        out.push(Cell::Rate(self.ch.per_vm(i, r)));
+        out.push(Cell::Rate(ch.per_vm(i, r)));
+    }
+}
+
+impl RateAllocation {
+    /// The `paper` profile's knobs.
+    fn knobs(&self) -> Knobs {
+        Knobs {
+            increase: self.p.weighted_increase,
+            headroom: self.p.headroom,
+            hold: self.p.hold_increase,
+            caution: self.p.rate_caution,
+        }
+    }
+
+    /// A-ES: Trinity's paper controller over W, each pair's limiter at G + W.
+    fn aggressive(&self, ch: &mut Channels<EsPair>, ctx: &mut HostCtx) {
+        let now = ctx.now;
+        let set = |t: &Tx<EsPair>, sh: &mut Shapers| {
+            sh.set_rate(now, t.shaper, Some(aggressive_limit(t)))
+        };
+        let gains = rc::Gains {
+            alpha: self.p.alpha,
+            trap: 0.0,
+            hold: true,
+            cwr: false,
+            probe: None,
+            ecn_gain: 0.0,
+            untrap: false,
+            keep_idle: false,
+        };
+        rc::control(ch, &gains, set, ctx.shapers);
     }
 }
 

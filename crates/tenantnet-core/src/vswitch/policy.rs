@@ -26,6 +26,7 @@ use super::tenant_vm::Vm;
 use crate::engine::Time;
 pub use crate::net::ids::{PairId, NO_PAIR};
 use crate::net::{Packet, VmId};
+pub use crate::packet::ControlPayload;
 
 /// A directed VM pair and the bytes the datapath counted on it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -60,14 +61,8 @@ pub struct ControlMsg {
     pub pair: PairId,
     /// Size on the wire, bytes.
     pub size: u32,
-    /// Its 64 bits of payload (carried in the packet's `seq`).
-    pub word: u64,
-    /// 64 more (carried in the packet's `ts`).
-    pub aux: u64,
-    /// Whether it is about the pair it travels on (a sender's message to the
-    /// receiver) rather than that pair's reverse (feedback to a sender); carried as
-    /// the packet's `len`, 1 or 0 (a control packet has no payload).
-    pub forward: bool,
+    /// What it says.
+    pub payload: ControlPayload,
 }
 
 /// Where a VM's packet goes next.

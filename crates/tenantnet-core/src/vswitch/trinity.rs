@@ -37,23 +37,27 @@ pub use table::{Profile, TrinityParams, TrinitySpec};
 
 use rc::{code_step, Rate};
 
-use super::channels::{ChannelCfg, Channels, ShaperCfg, Tx, Word};
-use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure, HostPolicy};
+use super::channels::{ChannelCfg, ChannelScheme, Channels, OnChannels, ShaperCfg, Tx, Word};
+use super::policy::{Cell, ColumnSpec, HostCtx, HostMeasure};
 use super::shaper::Shapers;
-use crate::net::VmId;
 
-/// The `trinity` policy of one host.
+/// The `trinity` policy of one host: its rate control over its channels.
+pub type Trinity = OnChannels<RateControl>;
+
+/// Trinity's rate control of R_W (§III-D) under its profile.
 #[derive(Clone, Debug)]
-pub struct Trinity {
+pub struct RateControl {
     p: TrinityParams,
-    ch: Channels<Rate>,
 }
 
-impl Trinity {
+impl ChannelScheme for RateControl {
+    type Params = TrinityParams;
+    type State = Rate;
+
     /// Its columns in `vm_rates`: the sums over the VM's channels of R_G (the pair
     /// guarantees, re-partitioned with `pair_guarantees = "dynamic"`) and of R_W,
     /// as set at the tick.
-    pub const COLUMNS: &'static [ColumnSpec] = &[
+    const COLUMNS: &'static [ColumnSpec] = &[
         ColumnSpec {
             name: "rg_gbps",
             other: Cell::Rate(None),
@@ -64,8 +68,7 @@ impl Trinity {
         },
     ];
 
-    /// The policy for a host.
-    pub fn new(p: &TrinityParams, _vms: &[VmId]) -> Self {
+    fn new(p: &TrinityParams) -> (Self, ChannelCfg) {
         let module = p.profile == Profile::Code;
         let base = ChannelCfg::new(module, p.interval, (p.feedback_size, p.dscp[2]), p.dscp[1]);
         let cfg = ChannelCfg {
@@ -76,41 +79,81 @@ impl Trinity {
             },
             ..base
         };
-        Trinity {
-            p: p.clone(),
-            ch: Channels::new(cfg),
-        }
+        (RateControl { p: p.clone() }, cfg)
     }
 
     /// A feedback word for channel `i` of this host arrived: `paper` runs the
     /// host's rate control on it at once (the sender's period is the receiver's:
     /// waiting for the sender's own timer would add up to an interval of delay, which
     /// on Fig. 6's set-up cost 20 % of the link), `code` the module's update.
-    fn on_feedback(&mut self, ctx: &mut HostCtx, i: usize, word: u64) {
+    fn on_feedback(&mut self, ch: &mut Channels<Rate>, ctx: &mut HostCtx, i: usize, word: u64) {
         match self.p.profile {
             Profile::Paper => {
-                rc::heard(&mut self.ch.tx[i], word, true);
-                self.control(ctx);
+                rc::heard(&mut ch.tx[i], word, true);
+                self.control(ch, ctx);
             }
             Profile::Refined => {
-                let t = &mut self.ch.tx[i];
+                let t = &mut ch.tx[i];
                 let epoch = ctx.shapers[t.shaper].colours().map_or(0, |c| c.epoch);
                 rc::heard_epoch(t, word, epoch, true);
-                self.control(ctx);
+                self.control(ch, ctx);
             }
             Profile::Code => {
-                let t = &mut self.ch.tx[i];
+                let t = &mut ch.tx[i];
                 let g = t.g / 1_000_000;
-                t.st.mbps = code_step(g, t.st.mbps, word, self.ch.c_mbps);
+                t.st.mbps = code_step(g, t.st.mbps, word, ch.c_mbps);
                 ctx.shapers
                     .set_red_rate(ctx.now, t.shaper, t.st.mbps * 1_000_000);
             }
         }
     }
 
+    fn start(&mut self, ch: &mut Channels<Rate>, ctx: &mut HostCtx) {
+        let p = &self.p;
+        ch.open(ctx, |g, share| {
+            // paper: all channels start in P (T:L609); code: R_W = 0 (`tx.h:167`)
+            let w0 = match p.profile {
+                Profile::Paper | Profile::Refined => share,
+                Profile::Code => 0.0,
+            };
+            let shaper = ShaperCfg {
+                rates: (g, w0 as u64),
+                bucket: p.bucket,
+                priority_below: p.short_threshold,
+                dscp: [p.dscp[0], p.dscp[1]],
+                tau: p.tau,
+            };
+            (shaper, Rate::start(g, w0, 0, ()))
+        });
+    }
+
+    fn tick(&mut self, ch: &mut Channels<Rate>, ctx: &mut HostCtx, m: &HostMeasure) {
+        let ended = ch.tick(ctx, m.interval);
+        // a new R_G from guarantee partitioning: the green bucket's rate and the
+        // weight in Eq. 4
+        ch.regrant(ctx, |_, t, ctx| {
+            t.st.rc.g = t.g as f64;
+            ctx.shapers.set_rate(ctx.now, t.shaper, Some(t.g));
+        });
+        if ended && self.p.profile != Profile::Code {
+            self.control(ch, ctx);
+        }
+    }
+
+    fn record(&self, ch: &Channels<Rate>, i: usize, out: &mut Vec<Cell>) {
+        out.push(Cell::Rate(ch.per_vm(i, |_, t| t.g as f64)));
+        let w = |t: &Tx<Rate>| match self.p.profile {
+            Profile::Paper | Profile::Refined => t.st.rc.w,
+            Profile::Code => (t.st.mbps * 1_000_000) as f64,
+        };
+        out.push(Cell::Rate(ch.per_vm(i, |_, t| w(t))));
+    }
+}
+
+impl RateControl {
     /// The paper's rate control over the host's channels, the new R_W into the red
     /// buckets that changed.
-    fn control(&mut self, ctx: &mut HostCtx) {
+    fn control(&self, ch: &mut Channels<Rate>, ctx: &mut HostCtx) {
         let (p, now) = (&self.p, ctx.now);
         let refined = p.profile == Profile::Refined;
         let gains = rc::Gains {
@@ -131,51 +174,6 @@ impl Trinity {
                 sh.next_epoch(t.shaper);
             }
         };
-        rc::control(&mut self.ch, &gains, set, ctx.shapers);
-    }
-}
-
-impl HostPolicy for Trinity {
-    fn start(&mut self, ctx: &mut HostCtx) {
-        let p = &self.p;
-        self.ch.open(ctx, |g, share| {
-            // paper: all channels start in P (T:L609); code: R_W = 0 (`tx.h:167`)
-            let w0 = match p.profile {
-                Profile::Paper | Profile::Refined => share,
-                Profile::Code => 0.0,
-            };
-            let shaper = ShaperCfg {
-                rates: (g, w0 as u64),
-                bucket: p.bucket,
-                priority_below: p.short_threshold,
-                dscp: [p.dscp[0], p.dscp[1]],
-                tau: p.tau,
-            };
-            (shaper, Rate::start(g, w0, 0, ()))
-        });
-    }
-
-    super::channels::channel_hooks!();
-
-    fn tick(&mut self, ctx: &mut HostCtx, m: &HostMeasure) {
-        let ended = self.ch.tick(ctx, m.interval);
-        // a new R_G from guarantee partitioning: the green bucket's rate and the
-        // weight in Eq. 4
-        self.ch.regrant(ctx, |_, t, ctx| {
-            t.st.rc.g = t.g as f64;
-            ctx.shapers.set_rate(ctx.now, t.shaper, Some(t.g));
-        });
-        if ended && self.p.profile != Profile::Code {
-            self.control(ctx);
-        }
-    }
-
-    fn record(&self, i: usize, out: &mut Vec<Cell>) {
-        out.push(Cell::Rate(self.ch.per_vm(i, |_, t| t.g as f64)));
-        let w = |t: &Tx<Rate>| match self.p.profile {
-            Profile::Paper | Profile::Refined => t.st.rc.w,
-            Profile::Code => (t.st.mbps * 1_000_000) as f64,
-        };
-        out.push(Cell::Rate(self.ch.per_vm(i, |_, t| w(t))));
+        rc::control(ch, &gains, set, ctx.shapers);
     }
 }

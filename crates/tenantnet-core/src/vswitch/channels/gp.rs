@@ -22,7 +22,7 @@
 use super::{Channels, Rx, Tx};
 use crate::net::VmId;
 use crate::vswitch::partition::max_min;
-use crate::vswitch::policy::{ControlMsg, HostCtx, PairId};
+use crate::vswitch::policy::{ControlMsg, ControlPayload, HostCtx, PairId};
 
 /// One end's division of `b` among its pairs `ends` (active?, the other end's
 /// offer): each pair's allocation, max-min over the active ones with the other
@@ -98,9 +98,7 @@ impl<S> Channels<S> {
                     ctx.control.push(ControlMsg {
                         pair: t.pair,
                         size: self.cfg.feedback_size,
-                        word: offer,
-                        aux: 0,
-                        forward: true,
+                        payload: ControlPayload::Offer { offer },
                     });
                 }
                 if g != t.g {

@@ -21,74 +21,23 @@
 //!   forward theirs in a control packet on the pair, receivers theirs in the
 //!   feedback; the scheme applies the new guarantees it is given
 //!   ([`Channels::regrant`]).
+//! * A scheme's rate control implements [`ChannelScheme`] over its host's
+//!   channels; [`OnChannels`] is the host policy it runs as (`scheme.rs`).
 
 mod feedback;
 mod gp;
 mod reseq;
+mod scheme;
 
 pub use feedback::{decode_epoch, decode_paper, RxCounts};
 use reseq::Reseq;
+pub use scheme::{ChannelScheme, OnChannels};
 
-use super::policy::{ControlMsg, Egress, HostCtx, Ingress, PairId};
+use super::policy::{ControlMsg, ControlPayload, Egress, HostCtx, Ingress, PairId};
 use super::shaper::{Shaper, ShaperId};
 use crate::engine::Time;
 use crate::net::packet::flags;
 use crate::net::{Packet, VmId};
-
-/// The host-policy hooks a scheme built on [`Channels`] shares, inside its `impl
-/// HostPolicy`: packets go to their pair's channel (fixed from the start), and on
-/// ingress a feedback word goes to the scheme's `on_feedback(ctx, channel, word)`.
-/// The scheme keeps its channels in a field `ch`.
-macro_rules! channel_hooks {
-    () => {
-        #[inline]
-        fn egress(
-            &mut self,
-            pkt: &mut $crate::net::Packet,
-            src: $crate::net::VmId,
-            pair: $crate::vswitch::policy::PairId,
-        ) -> $crate::vswitch::policy::Egress {
-            self.ch.egress(pkt, src, pair)
-        }
-
-        #[inline]
-        fn channel(
-            &self,
-            src: $crate::net::VmId,
-            pair: $crate::vswitch::policy::PairId,
-        ) -> $crate::vswitch::ShaperId {
-            self.ch.channel(src, pair)
-        }
-
-        /// A pair's channel is made at the start and kept.
-        #[inline]
-        fn fixed_channels(&self) -> bool {
-            true
-        }
-
-        #[inline]
-        fn uses_ingress(&self) -> bool {
-            true
-        }
-
-        fn ingress(
-            &mut self,
-            ctx: &mut $crate::vswitch::policy::HostCtx,
-            pkt: &$crate::net::Packet,
-            _dst: $crate::net::VmId,
-            tcp: bool,
-        ) -> $crate::vswitch::policy::Ingress {
-            match self.ch.ingress(ctx, pkt, tcp) {
-                $crate::vswitch::channels::Heard::Feedback(i, word) => {
-                    self.on_feedback(ctx, i, word);
-                    $crate::vswitch::policy::Ingress::Consumed
-                }
-                $crate::vswitch::channels::Heard::Packet(what) => what,
-            }
-        }
-    };
-}
-pub(crate) use channel_hooks;
 
 /// When receivers send feedback.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -370,22 +319,25 @@ impl<S> Channels<S> {
     /// neither minds reordering nor fills the gaps its drops leave) on its receiving
     /// channel.
     pub fn ingress(&mut self, ctx: &mut HostCtx, pkt: &Packet, tcp: bool) -> Heard {
-        if pkt.has(flags::CONTROL) {
-            if pkt.len == 1 {
+        match pkt.control_payload() {
+            Some(ControlPayload::Offer { offer }) => {
                 // a sender's offer, on the pair it is about
                 if let Some(i) = self.rx_of(pkt.pair) {
-                    self.rx[i].offer_fwd = pkt.seq;
+                    self.rx[i].offer_fwd = offer;
                 }
                 return Heard::Packet(Ingress::Consumed);
             }
-            // feedback travels on the reverse of the channel it is about
-            return match self.tx_of(ctx.pairs[pkt.pair as usize].reverse) {
-                Some(i) => {
-                    self.tx[i].offer_back = pkt.ts;
-                    Heard::Feedback(i, pkt.seq)
-                }
-                None => Heard::Packet(Ingress::Consumed),
-            };
+            Some(ControlPayload::Feedback { word, offer }) => {
+                // feedback travels on the reverse of the channel it is about
+                return match self.tx_of(ctx.pairs[pkt.pair as usize].reverse) {
+                    Some(i) => {
+                        self.tx[i].offer_back = offer;
+                        Heard::Feedback(i, word)
+                    }
+                    None => Heard::Packet(Ingress::Consumed),
+                };
+            }
+            None => {}
         }
         let Some(i) = self.rx_of(pkt.pair) else {
             return Heard::Packet(Ingress::Deliver);
@@ -424,9 +376,10 @@ impl<S> Channels<S> {
         ctx.control.push(ControlMsg {
             pair: r.back,
             size: self.cfg.feedback_size,
-            word,
-            aux: r.offer,
-            forward: false,
+            payload: ControlPayload::Feedback {
+                word,
+                offer: r.offer,
+            },
         });
         r.counts = RxCounts::default();
         r.since = ctx.now;
