@@ -29,7 +29,7 @@ impl Sim {
 
     fn control(&mut self, i: u32) {
         let mut actions = Vec::new();
-        self.sum_vm_rx();
+        self.hosts.sum_vm_rx();
         let view = FabricView {
             now: self.now,
             net: &self.fabric.net,

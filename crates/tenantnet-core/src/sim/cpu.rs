@@ -439,7 +439,7 @@ impl Sim {
             let Some(&f) = cpu.rings[v.idx()].waiting.front() else {
                 return;
             };
-            let need = self.ends.tcp[self.transport(f)].packet_size();
+            let need = self.ends.packet_size(f);
             if self.ring_room(v, need) < need {
                 return;
             }

@@ -59,7 +59,7 @@ impl PolicyValues {
 
     /// Appends `c`. A cell of the other type (a policy's bug, caught in debug
     /// builds) records nothing useful: none or 0.
-    fn push(&mut self, c: Cell) {
+    pub(super) fn push(&mut self, c: Cell) {
         match (self, c) {
             (PolicyValues::Rate(v), Cell::Rate(r)) => v.push(r),
             (PolicyValues::Count(v), Cell::Count(n)) => v.push(n),
@@ -91,7 +91,7 @@ impl VmRateCols {
 /// A `vm_rates` row's policy cells: the policy's own `cells` in its columns `own`
 /// (in order; cells beyond them are dropped rather than spilt into another policy's
 /// columns), every other column its [`ColumnSpec::other`].
-fn row_cells<'a>(
+pub(super) fn row_cells<'a>(
     specs: &'a [ColumnSpec],
     own: std::ops::Range<usize>,
     cells: &'a [Cell],
@@ -180,18 +180,8 @@ impl Sim {
         k: usize,
         hook: impl FnOnce(&mut Policy, &mut HostCtx) -> R,
     ) -> R {
-        let hv = &mut self.hosts.vswitches[k];
-        let mut ctx = HostCtx {
-            now: self.now,
-            capacity_bps: hv.capacity_bps,
-            mine: &hv.vms,
-            vms: &self.hosts.vms,
-            pairs: &self.hosts.pairs,
-            shapers: &mut self.hosts.shapers,
-            control: &mut self.hosts.control_out,
-            release: &mut self.hosts.released,
-        };
-        let r = hook(&mut hv.policy, &mut ctx);
+        let (policy, mut ctx) = self.hosts.policy_ctx(k, self.now);
+        let r = hook(policy, &mut ctx);
         self.after_hook();
         r
     }
@@ -267,18 +257,6 @@ impl Sim {
         self.with_host(k, |pol, ctx| pol.ingress(ctx, p, v, tcp))
     }
 
-    /// Each VM's `rx_bytes` from its pairs' counts.
-    pub(super) fn sum_vm_rx(&mut self) {
-        for vm in self.hosts.vms.iter_mut() {
-            vm.rx_bytes = 0;
-        }
-        for pr in &self.hosts.pairs {
-            if let Some(v) = pr.dst {
-                self.hosts.vms[v.idx()].rx_bytes += pr.rx_bytes;
-            }
-        }
-    }
-
     /// A control packet from pair `pair`'s sending VM to its receiving VM's host
     /// (policies send them through `HostCtx::control`).
     pub fn send_control(&mut self, c: ControlMsg) {
@@ -330,7 +308,7 @@ impl Sim {
     /// whichever of its small queue and its shaper is short of a full packet.
     #[cold]
     pub(super) fn block_small_queue(&mut self, f: FlowId) {
-        let full = self.ends.tcp[self.transport(f)].packet_size();
+        let full = self.ends.packet_size(f);
         let sq = &mut self.ends.flows[f.idx()].small_queue;
         if sq.room() < full {
             sq.waiting = true;
@@ -340,41 +318,25 @@ impl Sim {
         }
     }
 
-    /// `bytes` of flow `f`'s data left its host (or were dropped there): a sender
-    /// waiting for its small queue resumes once its bytes are down to the limit
-    /// (Linux's `tcp_wfree` waking a throttled socket).
+    /// `bytes` of flow `f`'s data left its host (or were dropped there): its
+    /// sender resumes if it was waiting for them.
     pub(super) fn release_small_queue(&mut self, f: FlowId, bytes: u64) {
-        let full = self.ends.tcp[self.transport(f)].packet_size();
-        let sq = &mut self.ends.flows[f.idx()].small_queue;
-        sq.held -= bytes;
-        if sq.waiting && sq.room() >= full {
-            sq.waiting = false;
+        if self.ends.release_small_queue(f, bytes) {
             self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
         }
     }
 
     /// A packet its sender's small queue counts has left the host's NIC.
     pub(super) fn on_sent(&mut self, id: PktId) {
-        let p = &mut self.fabric.pkts[id];
-        debug_assert!(p.has(flags::TSQ));
-        p.flags &= !flags::TSQ;
-        let (flow, size) = (p.flow, p.size as u64);
+        let (flow, size) = self.fabric.left_host(id);
         self.release_small_queue(flow, size);
     }
 
-    /// Frees a packet that goes no further (dropped or evicted), first returning
-    /// its bytes to its sender's small queue if it still counts there.
+    /// Frees a packet that goes no further (dropped or evicted); its bytes go back
+    /// to its sender's small queue if they still count there.
     pub(super) fn discard(&mut self, id: PktId) {
-        let p = &self.fabric.pkts[id];
-        if p.len > 0 && p.has(flags::ACK) {
-            self.fabric.sacks.take(p.len);
-        }
-        if self.ends.small_queues && p.has(flags::TSQ) {
-            let (flow, size) = (p.flow, p.size as u64);
-            self.fabric.pkts.free(id);
+        if let Some((flow, size)) = self.fabric.discard(id, self.ends.small_queues) {
             self.release_small_queue(flow, size);
-        } else {
-            self.fabric.pkts.free(id);
         }
     }
 
@@ -395,34 +357,21 @@ impl Sim {
     /// Every tick: each host measures its VMs and NIC over the interval just ended,
     /// its policy ticks on what it measured, and each VM's row is recorded.
     pub(super) fn on_host_tick(&mut self) {
-        self.sum_vm_rx();
+        self.hosts.sum_vm_rx();
         let t = self.hosts.tick;
-        let secs = to_secs(t);
+        let (secs, now) = (to_secs(t), to_secs(self.now));
         for k in 0..self.hosts.vswitches.len() {
-            let hv = &self.hosts.vswitches[k];
-            let nic = &self.fabric.net.ports[self.fabric.net.hosts[hv.host.idx()].nic.idx()];
-            let nic_tx = nic.tx_bytes();
-            let util = (nic_tx - hv.nic_at_tick) as f64 * 8.0 / (nic.rate_bps() as f64 * secs);
-            let ids = hv.vms.clone();
-            self.hosts.vswitches[k].nic_at_tick = nic_tx;
-            let rate = |now: u64, then: u64| (now - then) as f64 * 8.0 / secs;
-            let vms = &self.hosts.vms;
-            let sent: Vec<f64> = ids
-                .iter()
-                .map(|v| rate(vms[v.idx()].tx_bytes, vms[v.idx()].tx_at_tick))
-                .collect();
-            let received: Vec<f64> = ids
-                .iter()
-                .map(|v| rate(vms[v.idx()].rx_bytes, vms[v.idx()].rx_at_tick))
-                .collect();
-            let m = HostMeasure {
+            let host = self.hosts.vswitches[k].host;
+            let nic = &self.fabric.net.ports[self.fabric.net.hosts[host.idx()].nic.idx()];
+            let m = self.hosts.measure(k, nic.tx_bytes(), nic.rate_bps(), secs);
+            let hm = HostMeasure {
                 interval: t,
-                nic_utilisation: util,
-                sent_bps: &sent,
-                received_bps: &received,
+                nic_utilisation: m.util,
+                sent_bps: &m.sent,
+                received_bps: &m.received,
             };
-            self.with_host(k, |p, ctx| p.tick(ctx, &m));
-            self.record_host(k, &ids, &sent, util);
+            self.with_host(k, |p, ctx| p.tick(ctx, &hm));
+            self.hosts.record(k, &m, now);
         }
         if self.hosts.cpu.is_some() {
             self.record_cpu(t);
@@ -434,49 +383,6 @@ impl Sim {
         if next <= self.budget.end {
             self.schedule(next, Event::HostTick);
         }
-    }
-
-    /// Host `k`'s rows of `vm_rates`; the measurement baselines move to now.
-    fn record_host(&mut self, k: usize, ids: &[VmId], sent: &[f64], util: f64) {
-        let now = to_secs(self.now);
-        let policy = &self.hosts.vswitches[k].policy;
-        let r = &mut self.hosts.vm_rates;
-        let kind = policy.kind();
-        let first = r.first[kind as usize];
-        let own = first..first + kind.columns().len();
-        let mut cells = Vec::new();
-        for (i, &v) in ids.iter().enumerate() {
-            let vm = &mut self.hosts.vms[v.idx()];
-            vm.tx_at_tick = vm.tx_bytes;
-            vm.rx_at_tick = vm.rx_bytes;
-            r.time.push(now);
-            r.vm.push(v.0);
-            r.sr.push(sent[i]);
-            r.ar.push(
-                self.hosts.shapers[ShaperId::of_vm(v)]
-                    .shaping_rate()
-                    .map(|x| x as f64),
-            );
-            r.guarantee.push(vm.guarantee_bps as f64);
-            r.nic_util.push(util);
-            cells.clear();
-            policy.record(i, &mut cells);
-            debug_assert_eq!(
-                cells.len(),
-                own.len(),
-                "{kind:?} recorded {} cells for its {} columns",
-                cells.len(),
-                own.len()
-            );
-            for (c, cell) in row_cells(&r.specs, own.clone(), &cells).enumerate() {
-                r.extra[c].push(cell);
-            }
-        }
-    }
-
-    /// Packets waiting in vswitch shapers.
-    pub(super) fn vm_held(&self) -> u64 {
-        self.hosts.shapers.held() + self.hosts.cpu.as_ref().map_or(0, |c| c.held())
     }
 }
 

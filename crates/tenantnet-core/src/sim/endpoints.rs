@@ -55,12 +55,6 @@ impl Sim {
         }
     }
 
-    /// The index of flow `f`'s TCP configuration.
-    #[inline]
-    pub(super) fn transport(&self, f: FlowId) -> usize {
-        transport_of(&self.ends.flows[f.idx()].spec.kind)
-    }
-
     /// One call into flow `f`'s TCP sender: hands it the room its shaper has, runs
     /// `op`, completes the flow if `op` acknowledged its last byte (`may_complete`),
     /// sends the segments it asked for and notes whether it now waits for room.
@@ -222,11 +216,10 @@ impl Sim {
         });
     }
 
-    /// A sized flow has every byte acknowledged: it completes now.
+    /// A sized flow has every byte acknowledged: it completes now, and the run
+    /// with it if it was the last and the run stops when all are done.
     fn complete(&mut self, f: FlowId) {
-        self.ends.flows[f.idx()].end = Some(self.now);
-        self.ends.completed += 1;
-        if self.budget.stop_when_done && self.ends.completed == self.ends.finite_flows {
+        if self.ends.complete(f, self.now) && self.budget.stop_when_done {
             self.budget.done = true;
         }
     }

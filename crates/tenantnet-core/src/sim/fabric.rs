@@ -1,5 +1,5 @@
 //! The fabric's own steps: where a switch sends a packet, a port's admission and
-//! its end of transmission. Each works on the [`Fabric`] alone and returns what
+//! its end of transmission, a packet freed. Each works on the [`Fabric`] alone and returns what
 //! happened (the port's [`Admit`], the packet it started, its wake-up); the event
 //! loop (`Sim::enqueue`, `Sim::tx_done`) schedules and counts.
 
@@ -7,7 +7,7 @@ use super::parts::Fabric;
 use crate::engine::Time;
 use crate::net::packet::flags;
 use crate::net::port::Admit;
-use crate::net::{NodeId, PktId, PortId, SwitchId};
+use crate::net::{FlowId, NodeId, PktId, PortId, SwitchId};
 
 impl Fabric {
     /// The output port and queue of packet `id` at switch `s` (node `node`): by
@@ -54,5 +54,27 @@ impl Fabric {
         let p = &mut self.net.ports[port.idx()];
         let pool = p.pool().map(|i| &mut self.net.pools[i as usize]);
         p.tx_done(now, &mut self.pkts, pool)
+    }
+
+    /// Frees packet `id`, which goes no further (dropped or evicted), and its SACK
+    /// option: the flow and bytes to return to its sender's small queue, if they
+    /// still count there (`small_queues`: any flow has one).
+    pub(super) fn discard(&mut self, id: PktId, small_queues: bool) -> Option<(FlowId, u64)> {
+        let p = &self.pkts[id];
+        if p.len > 0 && p.has(flags::ACK) {
+            self.sacks.take(p.len);
+        }
+        let counted = (small_queues && p.has(flags::TSQ)).then_some((p.flow, p.size as u64));
+        self.pkts.free(id);
+        counted
+    }
+
+    /// Packet `id`, counted by its sender's small queue, has left its host's NIC:
+    /// it counts no more; the flow and bytes to return.
+    pub(super) fn left_host(&mut self, id: PktId) -> (FlowId, u64) {
+        let p = &mut self.pkts[id];
+        debug_assert!(p.has(flags::TSQ));
+        p.flags &= !flags::TSQ;
+        (p.flow, p.size as u64)
     }
 }

@@ -15,10 +15,12 @@ pub mod cpu;
 mod cpu_records;
 pub mod datapath;
 pub mod endpoints;
+mod ends;
 pub mod event;
 mod fabric;
 pub mod flow;
 pub mod footprint;
+mod hosts;
 pub mod ideal;
 pub mod parts;
 pub mod queries;
@@ -569,7 +571,7 @@ impl Sim {
             .iter()
             .map(|p| p.held_packets())
             .sum::<u64>()
-            + self.vm_held();
+            + self.hosts.held();
         let on_links = self
             .events
             .codes()

@@ -143,7 +143,7 @@ impl Sim {
         let flow = &self.ends.flows[f.idx()];
         match &flow.ep {
             Endpoint::Tcp { snd, .. } => {
-                let mss = self.ends.tcp[self.transport(f)].mss as u64;
+                let mss = self.ends.tcp_of(f).mss as u64;
                 sh.lane_of(Some(snd.snd_nxt + mss))
             }
             Endpoint::Udp { .. } => Lane::Normal,
@@ -182,7 +182,7 @@ impl Sim {
     /// The room flow `f`'s VM's guest ring has for its packets.
     fn ring_room_of(&self, f: FlowId) -> u64 {
         match self.ends.flows[f.idx()].spec.src_vm {
-            Some(v) => self.ring_room(v, self.ends.tcp[self.transport(f)].packet_size()),
+            Some(v) => self.ring_room(v, self.ends.packet_size(f)),
             None => u64::MAX,
         }
     }
@@ -191,7 +191,7 @@ impl Sim {
     /// is short of a packet (once).
     pub(super) fn block_sender(&mut self, f: FlowId) {
         if self.hosts.cpu.is_some() && !self.ends.flows[f.idx()].blocked {
-            let need = self.ends.tcp[self.transport(f)].packet_size();
+            let need = self.ends.packet_size(f);
             if let (true, Some(v)) = (
                 self.ring_room_of(f) < need,
                 self.ends.flows[f.idx()].spec.src_vm,
@@ -253,7 +253,7 @@ impl Sim {
             let Some(f) = self.hosts.shapers[s].first_blocked() else {
                 break;
             };
-            if self.hosts.shapers[s].room() < self.ends.tcp[self.transport(f)].packet_size() {
+            if self.hosts.shapers[s].room() < self.ends.packet_size(f) {
                 break;
             }
             self.hosts.shapers[s].pop_blocked();
@@ -275,7 +275,7 @@ impl Sim {
         let mut full = [false; 2];
         for f in waiting {
             let lane = self.next_lane(s, f);
-            let need = self.ends.tcp[self.transport(f)].packet_size();
+            let need = self.ends.packet_size(f);
             if full[lane as usize] || self.hosts.shapers[s].room_in(lane) < need {
                 full[lane as usize] = true;
                 kept.push(f);
