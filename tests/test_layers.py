@@ -117,3 +117,45 @@ def test_the_order_reads_the_same_in_architecture_md() -> None:
     layers = doc.split("## Layers", 1)[1].split("\n## ", 1)[0]
     named = [n for n in re.findall(r"`(\w+)`", layers) if n in ORDER]
     assert named == ORDER, named
+
+
+PARTS = ["Fabric", "Hosts", "Endpoints", "Records", "RunBudget"]
+"""The parts of a run's state (`sim/parts.rs`)."""
+THE_LOOP = re.compile(r"\bSim\b|\bEvent\b|\bschedule\(|\bself\.events\b|\bself\.now\b")
+"""What a part's method would name to reach into the event loop."""
+
+
+def impl_blocks(code: str, name: str) -> list[str]:
+    """The bodies of every ``impl name {…}`` in `code` (braces balanced)."""
+    out = []
+    for m in re.finditer(rf"^impl {name} \{{", code, re.M):
+        depth, i = 0, m.end() - 1
+        for j in range(i, len(code)):
+            depth += {"{": 1, "}": -1}.get(code[j], 0)
+            if depth == 0:
+                out.append(code[i:j + 1])
+                break
+    return out
+
+
+def test_the_parts_own_their_state_and_never_call_back_into_the_loop() -> None:
+    parts_rs = (SRC / "sim" / "parts.rs").read_text(encoding="utf-8")
+    declared = re.findall(r"^pub struct (\w+)", parts_rs, re.M)
+    assert declared == PARTS, "a new part: add it to PARTS and ARCHITECTURE.md"
+    sim = re.search(r"^pub struct Sim \{(.*?)^\}", (SRC / "sim" / "mod.rs").read_text(
+        encoding="utf-8"), re.M | re.S)
+    assert sim
+    fields = re.findall(r"^\s+(?:pub )?(\w+): (\w+)", sim.group(1), re.M)
+    others = {name: ty for name, ty in fields if ty not in PARTS}
+    assert others == {"now": "Time", "events": "EventQueue", "controllers": "Vec"}, (
+        "Sim holds the clock, the event queue, the fabric controllers and the parts only")
+    methods = 0
+    for path in sorted((SRC / "sim").glob("*.rs")):
+        code = re.sub(r"//[^\n]*", "", path.read_text(encoding="utf-8"))
+        for part in PARTS:
+            for body in impl_blocks(code, part):
+                methods += len(re.findall(r"\bfn \w+", body))
+                assert not THE_LOOP.search(body), (
+                    f"{path.name}: a method of {part} reaches into the loop: "
+                    f"{THE_LOOP.search(body).group(0)!r}")
+    assert methods >= 20

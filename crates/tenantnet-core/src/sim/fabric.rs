@@ -4,7 +4,9 @@
 //! loop (`Sim::enqueue`, `Sim::tx_done`) schedules and counts.
 
 use super::parts::Fabric;
+use super::Flow;
 use crate::engine::Time;
+use crate::net::host_nic::HostNic;
 use crate::net::packet::flags;
 use crate::net::port::Admit;
 use crate::net::{FlowId, NodeId, PktId, PortId, SwitchId};
@@ -76,5 +78,19 @@ impl Fabric {
         debug_assert!(p.has(flags::TSQ));
         p.flags &= !flags::TSQ;
         (p.flow, p.size as u64)
+    }
+
+    /// The queue of host NIC `nic` that packet `id` joins, as `network.host_nic`
+    /// says (a queue per flow end reads the flow's, from `flows`).
+    #[inline]
+    pub(super) fn nic_queue(&self, nic: PortId, id: PktId, flows: &[Flow]) -> usize {
+        let p = &self.pkts[id];
+        match self.net.host_nic {
+            HostNic::Fifo => 0,
+            HostNic::Dscp => self.net.classify(nic, p.dscp),
+            HostNic::AckFirst => !p.has(flags::ACK) as usize,
+            HostNic::Fq if p.has(flags::CONTROL) => 0,
+            HostNic::Fq => flows[p.flow.idx()].nic_q[p.has(flags::ACK) as usize] as usize,
+        }
     }
 }

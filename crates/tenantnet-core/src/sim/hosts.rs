@@ -6,8 +6,10 @@
 use super::datapath::row_cells;
 use super::parts::Hosts;
 use crate::engine::Time;
-use crate::net::VmId;
+use crate::net::packet::flags;
+use crate::net::{HostId, Packet, VmId};
 use crate::vswitch::policy::{HostCtx, HostPolicy};
+use crate::vswitch::two_colour::Colour;
 use crate::vswitch::{Policy, ShaperId};
 
 /// What host vswitch `k` measured over a tick: its VMs, each one's send and
@@ -127,5 +129,52 @@ impl Hosts {
     /// VMs' rings.
     pub(super) fn held(&self) -> u64 {
         self.shapers.held() + self.cpu.as_ref().map_or(0, |c| c.held())
+    }
+
+    /// VM `v`'s packet `p` leaves its vswitch: counted on its pair and its VM; the
+    /// host whose NIC it goes to.
+    #[inline]
+    pub(super) fn count_to_nic(&mut self, v: VmId, p: &Packet) -> HostId {
+        let size = p.size as u64;
+        let data = !p.has(flags::ACK | flags::CONTROL) as u64;
+        self.pairs[p.pair as usize].tx_bytes += size;
+        let vm = &mut self.vms[v.idx()];
+        vm.tx_bytes += size;
+        vm.data_bytes += size * data;
+        vm.host
+    }
+
+    /// The DSCP and red epoch two-colour shaper `s` gives a packet it releases in
+    /// colour `c` (0 and 0 for a plain shaper).
+    #[inline]
+    pub(super) fn colour_marks(&self, s: ShaperId, c: Colour) -> (u8, u16) {
+        self.shapers[s]
+            .colours()
+            .map_or((0, 0), |t| (t.dscp_of(c), t.epoch))
+    }
+
+    /// The wake-up shaper `s` now needs for its next departure, if it needs a new
+    /// one (it is then the pending one).
+    #[inline]
+    pub(super) fn next_wake(&mut self, s: ShaperId, now: Time) -> Option<Time> {
+        let sh = &mut self.shapers[s];
+        let t = sh.service.serve_at(now, sh.next_departure()?);
+        if sh.wake_at == Some(t) {
+            return None;
+        }
+        sh.wake_at = Some(t);
+        Some(t)
+    }
+
+    /// Shaper `s`'s wake-up at `now` fired: whether it is still the pending one
+    /// (a rate change supersedes it); it is pending no more.
+    #[inline]
+    pub(super) fn woken(&mut self, s: ShaperId, now: Time) -> bool {
+        let sh = &mut self.shapers[s];
+        if sh.wake_at != Some(now) {
+            return false;
+        }
+        sh.wake_at = None;
+        true
     }
 }

@@ -472,18 +472,7 @@ impl Sim {
     /// The queue of host NIC `nic` that packet `id` joins.
     #[inline]
     fn nic_queue(&self, nic: PortId, id: PktId) -> usize {
-        match self.fabric.net.host_nic {
-            HostNic::Fifo => 0,
-            HostNic::Dscp => self.fabric.net.classify(nic, self.fabric.pkts[id].dscp),
-            HostNic::AckFirst => !self.fabric.pkts[id].has(flags::ACK) as usize,
-            HostNic::Fq => {
-                let p = &self.fabric.pkts[id];
-                if p.has(flags::CONTROL) {
-                    return 0;
-                }
-                self.ends.flows[p.flow.idx()].nic_q[p.has(flags::ACK) as usize] as usize
-            }
-        }
+        self.fabric.nic_queue(nic, id, &self.ends.flows)
     }
 
     /// Offers packet `id` to queue `queue` of `port`.

@@ -66,14 +66,8 @@ impl Sim {
     /// VM `v`'s packet leaves the vswitch for its host's NIC.
     #[inline]
     pub(super) fn pass_to_nic(&mut self, v: VmId, id: PktId) {
-        let p = &self.fabric.pkts[id];
-        let size = p.size as u64;
-        let data = !p.has(flags::ACK | flags::CONTROL) as u64;
-        self.hosts.pairs[p.pair as usize].tx_bytes += size;
-        let vm = &mut self.hosts.vms[v.idx()];
-        vm.tx_bytes += size;
-        vm.data_bytes += size * data;
-        let nic = self.fabric.net.hosts[vm.host.idx()].nic;
+        let host = self.hosts.count_to_nic(v, &self.fabric.pkts[id]);
+        let nic = self.fabric.net.hosts[host.idx()].nic;
         self.enqueue(nic, id, self.nic_queue(nic, id));
     }
 
@@ -155,9 +149,7 @@ impl Sim {
     /// the shaper's red epoch.
     #[inline]
     fn colour(&mut self, s: ShaperId, id: PktId, c: Colour) {
-        let (dscp, epoch) = self.hosts.shapers[s]
-            .colours()
-            .map_or((0, 0), |t| (t.dscp_of(c), t.epoch));
+        let (dscp, epoch) = self.hosts.colour_marks(s, c);
         let p = &mut self.fabric.pkts[id];
         p.dscp = dscp;
         p.flags |= flags::ECT;
@@ -209,23 +201,16 @@ impl Sim {
 
     /// Makes sure a wake-up is pending for shaper `s`'s next departure.
     pub(super) fn shaper_schedule(&mut self, s: ShaperId) {
-        let sh = &mut self.hosts.shapers[s];
-        if let Some(ready) = sh.next_departure() {
-            let t = sh.service.serve_at(self.now, ready);
-            if sh.wake_at != Some(t) {
-                sh.wake_at = Some(t);
-                self.schedule(t, Event::ShaperTx(s));
-            }
+        if let Some(t) = self.hosts.next_wake(s, self.now) {
+            self.schedule(t, Event::ShaperTx(s));
         }
     }
 
     /// A shaper is served: it sends what its bucket allows, then wakes its senders.
     pub(super) fn on_shaper_tx(&mut self, s: ShaperId) {
-        if self.hosts.shapers[s].wake_at != Some(self.now) {
-            return; // superseded by a rate change
+        if self.hosts.woken(s, self.now) {
+            self.shaper_drain(s);
         }
-        self.hosts.shapers[s].wake_at = None;
-        self.shaper_drain(s);
     }
 
     /// Passes every packet shaper `s` may send now to the NIC and wakes its senders.
