@@ -318,26 +318,31 @@ impl Sim {
         }
     }
 
-    /// `bytes` of flow `f`'s data left its host (or were dropped there): its
-    /// sender resumes if it was waiting for them.
-    pub(super) fn release_small_queue(&mut self, f: FlowId, bytes: u64) {
-        if self.ends.release_small_queue(f, bytes) {
-            self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
-        }
-    }
-
-    /// A packet its sender's small queue counts has left the host's NIC.
+    /// A packet its sender's small queue counts has left the host's NIC: its bytes
+    /// count no more.
     pub(super) fn on_sent(&mut self, id: PktId) {
         let (flow, size) = self.fabric.left_host(id);
-        self.release_small_queue(flow, size);
+        self.ends.release_small_queue(flow, size);
     }
 
     /// Frees a packet that goes no further (dropped or evicted); its bytes go back
     /// to its sender's small queue if they still count there.
     pub(super) fn discard(&mut self, id: PktId) {
         if let Some((flow, size)) = self.fabric.discard(id, self.ends.small_queues) {
-            self.release_small_queue(flow, size);
+            self.ends.release_small_queue(flow, size);
         }
+    }
+
+    /// Resumes the senders their small queues woke in the event just handled, in
+    /// the order they woke (and any these wake in turn).
+    #[cold]
+    pub(super) fn resume_senders(&mut self) {
+        let mut i = 0;
+        while let Some(&f) = self.ends.resume.get(i) {
+            self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
+            i += 1;
+        }
+        self.ends.resume.clear();
     }
 
     /// The start of the run: every policy's start hook, the controllers' first
@@ -412,7 +417,7 @@ mod tests {
     }
 
     use super::super::flow::{LIVE_CHANNEL, NO_CHANNEL};
-    use super::Sim;
+    use super::{flags, FlowId, Packet, Sim};
     // Up the layers, in a test only: a run with VMs and channels is built from a
     // scenario file, without repeating the builder here.
     use crate::scenario::{load, Format, LoadOptions};
@@ -435,6 +440,42 @@ mod tests {
             &opts,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_sender_its_small_queue_wakes_resumes_after_the_event_not_inside_it() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/qshare-two-queues.toml"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let opts = LoadOptions::default();
+        let mut s = load(&text, "q.toml", Path::new("."), Format::Toml, &opts).unwrap();
+        s.run_until(crate::engine::from_secs(0.01));
+        let f = FlowId(0);
+        let full = s.ends.packet_size(f);
+        let sq = &mut s.ends.flows[f.idx()].small_queue;
+        assert!(sq.on());
+        // the sender waits with its whole limit held; a packet of it is dropped
+        (sq.waiting, sq.held) = (true, sq.limit);
+        let p = Packet {
+            flow: f,
+            size: full as u32,
+            flags: flags::TSQ,
+            ..Default::default()
+        };
+        let id = s.alloc_packet(p);
+        let sent = s.records.counters.data_sent;
+        s.discard(id);
+        let sq = &s.ends.flows[f.idx()].small_queue;
+        assert_eq!((sq.waiting, sq.held), (false, sq.limit - full));
+        assert_eq!(s.ends.resume, [f], "woken, to resume after the event");
+        assert_eq!(
+            s.records.counters.data_sent, sent,
+            "not driven inside the drop"
+        );
+        s.resume_senders();
+        assert!(s.ends.resume.is_empty());
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The endpoints' own steps: a flow's transport, its small queue's count, its
-//! completion. Each works on the [`Endpoints`] alone and returns what happened (a
-//! sender to resume, the last flow done); the loop (`sim/endpoints.rs`) acts on it.
+//! completion. Each works on the [`Endpoints`] alone and returns or leaves what
+//! happened (the last flow done, senders to resume); the loop acts on it.
 
 use super::endpoints::transport_of;
 use super::parts::Endpoints;
@@ -21,18 +21,19 @@ impl Endpoints {
         self.tcp_of(f).packet_size()
     }
 
-    /// `bytes` of flow `f`'s data left its host (or were dropped there): whether
-    /// its sender, waiting for its small queue, may now resume (its bytes are down
-    /// to the limit: Linux's `tcp_wfree` waking a throttled socket).
-    pub(super) fn release_small_queue(&mut self, f: FlowId, bytes: u64) -> bool {
+    /// `bytes` of flow `f`'s data left its host (or were dropped there). A sender
+    /// waiting for its small queue whose bytes are now down to the limit joins
+    /// [`resume`](Endpoints::resume): Linux's `tcp_wfree` queueing a throttled
+    /// socket for the TSQ tasklet, which runs after the completion or drop that
+    /// freed the bytes.
+    pub(super) fn release_small_queue(&mut self, f: FlowId, bytes: u64) {
         let full = self.packet_size(f);
         let sq = &mut self.flows[f.idx()].small_queue;
         sq.held -= bytes;
         if sq.waiting && sq.room() >= full {
             sq.waiting = false;
-            return true;
+            self.resume.push(f);
         }
-        false
     }
 
     /// Sized flow `f` has every byte acknowledged at `now`: whether it was the

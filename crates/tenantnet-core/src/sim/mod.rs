@@ -217,6 +217,7 @@ impl Sim {
                 completed: 0,
                 small_queues,
                 exchanges: queries::ExchangeState::new(p.exchanges),
+                resume: Vec::new(),
             },
             records: Records {
                 counters: Counters::default(),
@@ -402,6 +403,9 @@ impl Sim {
             match Event::decode(code) {
                 Some(e) => self.dispatch(e),
                 None => debug_assert!(false, "event code {code:#x} of no kind"),
+            }
+            if !self.ends.resume.is_empty() {
+                self.resume_senders();
             }
         }
         if !self.budget.done {

@@ -13,7 +13,7 @@ use super::sack_store::SackStore;
 use super::{Counters, Flow, RunFailure};
 use crate::engine::Time;
 use crate::net::host_nic::AckRoutes;
-use crate::net::{Network, NodeKind, Packet, PacketPool, PktId};
+use crate::net::{FlowId, Network, NodeKind, Packet, PacketPool, PktId};
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
@@ -88,6 +88,9 @@ pub struct Endpoints {
     pub(super) small_queues: bool,
     /// Gates and queries of request–response workloads.
     pub(super) exchanges: ExchangeState,
+    /// Senders their small queue woke in this event, in order: the loop resumes
+    /// them when the event's handler is done (`Sim::resume_senders`).
+    pub(super) resume: Vec<FlowId>,
 }
 
 /// What the run records: counters, periodic samples, its names and wall time.
