@@ -1,5 +1,5 @@
 """What the reproductions and ``compare`` read out of a run's tables, written once:
-time windows over sampled series.
+time windows over sampled series, and a scope's series one column per element.
 
 A sample at time t reports the interval (t - interval, t]; sample times are sums of
 floats, so a window's bounds are compared with a tolerance of ``EPS`` seconds: a
@@ -8,6 +8,7 @@ window (a, b] holds the samples taken after a and up to b, whatever the rounding
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 
 import pandas as pd
@@ -32,3 +33,19 @@ def window(df: Frame, after: float | None = None, until: float | None = None, *,
         return df[t <= until + EPS]
     return df
 
+
+
+def by_scope(throughput: pd.DataFrame, scope: str, *, by: str = "id",
+             only: Sequence[str] | None = None, value: str = "gbps", agg: str = "mean",
+             **match: str) -> pd.DataFrame:
+    """A scope's series from a run's ``throughput`` table: `value` per sample time
+    (the index), one column per `by` ("id" or "tenant"). Rows are those of `scope`
+    whose columns equal `match` (``id="s0->s1"``); with `only`, just the columns of
+    those `by` values, in that order (one never seen is a column of NaN). Several rows of one
+    time and column are combined by `agg`."""
+    rows = throughput["scope"] == scope
+    for col, v in match.items():
+        rows &= throughput[col] == v
+    s = throughput[rows].pivot_table(index="time_s", columns=by, values=value,
+                                     aggfunc=agg, observed=True)
+    return s if only is None else s.reindex(columns=list(only))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .analysis import window
+from .analysis import by_scope, window
 from .comparison import Comparison, run_scheme
 from .metrics import SATISFIED
 from .pool import pool_map, workers
@@ -46,8 +46,7 @@ INTRO = (
 
 def data_rates(r: Results, tenant: str) -> pd.DataFrame:
     """Each of the tenant's VMs' data rate (Gb/s) per sample: time_s × VM."""
-    tp = r.throughput[(r.throughput["scope"] == "vm_data") & (r.throughput["tenant"] == tenant)]
-    return tp.pivot_table(index="time_s", columns="id", values="gbps", aggfunc="sum")
+    return by_scope(r.throughput, "vm_data", agg="sum", tenant=tenant)
 
 
 def convergence(rates: pd.DataFrame, lo: float, hi: float, target: float) -> float:

@@ -43,7 +43,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
-from ..analysis import window
+from ..analysis import by_scope, window
 from ..api import run
 from ..plotting import legend_outside, mark_times, save_csv, save_png, style
 from .claims import claim, frame
@@ -179,8 +179,7 @@ def run_cpu(d: dict[str, Any]) -> Any:
 def series(r: Any, vms: tuple[str, ...] = VMS) -> pd.DataFrame:
     """Per sample: each VM's wire rate (Gb/s) and CPU share (of the core), the
     share the NIC's receive queue takes (`rx_path = "pmd"`) and the idle share."""
-    tp = r.throughput[r.throughput["scope"] == "vm"]
-    bw = tp.pivot_table(index="time_s", columns="id", values="gbps").reindex(columns=list(vms))
+    bw = by_scope(r.throughput, "vm", only=vms)
     cpu = r.vm_cpu.pivot_table(index="time_s", columns="vm", values="cpu_share")
     cpu = cpu.reindex(columns=list(vms))
     out = bw.fillna(0.0).add_suffix("_gbps").join(cpu.fillna(0.0).add_suffix("_cpu"))

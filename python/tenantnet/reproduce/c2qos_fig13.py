@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
-from ..analysis import window
+from ..analysis import by_scope, window
 from ..plotting import legend_outside, mark_times, save_csv, save_png, style
 from .c2qos import check_row, dur, run_cpu, testbed
 from .claims import frame
@@ -60,9 +60,8 @@ def run_fig13(t0: float = 15.0, duration: float = 30.0,
     rates, readings = [], []
     for name in progress.steps(list(RUNS), lambda x: f"Fig. 13: {x}"):
         r = run_cpu(fig13_scenario(name != RUNS[0], t0, duration, monitor))
-        tp = r.throughput[r.throughput["scope"] == "vm"]
-        bw = tp.pivot_table(index="time_s", columns="id", values="gbps")
-        bw = bw.reindex(columns=list(GUARANTEE_GBPS)).fillna(0.0).add_suffix("_gbps")
+        bw = by_scope(r.throughput, "vm", only=list(GUARANTEE_GBPS))
+        bw = bw.fillna(0.0).add_suffix("_gbps")
         bw.columns.name = None
         rates.append(bw.reset_index().assign(run=name))
         if r.nic_monitor is not None:

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
-from ..analysis import window
+from ..analysis import by_scope, window
 from ..api import run
 from ..plotting import legend_outside, mark_times, plain_log_ticks, save_csv, save_png, style
 from .claims import claim, frame
@@ -84,8 +84,7 @@ def fig6_scenario(policy: str = "mbfq", phase_s: float = 2.0,
 
 def vm_series(r: Any) -> pd.DataFrame:
     """Per-VM transmit rate (Gb/s) per 100 ms sample, one column per VM, plus total."""
-    tp = r.throughput[r.throughput["scope"] == "vm"]
-    s = tp.pivot_table(index="time_s", columns="id", values="gbps").reindex(columns=list(VMS))
+    s = by_scope(r.throughput, "vm", only=VMS)
     s = s.fillna(0.0)
     s["total"] = s.sum(axis=1)
     s.columns.name = None

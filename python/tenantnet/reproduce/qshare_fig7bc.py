@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from .. import progress
+from .. import analysis, progress
 from ..api import run
 from ..plotting import save_csv, save_png
 from .claims import frame
@@ -73,9 +73,7 @@ def scenario(interval_s: float, duration_s: float = DURATION_S, seed: int = 1) -
 def utilisation(r: Any) -> pd.DataFrame:
     """The core link's utilisation per sample, %, one column per direction and their
     mean (spec #28)."""
-    tp = r.throughput[(r.throughput["scope"] == "link") & r.throughput["id"].isin(DIRECTIONS)]
-    s = tp.pivot_table(index="time_s", columns="id", values="gbps", observed=True) * 100
-    s = s[list(DIRECTIONS)]
+    s = analysis.by_scope(r.throughput, "link", only=DIRECTIONS) * 100
     s.columns = ["left_to_right", "right_to_left"]
     s["mean"] = s.mean(axis=1)
     return s.reset_index()

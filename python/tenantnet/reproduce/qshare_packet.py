@@ -237,8 +237,7 @@ CORE = "switch-left->switch-right"
 def link_series(r: Any, port: str = CORE) -> pd.DataFrame:
     """Each tenant's wire Mb/s on `port` per sample (the `tenant_link` scope), one
     column per tenant."""
-    tp = r.throughput[(r.throughput["scope"] == "tenant_link") & (r.throughput["id"] == port)]
-    s = tp.pivot_table(index="time_s", columns="tenant", values="gbps", observed=True) * 1000
+    s = analysis.by_scope(r.throughput, "tenant_link", by="tenant", id=port) * 1000
     s.columns.name = None
     return s.reset_index()
 

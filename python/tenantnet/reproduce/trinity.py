@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from .. import progress
-from ..analysis import window
+from ..analysis import by_scope, window
 from ..api import run
 from ..plotting import legend_outside, markers, save_csv, save_png, style
 from .claims import claim, frame
@@ -116,8 +116,7 @@ def fig6_scenario(scheme: str | dict[str, Any], ga_mbps: float, gb_mbps: float, 
 def tenant_series(r: Any) -> pd.DataFrame:
     """Each tenant's throughput per sample as wire Mb/s (goodput over the framing),
     one column per tenant."""
-    tp = r.throughput[r.throughput["scope"] == "tenant"]
-    s = tp.pivot_table(index="time_s", columns="tenant", values="gbps") * 1000 / GOODPUT
+    s = by_scope(r.throughput, "tenant", by="tenant") * 1000 / GOODPUT
     s.columns.name = None
     return s.reset_index()
 
