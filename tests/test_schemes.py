@@ -178,3 +178,32 @@ def test_trinitys_switches_come_from_the_cores_preset() -> None:
     own = {**written, "network": {**written["network"], "ecn_threshold": "65pkt",
                                   "ecn_scope": "port"}}
     assert tenantnet.run(own).summary["ecn_marks"] != a.summary["ecn_marks"]
+
+
+def test_a_schemes_vswitch_table_comes_from_its_registration() -> None:
+    from tenantnet.schemes import vswitch_table
+    assert vswitch_table("c-es") == {"policy": "elasticswitch", "pair_guarantees": "dynamic",
+                                     "elasticswitch": {"profile": "trinity-code"}}
+    assert vswitch_table("c-es", pair_guarantees=None, elasticswitch={"bucket": "64KB"}) == {
+        "policy": "elasticswitch",
+        "elasticswitch": {"profile": "trinity-code", "bucket": "64KB"}}
+    with pytest.raises(ValueError, match="qshare"):
+        vswitch_table("qshare")
+
+
+def test_the_reproductions_run_the_registrys_schemes() -> None:
+    """Where a reproduction names a registered scheme, it runs the registry's policy
+    and profile (its own set-up may add keys, never contradict them)."""
+    from tenantnet.reproduce import qshare_fig2, qshare_fig8, trinity
+    from tenantnet.schemes import SCHEMES, vswitch_table
+    seen = 0
+    for mod in (trinity, qshare_fig2, qshare_fig8):
+        for name, (_, table) in mod.SCHEMES.items():
+            if name not in SCHEMES or table is None:
+                continue
+            reg = vswitch_table(name)
+            own = reg.get(reg["policy"], {})
+            assert table["policy"] == reg["policy"], (mod.__name__, name)
+            assert table.get(reg["policy"], {}).items() >= own.items(), (mod.__name__, name)
+            seen += 1
+    assert seen >= 10

@@ -185,6 +185,32 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
 """Every scheme, by name."""
 
 
+def vswitch_table(name: str, **overrides: Any) -> dict[str, Any]:
+    """The ``[vswitch]`` table host scheme `name` sets, as its registration gives it,
+    with `overrides` on top: a key given None is removed, a table merges key by key
+    into the scheme's. The reproductions build their set-ups from it, so a scheme is
+    defined once."""
+    pieces = [p for p in SCHEMES[name].pieces if p.place == "host"]
+    if not pieces:
+        raise ValueError(f"scheme {name!r} sets no [vswitch] table")
+    out: dict[str, Any] = {}
+    for key, v in pieces[0].sets.items():
+        path = key.split(".")
+        assert path[0] == "vswitch", key
+        d = out
+        for part in path[1:-1]:
+            d = d.setdefault(part, {})
+        d[path[-1]] = v
+    for key, v in overrides.items():
+        if v is None:
+            out.pop(key, None)
+        elif isinstance(v, Mapping) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **v}
+        else:
+            out[key] = v
+    return out
+
+
 def parse(spec: str) -> list[Scheme]:
     """The schemes a combination such as ``qshare+barberq`` names, in order; an
     error names an unknown or repeated one, or two that need the same place."""

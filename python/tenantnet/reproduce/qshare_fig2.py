@@ -31,6 +31,7 @@ tenant's wire Mb/s on the core's loaded direction (guarantees are wire bit/s).
 
 from __future__ import annotations
 
+import copy
 import random
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ from .. import progress
 from ..analysis import window
 from ..api import run
 from ..plotting import legend_outside, save_csv, save_png
+from ..schemes import vswitch_table
 from .claims import frame
 from .qshare_fig7bc import DIRECTIONS
 from .qshare_packet import LINK_MBPS, SAMPLE_S, link_series, the_testbed
@@ -55,14 +57,15 @@ VMS_PER_SIDE = 5
 
 SCHEMES: dict[str, tuple[str, dict[str, Any] | None]] = {
     "qshare": ("QShare (WFQ)", None),
-    "es": ("ES, conservative (paper RA)", {"profile": "paper"}),
-    "c-es": ("C-ES (Trinity's module)", {}),
+    "es": ("ES, conservative (paper RA)", vswitch_table("elasticswitch")),
+    "c-es": ("C-ES (Trinity's module)", vswitch_table("c-es")),
     "es-aggressive": ("ES, aggressive (paper RA, no headroom, HI or RC)",
-                      {"profile": "paper", "headroom": 0.0, "hold_increase": "0ms",
-                       "rate_caution": False}),
-    "a-es": ("A-ES (Trinity's RC)", {"profile": "aggressive"}),
+                      vswitch_table("elasticswitch", elasticswitch={
+                          "headroom": 0.0, "hold_increase": "0ms", "rate_caution": False})),
+    "a-es": ("A-ES (Trinity's RC)", vswitch_table("a-es")),
 }
-"""Each scheme: its label and `[vswitch.elasticswitch]` table (None: QShare)."""
+"""Each scheme: its label and `[vswitch]` table (None: QShare), every ES variant with
+ES's dynamic partitioning of the hose."""
 
 PANELS: dict[str, tuple[str, float, float, str, tuple[str, ...]]] = {
     "fig2": ("Fig. 2 / 11(a): 250 / 250 Mb/s on the core", 50.0, 50.0, "random",
@@ -113,7 +116,7 @@ def loaded_port(traffic: str) -> str:
 def scenario(scheme: str, ga_mbps: float, gb_mbps: float, traffic: str = "random",
              duration_s: float = DURATION_S) -> dict[str, Any]:
     """A and B with `ga_mbps`/`gb_mbps` per VM under `scheme` (a key of `SCHEMES`)."""
-    es = SCHEMES[scheme][1]
+    vswitch = SCHEMES[scheme][1]
     d: dict[str, Any] = {
         "name": f"qshare-fig2-{scheme}",
         "simulation": {"duration": f"{round(duration_s * 1e3)}ms", "seed": 1},
@@ -125,13 +128,12 @@ def scenario(scheme: str, ga_mbps: float, gb_mbps: float, traffic: str = "random
         "output": {"sample_interval": f"{round(SAMPLE_S * 1e3)}ms",
                    "throughput": ["tenant_link"], "queues": False},
     }
-    if es is None:  # Fig. 3(a): a WFQ queue each, weights by reservation
+    if vswitch is None:  # Fig. 3(a): a WFQ queue each, weights by reservation
         d["qshare"] = {"interval": f"{round(2 * duration_s * 1e3)}ms",
                        "dedicated": ["A", "B"]}
     else:  # ES's switches: its preset's one FIFO, ECN and shared pool
         d["network"] = {}
-        d["vswitch"] = {"policy": "elasticswitch", "pair_guarantees": "dynamic",
-                        "elasticswitch": dict(es)}
+        d["vswitch"] = copy.deepcopy(vswitch)
     return d
 
 

@@ -43,6 +43,7 @@ against 1135 ms at 0.1, 4397 against 4215 at 0.9). QShare's eight queues split t
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ import pandas as pd
 from .. import progress
 from ..api import run
 from ..plotting import legend_outside, markers, plain_log_ticks, save_csv, save_png
+from ..schemes import vswitch_table
 from .claims import frame
 from .qshare_fig7bc import utilisation
 from .qshare_packet import FIG7A_GUARANTEE_MBPS, SAMPLE_S, the_testbed
@@ -67,15 +69,11 @@ FIFO_SWITCHES = {"buffer": "1MB", "buffer_policy": "tail_drop"}
 
 SCHEMES: dict[str, tuple[str, dict[str, Any] | None]] = {
     "qshare": ("QShare", None),
-    "es": ("ES, conservative (paper RA)", {"policy": "elasticswitch",
-                                           "pair_guarantees": "dynamic",
-                                           "elasticswitch": {"profile": "paper"}}),
-    "c-es": ("C-ES (Trinity's module)", {"policy": "elasticswitch",
-                                         "pair_guarantees": "dynamic"}),
-    "a-es": ("ES, aggressive (A-ES)", {"policy": "elasticswitch", "pair_guarantees": "dynamic",
-                                       "elasticswitch": {"profile": "aggressive"}}),
-    "static": ("static reservation", {"policy": "static", "pair_guarantees": "hose"}),
-    "none": ("no protection", {"policy": "none"}),
+    "es": ("ES, conservative (paper RA)", vswitch_table("elasticswitch")),
+    "c-es": ("C-ES (Trinity's module)", vswitch_table("c-es")),
+    "a-es": ("ES, aggressive (A-ES)", vswitch_table("a-es")),
+    "static": ("static reservation", vswitch_table("static", pair_guarantees="hose")),
+    "none": ("no protection", vswitch_table("none")),
 }
 """Each scheme: its label and `[vswitch]` table (None: QShare's controller)."""
 ES = ("es", "c-es", "a-es")
@@ -114,7 +112,7 @@ def scenario(scheme: str, load: float, duration_s: float = DURATION_S,
         d["qshare"] = {"interval": f"{round(QSHARE_INTERVAL_S * 1e3)}ms", "dedicated": ["T"]}
     else:
         d["network"] = dict(FIFO_SWITCHES)
-        d["vswitch"] = dict(vswitch)
+        d["vswitch"] = copy.deepcopy(vswitch)
     return d
 
 

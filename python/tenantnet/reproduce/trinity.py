@@ -27,6 +27,7 @@ from .. import progress
 from ..analysis import by_scope, window
 from ..api import run
 from ..plotting import legend_outside, markers, save_csv, save_png, style
+from ..schemes import vswitch_table
 from .claims import claim, frame
 
 GOODPUT = 1448 / 1538
@@ -38,20 +39,23 @@ MEASURE_S = 2.0
 NS = (1, 2, 4, 8, 10, 16, 32)
 """The values of N (spec §5 #18: the paper's axis values are not in the text)."""
 
+PIPES = {"pair_guarantees": None}
+"""Trinity's testbed guarantees each VM pair its pipe (§IV-B): the schemes run without
+a partitioned hose."""
 SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
-    "none": ("no protection", {"policy": "none"}),
-    "static": ("static reservation", {"policy": "static"}),
-    "c-es": ("ElasticSwitch (C-ES)", {"policy": "elasticswitch"}),
-    "a-es": ("ElasticSwitch (A-ES)", {"policy": "elasticswitch",
-                                      "elasticswitch": {"profile": "aggressive"}}),
-    "trinity": ("Trinity (refined RC)", {"policy": "trinity",
-                                         "trinity": {"profile": "refined"}}),
-    "trinity-paper": ("Trinity (paper RC)", {"policy": "trinity",
-                                             "trinity": {"profile": "paper"}}),
-    "trinity-code": ("Trinity (module RC)", {"policy": "trinity",
-                                             "trinity": {"profile": "code"}}),
+    "none": ("no protection", vswitch_table("none")),
+    "static": ("static reservation", vswitch_table("static")),
+    "c-es": ("ElasticSwitch (C-ES)", vswitch_table("c-es", **PIPES)),
+    "a-es": ("ElasticSwitch (A-ES)", vswitch_table("a-es", **PIPES)),
+    "trinity": ("Trinity (refined RC)",
+                vswitch_table("trinity", **PIPES, trinity={"profile": "refined"})),
+    "trinity-paper": ("Trinity (paper RC)",
+                      vswitch_table("trinity", **PIPES, trinity={"profile": "paper"})),
+    "trinity-code": ("Trinity (module RC)",
+                     vswitch_table("trinity", **PIPES, trinity={"profile": "code"})),
 }
-"""Each scheme: its label and its `[vswitch]` table."""
+"""Each scheme: its label and its `[vswitch]` table, the registry's
+(`tenantnet.schemes`) on Trinity's pipes."""
 
 SHORT = {"none": "none", "static": "static", "c-es": "C-ES", "a-es": "A-ES",
          "trinity": "Trinity\n(refined RC)", "trinity-paper": "Trinity\n(paper RC)",
