@@ -3,7 +3,7 @@
 //! binding's mid-run changes go through the same [`Sim::apply`].
 
 use super::{Event, RunFailure, Sim};
-use crate::control::{Action, Controller, FabricView, TagScope};
+use crate::control::{Action, FabricView, TagScope};
 use crate::net::host_nic::HostNic;
 use crate::net::{NodeKind, PortId};
 use crate::vswitch::HostPolicy;
@@ -11,8 +11,8 @@ use crate::vswitch::HostPolicy;
 impl Sim {
     /// Schedules every controller's first wake.
     pub(super) fn start_controllers(&mut self) {
-        for i in 0..self.controllers.len() {
-            if let Some(t) = self.controllers[i].next_wake(self.now) {
+        for i in 0..self.control.len() {
+            if let Some(t) = self.control.next_wake(i, self.now) {
                 self.schedule(t, Event::Control(i as u32));
             }
         }
@@ -35,7 +35,7 @@ impl Sim {
             net: &self.fabric.net,
             vms: &self.hosts.vms,
         };
-        let woke = self.controllers[i as usize].wake(&view, &mut actions);
+        let woke = self.control.wake(i as usize, &view, &mut actions);
         if let Err(e) = woke {
             return self.controller_failed(e);
         }
@@ -45,7 +45,7 @@ impl Sim {
                     .controller_failed(format!("a controller asked for an invalid change: {e}"));
             }
         }
-        if let Some(t) = self.controllers[i as usize].next_wake(self.now) {
+        if let Some(t) = self.control.next_wake(i as usize, self.now) {
             self.schedule(t, Event::Control(i));
         }
     }
@@ -62,9 +62,7 @@ impl Sim {
 
     /// What every controller recorded.
     pub(super) fn controller_tables(&self) -> Vec<crate::sim::results::Table> {
-        (self.controllers.iter())
-            .flat_map(|c| c.tables(&self.fabric.net))
-            .collect()
+        self.control.tables(&self.fabric.net)
     }
 
     /// A port whose queues are classified by DSCP (a switch port, or a host NIC

@@ -84,13 +84,17 @@ impl Fabric {
     /// says (a queue per flow end reads the flow's, from `flows`).
     #[inline]
     pub(super) fn nic_queue(&self, nic: PortId, id: PktId, flows: &[Flow]) -> usize {
-        let p = &self.pkts[id];
         match self.net.host_nic {
             HostNic::Fifo => 0,
-            HostNic::Dscp => self.net.classify(nic, p.dscp),
-            HostNic::AckFirst => !p.has(flags::ACK) as usize,
-            HostNic::Fq if p.has(flags::CONTROL) => 0,
-            HostNic::Fq => flows[p.flow.idx()].nic_q[p.has(flags::ACK) as usize] as usize,
+            HostNic::Dscp => self.net.classify(nic, self.pkts[id].dscp),
+            HostNic::AckFirst => !self.pkts[id].has(flags::ACK) as usize,
+            HostNic::Fq => {
+                let p = &self.pkts[id];
+                if p.has(flags::CONTROL) {
+                    return 0;
+                }
+                flows[p.flow.idx()].nic_q[p.has(flags::ACK) as usize] as usize
+            }
         }
     }
 }

@@ -49,7 +49,7 @@ use crate::workload::{Exchanges, FlowSpec};
 pub use event::Event;
 pub use flow::Flow;
 use footprint::{Footprint, PartKind};
-use parts::{Endpoints, Fabric, Hosts, Records, RunBudget};
+use parts::{ControlPlane, Endpoints, Fabric, Hosts, Records, RunBudget};
 use recorder::{OutputParams, Recorder};
 use results::RunMeta;
 
@@ -114,8 +114,8 @@ pub struct RunFailure {
     pub message: String,
 }
 
-/// A running simulation: the clock, the event queue and the fabric controllers
-/// beside the parts that own the run's state (`parts.rs`).
+/// A running simulation: the clock and the event queue beside the parts that own
+/// the run's state (`parts.rs`).
 pub struct Sim {
     now: Time,
     events: EventQueue,
@@ -129,7 +129,8 @@ pub struct Sim {
     pub hosts: Hosts,
     /// The run's end, memory and failure.
     budget: RunBudget,
-    controllers: Vec<Controllers>,
+    /// The fabric controllers and scheduled changes.
+    control: ControlPlane,
 }
 
 /// How far ahead a packet's events are commonly scheduled: the longest time to
@@ -235,9 +236,11 @@ impl Sim {
                 memory: p.budget,
                 failure: None,
             },
-            controllers: (ScheduledChanges::controllers(p.vswitch.changes).into_iter())
-                .chain(p.controllers)
-                .collect(),
+            control: ControlPlane {
+                controllers: (ScheduledChanges::controllers(p.vswitch.changes).into_iter())
+                    .chain(p.controllers)
+                    .collect(),
+            },
         };
         sim.start();
         sim

@@ -1,7 +1,8 @@
 //! The state of a run, in the parts that own it: the fabric, the hosts' vswitches,
-//! the transports' endpoints, the records and the run's budget. [`Sim`](super::Sim)
-//! holds one of each beside the event queue, the clock and the fabric controllers;
-//! this is also the partition of state a parallel engine cuts along.
+//! the transports' endpoints, the records, the run's budget and its control plane.
+//! [`Sim`](super::Sim) holds one of each beside the event queue and the clock; this
+//! is also the partition of state a parallel engine cuts along (the control plane
+//! reads every part, so it runs between windows).
 
 use super::cpu::CpuState;
 use super::datapath::VmRateCols;
@@ -11,6 +12,7 @@ use super::recorder::Recorder;
 use super::results::RunMeta;
 use super::sack_store::SackStore;
 use super::{Counters, Flow, RunFailure};
+use crate::control::{Controller, Controllers, FabricView};
 use crate::engine::Time;
 use crate::net::host_nic::AckRoutes;
 use crate::net::{FlowId, Network, NodeKind, Packet, PacketPool, PktId};
@@ -123,4 +125,46 @@ pub struct RunBudget {
     pub(super) memory: u64,
     /// Why it stopped before its end, if it did.
     pub(super) failure: Option<RunFailure>,
+}
+
+/// The run's control plane: the fabric controllers (QShare's) beside the scenario's
+/// scheduled changes, each woken when it asks, reading every part through a
+/// [`FabricView`]; the loop applies what they ask for (`sim/control.rs`).
+pub struct ControlPlane {
+    /// The controllers, indexed by their `Event::Control` number.
+    pub(super) controllers: Vec<Controllers>,
+}
+
+impl ControlPlane {
+    /// How many controllers there are.
+    pub(super) fn len(&self) -> usize {
+        self.controllers.len()
+    }
+
+    /// Whether there are none.
+    pub(super) fn is_empty(&self) -> bool {
+        self.controllers.is_empty()
+    }
+
+    /// When controller `i` next wants to wake, after `now`.
+    pub(super) fn next_wake(&self, i: usize, now: Time) -> Option<Time> {
+        self.controllers[i].next_wake(now)
+    }
+
+    /// Controller `i` wakes on `view` and appends what it asks for to `actions`.
+    pub(super) fn wake(
+        &mut self,
+        i: usize,
+        view: &FabricView,
+        actions: &mut Vec<crate::control::Action>,
+    ) -> Result<(), String> {
+        self.controllers[i].wake(view, actions)
+    }
+
+    /// What every controller recorded.
+    pub(super) fn tables(&self, net: &Network) -> Vec<crate::table::Table> {
+        (self.controllers.iter())
+            .flat_map(|c| c.tables(net))
+            .collect()
+    }
 }

@@ -181,7 +181,7 @@ impl Sim {
             links: self.fabric.net.ports.len() / 2,
             simulated_s: to_secs(now),
             wall_s: self.records.wall,
-            control_wall_s: (!self.controllers.is_empty()).then_some(self.records.control_wall),
+            control_wall_s: (!self.control.is_empty()).then_some(self.records.control_wall),
             events: self.events.processed(),
             packets_sent: c.sent,
             data_packets_sent: c.data_sent,

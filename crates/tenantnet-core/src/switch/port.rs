@@ -163,22 +163,6 @@ pub struct Port {
     store: Store,
 }
 
-/// Runs `$body` with `$q` bound to the port's queue store, whichever it is.
-macro_rules! with_store {
-    ($self:ident, $core:ident, $q:ident => $body:expr) => {
-        match &mut $self.store {
-            Store::One($q) => {
-                let $core = &mut $self.core;
-                $body
-            }
-            Store::Many($q) => {
-                let $core = &mut $self.core;
-                $body
-            }
-        }
-    };
-}
-
 impl Port {
     /// A port of `node` sending to `peer` over a link of `rate_bps` and `delay`.
     pub fn new(node: NodeId, peer: NodeId, rate_bps: u64, delay: Time, cfg: &PortConfig) -> Self {
@@ -339,7 +323,11 @@ impl Port {
         pool: Option<&mut SharedPool>,
         evicted: &mut Vec<(usize, PktId)>,
     ) -> Admit {
-        with_store!(self, core, q => core.enqueue(q, now, id, queue, pkts, pool, evicted))
+        let core = &mut self.core;
+        match &mut self.store {
+            Store::One(q) => core.enqueue(q, now, id, queue, pkts, pool, evicted),
+            Store::Many(q) => core.enqueue(q, now, id, queue, pkts, pool, evicted),
+        }
     }
 
     /// The port's wake-up at `now`: the packet on the wire has finished. Starts the
@@ -353,13 +341,20 @@ impl Port {
         pkts: &mut PacketPool,
         pool: Option<&mut SharedPool>,
     ) -> (Option<(PktId, Time)>, Option<Time>) {
-        with_store!(self, core, q => core.tx_done(q, now, pkts, pool))
+        let core = &mut self.core;
+        match &mut self.store {
+            Store::One(q) => core.tx_done(q, now, pkts, pool),
+            Store::Many(q) => core.tx_done(q, now, pkts, pool),
+        }
     }
 
     /// Brings the occupancy integrals up to `now`, for results; the run may go on.
     /// A port on a shared pool returns its released bytes to `pool`.
     pub fn finish(&mut self, now: Time, pool: Option<&mut SharedPool>) {
-        let released = with_store!(self, _core, q => q.finish(now));
+        let released = match &mut self.store {
+            Store::One(q) => q.finish(now),
+            Store::Many(q) => q.finish(now),
+        };
         if let Some(p) = pool {
             p.used -= released;
         }
