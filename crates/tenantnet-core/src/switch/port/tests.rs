@@ -344,21 +344,30 @@ fn static_partition_caps_each_queue_at_its_share() {
     ));
 }
 
-#[test]
-fn eager_port_wakes_at_every_departure_and_returns_bytes_to_the_pool() {
+/// An eager FIFO port (dynamic thresholds at `alpha`, no buffer of its own) on a
+/// shared pool of `size` bytes.
+fn eager_on_pool(alpha: f64, size: u64) -> (Port, SharedPool) {
     let cfg = PortConfig {
         buffer: 0,
         ecn: EcnConfig::default(),
         queues: QueueConfig::fifo(),
-        policy: BufferPolicy::DynamicThreshold(DynamicThreshold { alpha: 1.0 }),
+        policy: BufferPolicy::DynamicThreshold(DynamicThreshold { alpha }),
     };
     let mut p = Port::new(NodeId(0), NodeId(1), RATE, 0, &cfg);
     p.core.pool = Some(0);
-    let mut sp = SharedPool {
-        size: 10_000,
-        used: 0,
-        alpha: 1.0,
-    };
+    (
+        p,
+        SharedPool {
+            size,
+            used: 0,
+            alpha,
+        },
+    )
+}
+
+#[test]
+fn eager_port_wakes_at_every_departure_and_returns_bytes_to_the_pool() {
+    let (mut p, mut sp) = eager_on_pool(1.0, 10_000);
     let mut pool = PacketPool::default();
     let a = pkt(&mut pool, 1500);
     let mut ev = Vec::new();
@@ -387,19 +396,7 @@ fn ports_stay_small() {
 
 #[test]
 fn a_stale_eager_wake_changes_nothing() {
-    let cfg = PortConfig {
-        buffer: 0,
-        ecn: EcnConfig::default(),
-        queues: QueueConfig::fifo(),
-        policy: BufferPolicy::DynamicThreshold(DynamicThreshold { alpha: 8.0 }),
-    };
-    let mut p = Port::new(NodeId(0), NodeId(1), RATE, 0, &cfg);
-    p.core.pool = Some(0);
-    let mut sp = SharedPool {
-        size: 100_000,
-        used: 0,
-        alpha: 8.0,
-    };
+    let (mut p, mut sp) = eager_on_pool(8.0, 100_000);
     let mut pool = PacketPool::default();
     let mut ev = Vec::new();
     let ids: Vec<_> = (0..3).map(|_| pkt(&mut pool, 1500)).collect();

@@ -75,15 +75,11 @@ impl<S: ChannelScheme> HostPolicy for OnChannels<S> {
         self.ch.egress(pkt, src, pair)
     }
 
+    /// A pair's channel, made at the start and kept (channels are fixed: the
+    /// trait's default).
     #[inline]
     fn channel(&self, src: VmId, pair: PairId) -> ShaperId {
         self.ch.channel(src, pair)
-    }
-
-    /// A pair's channel is made at the start and kept.
-    #[inline]
-    fn fixed_channels(&self) -> bool {
-        true
     }
 
     #[inline]
