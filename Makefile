@@ -24,9 +24,13 @@ lint:
 	$(PYTHON) -m ruff check python tests scripts
 	$(PYTHON) -m mypy
 
+# pytest twice: everything but the `serial` tests on every core (pytest-xdist), then the
+# `serial` ones (real namespaces and wall-clock rates) alone, so that nothing else
+# competes for the CPU while they measure
 test: install-test lint
 	cargo test --all-targets
-	$(PYTHON) -m pytest -q --durations=5
+	$(PYTHON) -m pytest -q -n auto --dist loadfile -m "not serial" --durations=5
+	$(PYTHON) -m pytest -q -m serial --durations=3
 
 docs: install-test
 	$(PYTHON) -m mkdocs build --strict

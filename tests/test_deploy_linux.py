@@ -16,6 +16,10 @@ from helpers import classifying, cli, namespaces_why_not
 from tenantnet import Scenario, ScenarioError
 from tenantnet.linux_tc import plan
 
+# Real namespaces, links and wall-clock rates: `make test` runs these alone, after
+# the rest has run on every core (the `serial` marker).
+pytestmark = pytest.mark.serial
+
 ADDRS = {"analytics/h0": "10.0.0.1", "web/h0": "10.0.0.2"}
 
 

@@ -27,6 +27,10 @@ from tenantnet.emulation.side import phases, rates
 from tenantnet.emulation.tables import on_grid
 from tenantnet.linux_lab import cleanup, leftovers
 
+# Real namespaces, links and wall-clock rates: `make test` runs these alone, after
+# the rest has run on every core (the `serial` marker).
+pytestmark = pytest.mark.serial
+
 WHY_NOT = namespaces_why_not()
 needs_namespaces = pytest.mark.skipif(WHY_NOT is not None, reason=str(WHY_NOT))
 PREFIX = "tn-emu-"

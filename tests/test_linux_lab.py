@@ -21,7 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 WHY_NOT = namespaces_why_not()
-pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=str(WHY_NOT))
+# Real namespaces, links and wall-clock rates: `make test` runs these alone, after
+# the rest has run on every core (the `serial` marker).
+pytestmark = [pytest.mark.serial,
+              pytest.mark.skipif(WHY_NOT is not None, reason=str(WHY_NOT))]
 
 
 def tag() -> str:

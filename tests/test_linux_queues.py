@@ -17,6 +17,10 @@ from tenantnet.linux_bpf import MAX_TAGS, program
 from tenantnet.linux_queues import switch_queues
 from tenantnet.linux_tc import Plan
 
+# Real namespaces, links and wall-clock rates: `make test` runs these alone, after
+# the rest has run on every core (the `serial` marker).
+pytestmark = pytest.mark.serial
+
 DSCP_IDENTITY = list(range(3)) + [0] * 61
 
 
