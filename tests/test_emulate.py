@@ -314,15 +314,28 @@ def table_rows(lines: list[str]) -> list[list[str]]:
 @needs_namespaces
 def test_the_guides_emulation_prints_what_it_shows_and_writes_both_runs(
         tmp_path: Path) -> None:
+    """The same rows (phase, VM or tenant) as the guide, each emulated rate within 10 %
+    of the guide's where the simulated one is at least 5 % of a NIC. A run is one
+    sample and misses by a step of MBFQ's ramp-up now and then (the guide's "How
+    repeatable a run is"): where one misses, two more runs are made and each row's
+    median of the three decides."""
     lines, shown = run_documented(0, tmp_path / "emu-demo")
     assert lines[0] == shown[0] and lines[1] == shown[1]
-    # the same rows (phase, VM or tenant), each emulated rate within 10 % of the guide's
-    # where the simulated one is at least 5 % of a NIC
     rows, want = (table_rows(x) for x in (lines, shown))
     assert [r[:2] for r in rows] == [w[:2] for w in want]
-    for r, w in zip(rows, want, strict=True):
-        if float(w[2]) >= 0.05:
-            assert float(r[3]) == pytest.approx(float(w[3]), rel=0.1), (r, w)
+    runs = [[float(r[3]) for r in rows]]
+
+    def off() -> list[tuple[str, str, float, float]]:
+        median = np.median(np.array(runs), axis=0)
+        return [(w[0], w[1], float(m), float(w[3])) for m, w in zip(median, want, strict=True)
+                if float(w[2]) >= 0.05 and abs(m / float(w[3]) - 1) > 0.10]
+
+    if off():
+        for i in (2, 3):
+            again = table_rows(run_documented(0, tmp_path / f"emu-demo-{i}")[0])
+            assert [r[:2] for r in again] == [w[:2] for w in want]
+            runs.append([float(r[3]) for r in again])
+    assert off() == [], (off(), runs)
     for f in ("rates.csv", "fcts.csv", "report.html", "summary.json", "vm_rates.parquet",
               "simulated/summary.json"):
         assert (tmp_path / "emu-demo" / f).exists(), f
