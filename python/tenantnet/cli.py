@@ -27,6 +27,7 @@ from .clitools import (
     check_out,
     count_arg,
     fail,
+    int_arg,
     number_arg,
     publish,
     seed_arg,
@@ -261,6 +262,29 @@ def timed_run(sc: Scenario) -> tuple[Any, dict[str, Any], list[float], float]:
     return sim, s, gbps, time.perf_counter() - t0
 
 
+def bench_builtin(name: str, k: int | None) -> Scenario:
+    """The scenario of benchmark `name` (fct's, or a permutation's at fat-tree `k`)."""
+    sc = Scenario.builtin("fct-websearch-144" if name == "fct" else name)
+    if k is None:
+        return sc
+    d = sc.data()
+    d["topology"]["k"] = k
+    d["name"] = f"{name}-k{k}"
+    return Scenario.from_dict(d, f"<builtin:{name}, k = {k}>")
+
+
+def bench_cut(name: str, sc: Scenario, threads: int) -> None:
+    """Runs `sc` once, profiled as cut for `threads` threads: one JSON line."""
+    t0 = time.perf_counter()
+    sim = sc.simulation()
+    with progress.showing(True):
+        progress.step(f"{name}: the run, profiled as cut for {threads} threads")
+        profile = sim.run_profiling_cut(threads)
+    print(json.dumps({"benchmark": name, "k": sc.data()["topology"].get("k"),
+                      "wall_s": round(time.perf_counter() - t0, 3), **profile,
+                      "version": _core.version()}), flush=True)
+
+
 def bench_fct(repeat: int) -> None:
     sc = Scenario.builtin("fct-websearch-144")
     for _ in range(repeat):
@@ -355,8 +379,14 @@ def cmd_bench(a: argparse.Namespace) -> None:
         fail(f"--k {a.k}: sets the fat-tree of the permutation benchmarks, not of {a.name}")
     if a.reference is not None and a.name != "crosscheck":
         fail(f"--reference {a.reference}: only the crosscheck benchmark reads htsim's runs")
+    if a.cut is not None and not (a.name.startswith("permutation") or a.name == "fct"):
+        fail(f"--cut {a.cut}: profiles the permutation and fct benchmarks' runs, not "
+             f"{a.name}'s")
     if a.name == "crosscheck":
         bench_crosscheck(a)
+        return
+    if a.cut is not None:
+        bench_cut(a.name, bench_builtin(a.name, a.k), a.cut)
         return
     repeat_only: dict[str, Callable[[int], None]] = {
         "qshare-place": bench_qshare, "fct": bench_fct, "qshare-rebind": bench_rebind,
@@ -374,12 +404,7 @@ def cmd_bench(a: argparse.Namespace) -> None:
         bench_pair("c2qos", {p: Scenario.from_dict(bench_scenario(p == "c2qos"), f"<c2qos: {p}>")
                              for p in ("no CPU model", "c2qos")}, a.repeat)
         return
-    sc = Scenario.builtin(a.name)
-    if a.k is not None:
-        d = sc.data()
-        d["topology"]["k"] = a.k
-        d["name"] = f"{a.name}-k{a.k}"
-        sc = Scenario.from_dict(d, f"<builtin:{a.name}, k = {a.k}>")
+    sc = bench_builtin(a.name, a.k)
     k = sc.data()["topology"].get("k")
     for _ in range(a.repeat):
         _, s, gbps, wall = timed_run(sc)
@@ -488,6 +513,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, choices=(4, 8, 12, 16, 20, 24), default=None,
                    help="fat-tree k of the permutation benchmarks (default 12: 432 hosts; "
                         "8: 128, 16: 1024)")
+    p.add_argument("--cut", type=int_arg(1, 4096), default=None, metavar="THREADS",
+                   help="instead of timing: run once, cut by pod for THREADS threads, and "
+                        "print what a parallel run would face (events per partition, "
+                        "windows, the speedup's bound; docs: Performance)")
     p.add_argument("--reference", type=Path, default=None, metavar="FILE",
                    help="htsim's runs for crosscheck (default: those shipped with "
                         "tenantnet at --k, 8 or 12; BENCHMARKS.md says how they were made)")

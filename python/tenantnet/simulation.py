@@ -140,6 +140,26 @@ class Simulation:
         """Runs to the end."""
         return self.run_until(math.inf)
 
+    def run_profiling_cut(self, threads: int) -> dict[str, Any]:
+        """Runs to the end as :meth:`run` does (the same results) and says what a
+        parallel run on ``threads`` threads would face: the network cut by pod into
+        ``parts`` partitions (``hosts`` in each), the ``lookahead_s`` a partition may run
+        alone (the smallest delay of the ``cut_links``), the ``events`` of each
+        partition and the ``global_events`` of the whole fabric, the ``windows`` a
+        conservative engine would synchronise at, ``cut_packets`` sent between
+        partitions, ``balance_bound`` (events over the busiest partition's events summed
+        over the windows: the speedup if synchronising cost nothing) and
+        ``sequential_because`` when the cut would not run in parallel. Only on a
+        simulation that has not started."""
+        if isinstance(threads, bool) or not isinstance(threads, int) \
+                or not 1 <= threads <= 4096:
+            raise ValueError(f"run_profiling_cut({threads!r}): expected 1 to 4096 threads")
+        try:
+            out: dict[str, Any] = json.loads(self._core.run_profiling_cut(threads))
+        except _core.ScenarioError as e:
+            raise ScenarioError(*e.args) from None
+        return out
+
     def counters(self) -> dict[str, int]:
         """Packet counters so far: sent, data_sent, delivered, dropped, evicted,
         ecn_marks."""

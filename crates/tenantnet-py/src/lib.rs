@@ -123,6 +123,19 @@ fn footprint_rows(f: &Footprint) -> Vec<(&'static str, String, String, f64)> {
 }
 
 impl Simulation {
+    /// `ScenarioError` if the run stopped because it outgrew its memory budget.
+    fn check_failure(&self) -> PyResult<()> {
+        match self.sim.failure() {
+            None => Ok(()),
+            Some(f) => Err(ScenarioError::new_err((
+                format!("{}: {}: {}", self.source, f.key, f.message),
+                self.source.clone(),
+                f.key.clone(),
+                None::<String>,
+            ))),
+        }
+    }
+
     /// The ports of node `node` (a switch's, or a host's NIC), or only its port
     /// toward `peer`.
     fn ports_of(&self, node: &str, peer: Option<&str>) -> PyResult<Vec<PortId>> {
@@ -209,15 +222,27 @@ impl Simulation {
             }
             py.check_signals()?;
         }
-        match self.sim.failure() {
-            None => Ok(()),
-            Some(f) => Err(ScenarioError::new_err((
-                format!("{}: {}: {}", self.source, f.key, f.message),
-                self.source.clone(),
-                f.key.clone(),
-                None::<String>,
-            ))),
+        self.check_failure()
+    }
+
+    /// Runs the whole run as `run_until(inf)` does (the same results, without the
+    /// GIL), and profiles it as cut for `threads` threads: what a parallel run would
+    /// face (`tenantnet_core::sim::cut_profile`), as JSON. Only before the run starts.
+    fn run_profiling_cut(&mut self, py: Python<'_>, threads: usize) -> PyResult<String> {
+        if threads == 0 || threads > 4096 {
+            return Err(PyValueError::new_err(format!(
+                "run_profiling_cut({threads}): expected 1 to 4096 threads"
+            )));
         }
+        if self.sim.events_processed() > 0 {
+            return Err(PyValueError::new_err(
+                "run_profiling_cut: the run has started; profile a new simulation",
+            ));
+        }
+        let sim = &mut self.sim;
+        let profile = py.detach(move || sim.run_profiling_cut(threads));
+        self.check_failure()?;
+        Ok(serde_json::to_string(&profile).expect("a profile serializes"))
     }
 
     /// The memory the run was estimated to need: `[(kind, what, key, bytes)]`, kind

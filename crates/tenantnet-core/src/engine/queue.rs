@@ -153,7 +153,11 @@ impl EventQueue {
     }
 
     /// Moves the calendar to the next bucket that holds events; false when no event
-    /// is pending. Only called with the current bucket's heap empty.
+    /// is pending. Only called with the current bucket's heap empty. Inlined into every
+    /// event loop: once a second loop (`Sim::run_profiling_cut`'s) popped events, the
+    /// compiler kept this, or `pop_until` with it, out of the plain loop, and the
+    /// permutation took 0.9 % (or 7 %) more instructions.
+    #[inline(always)]
     fn advance(&mut self) -> bool {
         debug_assert!(self.cur_heap.is_empty());
         if self.in_ring > 0 {
@@ -179,8 +183,9 @@ impl EventQueue {
     }
 
     /// Removes and returns the earliest event as (time, code) if its time is at most
-    /// `limit`; otherwise leaves the queue's events as they are.
-    #[inline]
+    /// `limit`; otherwise leaves the queue's events as they are. Inlined, with
+    /// `advance`, into every event loop (see `advance`).
+    #[inline(always)]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, u32)> {
         loop {
             if let Some(top) = self.cur_heap.peek() {

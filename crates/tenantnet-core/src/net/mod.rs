@@ -5,6 +5,7 @@
 
 pub mod host_nic;
 pub mod network;
+pub mod partition;
 pub mod routing;
 pub mod topology;
 

@@ -13,6 +13,7 @@
 pub mod control;
 pub mod cpu;
 mod cpu_records;
+pub mod cut_profile;
 pub mod datapath;
 pub mod endpoints;
 mod ends;
@@ -396,6 +397,14 @@ impl Sim {
 
     /// Runs every event up to and including time `t` (capped at the end).
     pub fn run_until(&mut self, t: Time) {
+        self.run_observed(t, |_, _, _| {});
+    }
+
+    /// `run_until` that shows `seen` each event before it is handled (what
+    /// `cut_profile` counts); with `run_until`'s empty `seen` it compiles to the loop
+    /// alone.
+    #[inline(always)]
+    fn run_observed(&mut self, t: Time, mut seen: impl FnMut(&Sim, Time, Event)) {
         let started = Instant::now();
         let t = t.min(self.budget.end);
         while !self.budget.done {
@@ -404,7 +413,10 @@ impl Sim {
             };
             self.now = at;
             match Event::decode(code) {
-                Some(e) => self.dispatch(e),
+                Some(e) => {
+                    seen(self, at, e);
+                    self.dispatch(e)
+                }
                 None => debug_assert!(false, "event code {code:#x} of no kind"),
             }
             if !self.ends.resume.is_empty() {
