@@ -1,15 +1,14 @@
 //! How a parallel run would cut the network into pieces, one per thread, and how far
 //! ahead each piece may run alone (its lookahead).
 //!
-//! The cut follows the fabric's pods, as parallel simulators of datacenter networks
-//! do (ns-3's Unison partitions by node and finds pods the best unit): every switch
-//! gets its tier (one more than its nearest neighbour toward the hosts: edge or leaf
-//! 1, aggregation 2, …), the top tier (cores, spines) is set aside, and each
-//! connected piece of what remains (a fat-tree's pod, a leaf with its hosts, one host
-//! of a star) is a unit that stays whole. Units go to partitions largest first, each
-//! to the partition with the fewest hosts so far (ties to the lowest index); the top
-//! tier's switches are dealt round-robin in node order. So the cut depends only on the
-//! network and the number of partitions asked for.
+//! The cut follows the fabric's pods, so that traffic within a pod stays in one
+//! partition: every switch gets its tier (one more than its nearest neighbour toward
+//! the hosts: edge or leaf 1, aggregation 2, …), the top tier (cores, spines) is set
+//! aside, and each connected piece of what remains (a fat-tree's pod, a leaf with its
+//! hosts, one host of a star) is a unit that stays whole. Units go to partitions
+//! largest first, each to the partition with the fewest hosts so far (ties to the
+//! lowest index); the top tier's switches are dealt round-robin in node order. So the
+//! cut depends only on the network and the number of partitions asked for.
 //!
 //! A packet that starts on a link at `t` arrives no earlier than `t + delay`, so a
 //! piece can process every event before `T + lookahead` once it has every message
