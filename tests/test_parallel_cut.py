@@ -70,12 +70,21 @@ def test_one_thread_is_one_window_of_every_event() -> None:
     assert p["lookahead_s"] is None  # nothing is cut: no window ends
 
 
+def test_only_a_simulation_that_has_not_started_is_profiled() -> None:
+    sim = permutation(4, "5ms").simulation()
+    sim.run_until(0.001)
+    with pytest.raises(ValueError, match="the run has started"):
+        sim.run_profiling_cut(2)
+    with pytest.raises(ValueError, match="1 to 4096 threads"):
+        permutation(4).simulation().run_profiling_cut(0)
+
+
 def test_a_cut_link_without_delay_leaves_the_run_sequential() -> None:
     d = Scenario.builtin("demo").data()
     d["topology"] = {"kind": "star", "hosts": 4, "link_delay": "0us"}
     p, _ = profiled(Scenario.from_dict(d), 2)
     assert p["lookahead_s"] == 0
-    assert "no delay" in p["sequential_because"]
+    assert "no delay" in p["sequential_because"] and "->" in p["sequential_because"]
 
 
 def test_a_fabric_controller_s_wakes_are_counted() -> None:

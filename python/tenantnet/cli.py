@@ -286,7 +286,7 @@ def bench_cut(name: str, sc: Scenario, threads: int) -> None:
 
 
 def bench_fct(repeat: int) -> None:
-    sc = Scenario.builtin("fct-websearch-144")
+    sc = bench_builtin("fct", None)
     for _ in range(repeat):
         sim, s, _, wall = timed_run(sc)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

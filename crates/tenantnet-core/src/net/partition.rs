@@ -73,12 +73,20 @@ impl Cut {
         }
     }
 
-    /// Why the cut cannot run in parallel, if it cannot: a cut link without delay.
-    pub fn sequential_because(&self) -> Option<String> {
-        (self.parts > 1 && self.lookahead == 0).then(|| {
-            "a link between two partitions has no delay (topology.link_delay = 0): no lookahead, so the run is sequential".to_string()
-        })
+    /// Why the cut cannot run in parallel, if it cannot: a cut link of `net` (the
+    /// network it cut) without delay, named.
+    pub fn sequential_because(&self, net: &Network) -> Option<String> {
+        let zero = (self.cut_ports.iter()).find(|p| net.ports[p.idx()].delay() == 0)?;
+        Some(format!(
+            "the link {} joins two partitions and has no delay: no lookahead, so the run is sequential",
+            net.port_name(*zero)
+        ))
     }
+}
+
+/// The nodes at the far end of node `n`'s links.
+fn peers(net: &Network, n: usize) -> impl Iterator<Item = usize> + '_ {
+    (net.nodes[n].ports.iter()).map(|p| net.ports[p.idx()].peer().idx())
 }
 
 /// Each node's tier: hosts 0, a switch one more than its nearest neighbour's (a switch
@@ -92,8 +100,7 @@ fn tiers(net: &Network) -> Vec<u32> {
         level += 1;
         let mut next = Vec::new();
         for &n in &frontier {
-            for &p in &net.nodes[n].ports {
-                let far = net.ports[p.idx()].peer().idx();
+            for far in peers(net, n) {
                 if tier[far] == u32::MAX {
                     tier[far] = level;
                     next.push(far);
@@ -121,8 +128,7 @@ fn units(net: &Network, tier: &[u32], top: u32) -> Vec<Vec<usize>> {
         unit[start] = id;
         while let Some(n) = stack.pop() {
             members.push(n);
-            for &p in &net.nodes[n].ports {
-                let far = net.ports[p.idx()].peer().idx();
+            for far in peers(net, n) {
                 if kept(far) && unit[far] == usize::MAX {
                     unit[far] = id;
                     stack.push(far);
@@ -199,7 +205,7 @@ mod tests {
         // every agg-core link whose ends differ, both ways: each core's 4 links, 2 cut
         assert_eq!(cut.cut_ports.len(), 4 * 2 * 2);
         assert_eq!(cut.lookahead, US.0);
-        assert_eq!(cut.sequential_because(), None);
+        assert_eq!(cut.sequential_because(&net), None);
     }
 
     #[test]
@@ -240,6 +246,7 @@ mod tests {
         // delay on them there is no lookahead
         assert_eq!(cut.cut_ports.len(), 2 * 2);
         assert_eq!(cut.lookahead, 0);
-        assert!(cut.sequential_because().unwrap().contains("no delay"));
+        let why = cut.sequential_because(&net).unwrap();
+        assert!(why.contains("no delay") && why.contains("h1->"), "{why}");
     }
 }

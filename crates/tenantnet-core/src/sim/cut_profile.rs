@@ -145,7 +145,7 @@ impl Sim {
             cut_packets: cut_packets.sum(),
             balance_bound: events as f64 / tally.critical.max(1) as f64,
             events_per_window: events as f64 / tally.windows.max(1) as f64,
-            sequential_because: cut.sequential_because(),
+            sequential_because: cut.sequential_because(&self.fabric.net),
         }
     }
 
