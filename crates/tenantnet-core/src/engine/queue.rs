@@ -1,11 +1,32 @@
 //! The pending-event set: a calendar of short time buckets in front of a heap.
 //!
-//! A key is `time << 64 | counter << 32 | code`: the event time, a 32-bit insertion
-//! counter and the 32-bit event code that `crate::sim::Event` packs. One unsigned
-//! comparison orders events by time and, at equal times, by insertion, so a run is a
-//! pure function of the scenario and seed. The counter wraps after 2^32 insertions;
-//! that could only reorder events scheduled for the same picosecond more than four
-//! billion insertions apart, and never affects determinism.
+//! A key is `time << 64 | tie << 32 | code`: the event time, a 32-bit tie-break and
+//! the 32-bit event code that `crate::sim::Event` packs (its kind, then the id it
+//! carries). One unsigned comparison orders events by time, then by tie-break. The
+//! tie-break follows the run's [`Ties`] rule:
+//!
+//! - [`Ties::Scheduled`] (the default): an insertion counter, so simultaneous events
+//!   come in the order they were scheduled. The counter wraps after 2^32 insertions;
+//!   that could only reorder events scheduled for the same picosecond more than four
+//!   billion insertions apart, and never affects determinism. A part of a partitioned
+//!   network cannot compute it: it would need to know how many events the other
+//!   parts have scheduled.
+//! - [`Ties::Partitioned`]: the rank of the [`Origin`] that scheduled the event among
+//!   all origins at that time, then (from one origin) the code: kind, then id. The
+//!   ranks at each instant are a permutation of the origins drawn afresh from the
+//!   time and the run's seed ([`EventQueue::rank`]), so that no port wins every tie
+//!   (with a fixed order, lowest port first, eight identical NewReno flows through
+//!   one drop-tail queue split the link unevenly). The order of two simultaneous
+//!   events then depends only on what they are, when they happen and what scheduled
+//!   them, never on when they were scheduled: one part of a partitioned network,
+//!   which owns its nodes' ports, orders its own events exactly as the whole run
+//!   does. The ids that differ from one partitioning to another are packets' (each
+//!   part keeps its own pool), and they never decide an order: one port's packets
+//!   leave one at a time, each taking time, so two packet events of one kind from
+//!   one port never fall on the same picosecond.
+//!
+//! Under either rule a run is a pure function of the scenario and seed, and an event
+//! scheduled for the current time that sorts before the one being handled comes next.
 //!
 //! Events are popped in exactly that key order whatever the layout below (the tests
 //! check it against a sorted reference), so the layout changes speed, never results.
@@ -24,6 +45,28 @@
 
 use super::heap::KeyHeap;
 use super::Time;
+
+/// What scheduled an event: the run's global generators and controllers
+/// ([`Origin::GLOBAL`]) or a port of the node that did ([`Origin::port`]: the port a
+/// packet leaves by, or a host's NIC for the host's own timers). Simultaneous events
+/// are ordered by their origins' ranks at that time, then by kind and id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Origin(u32);
+
+impl Origin {
+    /// The flow starts, samples, host ticks and controllers of the whole run.
+    pub const GLOBAL: Origin = Origin(0);
+
+    /// Port `i` (its index in the network).
+    #[inline]
+    pub fn port(i: u32) -> Origin {
+        Origin(i + 1)
+    }
+}
+
+/// Odd multipliers of the ranks' permutations (Fibonacci hashing's and MurmurHash3's).
+const MIX_TIME: u64 = 0x9E37_79B9_7F4A_7C15;
+const MIX_ORIGIN: u32 = 0x85EB_CA6B;
 
 /// Buckets in the ring of [`EventQueue::new`] (a power of two, at least 64).
 const BUCKETS: usize = 1024;
@@ -46,7 +89,13 @@ pub struct EventQueue {
     /// Events at or after bucket `cur + ring.len()`.
     far: KeyHeap,
     shift: u32,
+    /// The tie-break rule.
+    ties: Ties,
+    /// [`Ties::Scheduled`]'s insertion counter.
     counter: u32,
+    /// Drawn from the run's seed: which permutations of the origins
+    /// [`Ties::Partitioned`]'s ranks use.
+    salt: u64,
     popped: u64,
 }
 
@@ -59,6 +108,17 @@ impl Default for EventQueue {
 #[inline]
 fn time_of(k: u128) -> Time {
     (k >> 64) as Time
+}
+
+/// How simultaneous events are ordered (the module's comment).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ties {
+    /// In the order they were scheduled.
+    #[default]
+    Scheduled,
+    /// By a rank of what scheduled them, drawn afresh at each instant from the seed,
+    /// then by kind and id: an order each part of a partitioned network can compute.
+    Partitioned,
 }
 
 impl EventQueue {
@@ -95,17 +155,44 @@ impl EventQueue {
             in_ring: 0,
             far: KeyHeap::default(),
             shift,
+            ties: Ties::Scheduled,
             counter: 0,
+            salt: 0,
             popped: 0,
         }
     }
 
-    /// Schedules event `code` at time `at`.
+    /// The queue, ordering simultaneous events by rule `ties` (with [`Ties::Partitioned`],
+    /// by permutations of their origins drawn from `seed`).
+    pub fn with_ties(mut self, ties: Ties, seed: u64) -> Self {
+        self.ties = ties;
+        self.salt = seed.wrapping_mul(MIX_TIME);
+        self
+    }
+
+    /// The rank of origin `by` among all origins at time `at`: for each instant (and
+    /// seed) a permutation of the origins (a multiplication by an odd constant, a
+    /// bijection of u32, then an exclusive-or with bits drawn from the time and seed), so two
+    /// origins never share a rank, and which of two comes first changes from instant
+    /// to instant, each way about half the time.
     #[inline]
-    pub fn push(&mut self, at: Time, code: u32) {
-        let k = ((at as u128) << 64) | ((self.counter as u128) << 32) | code as u128;
-        self.counter = self.counter.wrapping_add(1);
-        self.insert(k);
+    pub fn rank(&self, at: Time, by: Origin) -> u32 {
+        let x = ((at ^ self.salt).wrapping_mul(MIX_TIME) >> 32) as u32;
+        by.0.wrapping_mul(MIX_ORIGIN) ^ x
+    }
+
+    /// Schedules event `code` at time `at` on behalf of `by`.
+    #[inline]
+    pub fn push(&mut self, at: Time, by: Origin, code: u32) {
+        let tie = match self.ties {
+            Ties::Scheduled => {
+                let c = self.counter;
+                self.counter = c.wrapping_add(1);
+                c
+            }
+            Ties::Partitioned => self.rank(at, by),
+        };
+        self.insert(((at as u128) << 64) | ((tie as u128) << 32) | code as u128);
     }
 
     #[inline]
@@ -234,15 +321,27 @@ impl EventQueue {
 mod tests {
     use super::*;
     use crate::engine::rng::Rng;
+    use std::collections::BTreeSet;
+
+    impl EventQueue {
+        fn push_g(&mut self, at: Time, code: u32) {
+            self.push(at, Origin::GLOBAL, code);
+        }
+    }
+
+    /// A queue of [`Ties::Partitioned`] with `seed`.
+    fn part(seed: u64) -> EventQueue {
+        EventQueue::new().with_ties(Ties::Partitioned, seed)
+    }
 
     #[test]
     fn pops_in_time_then_insertion_order() {
         let mut q = EventQueue::new();
-        q.push(30, 1);
-        q.push(10, 2);
-        q.push(30, 3);
-        q.push(10, 4);
-        q.push(20, 5);
+        q.push_g(30, 1);
+        q.push_g(10, 2);
+        q.push_g(30, 3);
+        q.push_g(10, 4);
+        q.push_g(20, 5);
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(order, vec![(10, 2), (10, 4), (20, 5), (30, 1), (30, 3)]);
         assert_eq!(q.processed(), 5);
@@ -250,15 +349,77 @@ mod tests {
     }
 
     #[test]
+    fn simultaneous_events_go_by_rank_then_by_code_whenever_they_were_scheduled() {
+        let q0 = part(7);
+        let (a, b) = (Origin::port(3), Origin::port(4));
+        let first = |q: &mut EventQueue, pushes: &[(Origin, u32)]| {
+            for &(by, code) in pushes {
+                q.push(10, by, code);
+            }
+            std::iter::from_fn(|| q.pop())
+                .map(|(_, c)| c)
+                .collect::<Vec<_>>()
+        };
+        let order = first(&mut part(7), &[(b, 4), (a, 6), (b, 1), (a, 2)]);
+        let again = first(&mut part(7), &[(a, 2), (b, 1), (a, 6), (b, 4)]);
+        assert_eq!(order, again, "the order of scheduling does not matter");
+        let (lo, hi) = if q0.rank(10, a) < q0.rank(10, b) {
+            ([2, 6], [1, 4])
+        } else {
+            ([1, 4], [2, 6])
+        };
+        assert_eq!(
+            order,
+            [lo, hi].concat(),
+            "by rank, then each origin's by code"
+        );
+        // an event scheduled now, for now, that sorts first comes next
+        let mut q = part(7);
+        q.push(20, a, 8);
+        q.push(20, a, 9);
+        assert_eq!(q.pop(), Some((20, 8)));
+        q.push(20, a, 7);
+        assert_eq!(q.pop(), Some((20, 7)));
+        assert_eq!(q.pop(), Some((20, 9)));
+    }
+
+    #[test]
+    fn no_origin_wins_every_tie() {
+        // adjacent ports, and the global origin against a port: over 1000 instants
+        // each comes first about half the time; at one instant the ranks of 1000
+        // origins are distinct; another seed draws other permutations
+        let q = part(1);
+        for (a, b) in [
+            (Origin::port(0), Origin::port(1)),
+            (Origin::GLOBAL, Origin::port(5)),
+        ] {
+            let wins = (0..1000u64)
+                .filter(|&t| q.rank(t * 1_000, a) < q.rank(t * 1_000, b))
+                .count();
+            assert!((400..=600).contains(&wins), "{wins} of 1000");
+        }
+        let ranks: BTreeSet<u32> = (0..1000).map(|i| q.rank(12_345, Origin::port(i))).collect();
+        assert_eq!(ranks.len(), 1000);
+        let other = part(2);
+        let flips = (0..1000u64)
+            .filter(|&t| {
+                let (a, b) = (Origin::port(0), Origin::port(1));
+                (q.rank(t, a) < q.rank(t, b)) != (other.rank(t, a) < other.rank(t, b))
+            })
+            .count();
+        assert!((400..=600).contains(&flips), "{flips} of 1000");
+    }
+
+    #[test]
     fn pop_until_leaves_later_events() {
         let mut q = EventQueue::new();
-        q.push(100, 1);
-        q.push(50, 2);
+        q.push_g(100, 1);
+        q.push_g(50, 2);
         assert_eq!(q.pop_until(40), None);
         assert_eq!(q.peek_time(), Some(50));
         assert_eq!(q.pop_until(60), Some((50, 2)));
         assert_eq!(q.pop_until(60), None);
-        q.push(70, 3); // after the last popped (50), before the pending 100
+        q.push_g(70, 3); // after the last popped (50), before the pending 100
         assert_eq!(q.pop(), Some((70, 3)));
         assert_eq!(q.pop(), Some((100, 1)));
     }
@@ -268,10 +429,12 @@ mod tests {
         // the default layout; a tiny ring of narrow buckets, so most events go
         // through the far heap and the ring wraps often; one bucket wider than
         // every delay below 2^30 ps, so most events stay in the current heap
-        for (shift, buckets) in [(DEFAULT_SHIFT, BUCKETS), (4, 64), (6, 64), (30, 64)] {
-            random_load(EventQueue::with_layout(shift, buckets));
+        for ties in [Ties::Scheduled, Ties::Partitioned] {
+            for (shift, buckets) in [(DEFAULT_SHIFT, BUCKETS), (4, 64), (6, 64), (30, 64)] {
+                random_load(EventQueue::with_layout(shift, buckets).with_ties(ties, 3));
+            }
+            random_load(EventQueue::for_horizon(8_200_000).with_ties(ties, 3));
         }
-        random_load(EventQueue::for_horizon(8_200_000));
     }
 
     #[test]
@@ -279,11 +442,11 @@ mod tests {
         // pop_until may move the calendar past `now` before finding nothing due;
         // an event then scheduled between `now` and that bucket must come first
         let mut q = EventQueue::with_layout(10, 64);
-        q.push(1 << 20, 1);
+        q.push_g(1 << 20, 1);
         assert_eq!(q.pop_until(5), None);
-        q.push(7, 2);
-        q.push(1 << 40, 3);
-        q.push(6, 4);
+        q.push_g(7, 2);
+        q.push_g(1 << 40, 3);
+        q.push_g(6, 4);
         assert_eq!(q.peek_time(), Some(6));
         assert_eq!(q.len(), 4);
         let mut codes: Vec<u32> = q.codes().collect();
@@ -295,25 +458,39 @@ mod tests {
     }
 
     fn random_load(mut q: EventQueue) {
-        // a discrete-event workload: each pop schedules 0-3 events at or after it
+        // a discrete-event workload: each pop schedules 0-3 events at or after it,
+        // each from one of four origins; every pop must be the smallest pending
+        // (time, tie-break, code) of a sorted reference: the insertion sequence or
+        // the origin's rank
         let mut rng = Rng::stream(9, "q");
-        let mut reference: Vec<(Time, u64, u32)> = Vec::new();
+        let mut reference = BTreeSet::new();
         let mut seq = 0u64;
-        let mut push = |q: &mut EventQueue, r: &mut Vec<(Time, u64, u32)>, t: Time, code: u32| {
-            q.push(t, code);
-            r.push((t, seq, code));
+        let mut push = |q: &mut EventQueue, r: &mut BTreeSet<_>, t: Time, code: u32| {
+            let o = code % 4;
+            let by = if o == 0 {
+                Origin::GLOBAL
+            } else {
+                Origin::port(o - 1)
+            };
+            let tie = match q.ties {
+                Ties::Scheduled => seq,
+                Ties::Partitioned => q.rank(t, by) as u64,
+            };
+            r.insert((t, tie, code));
+            q.push(t, by, code);
             seq += 1;
         };
         for i in 0..50 {
             push(&mut q, &mut reference, rng.below(1000), i);
         }
-        let mut now = 0;
-        let mut popped = Vec::new();
+        let (mut now, mut pops, mut next) = (0, 0, 50);
         while let Some((t, code)) = q.pop() {
             assert!(t >= now);
             now = t;
-            popped.push((t, code));
-            if popped.len() < 20_000 {
+            let (rt, _, rc) = reference.pop_first().expect("the reference holds it");
+            assert_eq!((t, code), (rt, rc), "pop {pops}");
+            pops += 1;
+            if pops < 20_000 {
                 for _ in 0..rng.below(4) {
                     let delay = match rng.below(4) {
                         0 => 0,
@@ -321,12 +498,14 @@ mod tests {
                         2 => rng.below(1 << 24),
                         _ => rng.below(1 << 40),
                     };
-                    push(&mut q, &mut reference, now + delay, rng.below(1000) as u32);
+                    // distinct codes, as the simulation's events at one time and
+                    // origin are, from a random origin
+                    next += 1 + rng.below(4) as u32;
+                    push(&mut q, &mut reference, now + delay, next);
                 }
             }
         }
-        reference.sort();
-        let expect: Vec<(Time, u32)> = reference.iter().map(|&(t, _, c)| (t, c)).collect();
-        assert_eq!(popped, expect);
+        assert!(reference.is_empty());
+        assert!(pops > 20_000);
     }
 }

@@ -4,6 +4,7 @@
 
 use super::{Event, RunFailure, Sim};
 use crate::control::{Action, FabricView, TagScope};
+use crate::engine::queue::Origin;
 use crate::net::host_nic::HostNic;
 use crate::net::{NodeKind, PortId};
 use crate::vswitch::HostPolicy;
@@ -13,7 +14,7 @@ impl Sim {
     pub(super) fn start_controllers(&mut self) {
         for i in 0..self.control.len() {
             if let Some(t) = self.control.next_wake(i, self.now) {
-                self.schedule(t, Event::Control(i as u32));
+                self.schedule(t, Event::Control(i as u32), Origin::GLOBAL);
             }
         }
     }
@@ -46,7 +47,7 @@ impl Sim {
             }
         }
         if let Some(t) = self.control.next_wake(i as usize, self.now) {
-            self.schedule(t, Event::Control(i));
+            self.schedule(t, Event::Control(i), Origin::GLOBAL);
         }
     }
 

@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 
 use super::cpu_records::{AtTick, NicCols, PmdCols, VmCpuCols};
 use super::{Event, Sim};
+use crate::engine::queue::Origin;
 use crate::engine::to_secs;
 use crate::net::{FlowId, PktId, VmId};
 use crate::vswitch::c2qos::c2tb::C2tb;
@@ -186,7 +187,7 @@ impl Sim {
     pub(super) fn start_cpu(&mut self) {
         if let Some(t) = self.hosts.cpu.as_ref().and_then(|c| c.p.c2tb.as_ref()) {
             if t.interval <= self.budget.end {
-                self.schedule(t.interval, Event::C2tbTick);
+                self.schedule(t.interval, Event::C2tbTick, Origin::GLOBAL);
             }
         }
         let Some(h) = self.hosts.cpu.as_ref().and_then(|c| c.p.nic_handler) else {
@@ -202,7 +203,7 @@ impl Sim {
             cpu.monitors = monitors;
         }
         if h.monitor <= self.budget.end {
-            self.schedule(h.monitor, Event::NicMonitor);
+            self.schedule(h.monitor, Event::NicMonitor, Origin::GLOBAL);
         }
     }
 
@@ -238,7 +239,7 @@ impl Sim {
         }
         if let Some(h) = cpu.p.nic_handler {
             if now + h.monitor <= self.budget.end {
-                self.schedule(now + h.monitor, Event::NicMonitor);
+                self.schedule(now + h.monitor, Event::NicMonitor, Origin::GLOBAL);
             }
         }
     }
@@ -365,7 +366,12 @@ impl Sim {
         }
         let served = cpu.cores[c].batch.len();
         let end = cpu.cores[c].start(slot, cost, served, p.hz);
-        self.schedule(end, Event::PmdDone(CoreId(c as u32)));
+        let host = cpu.cores[c].host as usize;
+        self.schedule(
+            end,
+            Event::PmdDone(CoreId(c as u32)),
+            self.vswitch_origin(host),
+        );
         for id in policed {
             self.records.counters.dropped += 1;
             self.discard(id);
@@ -392,7 +398,12 @@ impl Sim {
             core.batch.push((id, false));
         }
         let end = core.start(RX, cost, n, p.hz);
-        self.schedule(end, Event::PmdDone(CoreId(c as u32)));
+        let host = core.host as usize;
+        self.schedule(
+            end,
+            Event::PmdDone(CoreId(c as u32)),
+            self.vswitch_origin(host),
+        );
     }
 
     /// Core `c`'s batch is done: its packets go on to the host policy and the NIC,
@@ -482,7 +493,7 @@ impl Sim {
             .map(|t| t.interval);
         if let Some(iv) = invl {
             if self.now + iv <= self.budget.end {
-                self.schedule(self.now + iv, Event::C2tbTick);
+                self.schedule(self.now + iv, Event::C2tbTick, Origin::GLOBAL);
             }
         }
     }

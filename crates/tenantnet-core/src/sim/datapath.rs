@@ -6,6 +6,7 @@
 
 use super::flow::{Flow, LIVE_CHANNEL};
 use super::{Event, Sim};
+use crate::engine::queue::Origin;
 use crate::engine::{to_secs, Time};
 use crate::net::packet::flags;
 use crate::net::{FlowId, HostId, Packet, PktId, VmId};
@@ -355,7 +356,7 @@ impl Sim {
         self.start_controllers();
         let t = self.hosts.tick;
         if !self.hosts.vswitches.is_empty() && t <= self.budget.end {
-            self.schedule(t, Event::HostTick);
+            self.schedule(t, Event::HostTick, Origin::GLOBAL);
         }
     }
 
@@ -386,7 +387,7 @@ impl Sim {
         self.hosts.tick_key = key;
         let next: Time = self.now + t;
         if next <= self.budget.end {
-            self.schedule(next, Event::HostTick);
+            self.schedule(next, Event::HostTick, Origin::GLOBAL);
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::flow::Endpoint;
 use super::{Event, Sim};
+use crate::engine::queue::Origin;
 use crate::engine::Time;
 use crate::net::packet::flags;
 use crate::net::{FlowId, Packet};
@@ -25,7 +26,7 @@ impl Sim {
         while let Some(&f) = self.ends.start_order.get(self.ends.next_start) {
             let at = self.ends.flows[f as usize].spec.start;
             if at > self.now {
-                self.schedule(at, Event::FlowStart);
+                self.schedule(at, Event::FlowStart, Origin::GLOBAL);
                 return;
             }
             self.ends.next_start += 1;
@@ -41,7 +42,8 @@ impl Sim {
             if stop <= now {
                 return;
             }
-            self.schedule(stop, Event::Stop(f));
+            let by = self.host_origin(self.ends.flows[f.idx()].spec.src);
+            self.schedule(stop, Event::Stop(f), by);
         }
         self.records.recorder.flow_started(f);
         match &mut self.ends.flows[f.idx()].ep {
@@ -113,7 +115,8 @@ impl Sim {
             self.send_from(src, vm, id, false);
         }
         if let Some(t) = out.rto_event.take() {
-            self.schedule(t, Event::Rto(f));
+            let by = self.host_origin(self.ends.flows[f.idx()].spec.src);
+            self.schedule(t, Event::Rto(f), by);
         }
     }
 
@@ -153,7 +156,8 @@ impl Sim {
             self.send_from(rcv_host, rcv_vm, id, false);
         }
         if let Some(t) = out.delack_event.take() {
-            self.schedule(t, Event::DelAck(f));
+            let by = self.host_origin(self.ends.flows[f.idx()].spec.dst);
+            self.schedule(t, Event::DelAck(f), by);
         }
     }
 
@@ -284,7 +288,8 @@ impl Sim {
             }
         }
         if next < stop && next <= self.budget.end {
-            self.schedule(next, Event::UdpTick(f));
+            let by = self.host_origin(self.ends.flows[f.idx()].spec.src);
+            self.schedule(next, Event::UdpTick(f), by);
         }
     }
 }

@@ -2,6 +2,11 @@
 //! 5 bits of kind and 27 bits of id. One table (`events!` below) gives every kind
 //! its code, so encoding and decoding cannot disagree, and a code of no kind
 //! decodes to nothing rather than to another kind.
+//!
+//! The table's order is also the order of simultaneous events from one origin
+//! (`crate::engine::queue`): a packet's release from its sender's small queue comes
+//! before its arrival, as on a link without delay it must, and both before the
+//! port's next transmission.
 
 use crate::net::{FlowId, PktId, PortId};
 use crate::vswitch::c2qos::pmd::CoreId;
@@ -54,30 +59,30 @@ macro_rules! events {
 }
 
 events! {
-    /// A packet reaches the node in its `at` field.
-    0 => Arrive(PktId),
-    /// A port finished serializing a packet and has more waiting.
-    1 => TxDone(PortId),
-    /// The next flows in start order begin.
-    2 => FlowStart,
-    /// A TCP sender's retransmission timer.
-    3 => Rto(FlowId),
-    /// A TCP receiver's delayed-ACK timer.
-    4 => DelAck(FlowId),
-    /// A UDP source sends its next packet or toggles on/off.
-    5 => UdpTick(FlowId),
-    /// A flow stops offering new data.
-    6 => Stop(FlowId),
-    /// Record throughput and queue samples.
-    7 => Sample,
-    /// A vswitch shaper is served: it may release its next packets.
-    8 => ShaperTx(ShaperId),
-    /// The periodic host tick: measurements and the host policies' tick.
-    9 => HostTick,
-    /// A fabric controller is woken.
-    10 => Control(ControllerId),
     /// A packet counted by its sender's small queue has left its host's NIC.
-    11 => Sent(PktId),
+    0 => Sent(PktId),
+    /// A packet reaches the node in its `at` field.
+    1 => Arrive(PktId),
+    /// A port finished serializing a packet and has more waiting.
+    2 => TxDone(PortId),
+    /// The next flows in start order begin.
+    3 => FlowStart,
+    /// A TCP sender's retransmission timer.
+    4 => Rto(FlowId),
+    /// A TCP receiver's delayed-ACK timer.
+    5 => DelAck(FlowId),
+    /// A UDP source sends its next packet or toggles on/off.
+    6 => UdpTick(FlowId),
+    /// A flow stops offering new data.
+    7 => Stop(FlowId),
+    /// Record throughput and queue samples.
+    8 => Sample,
+    /// A vswitch shaper is served: it may release its next packets.
+    9 => ShaperTx(ShaperId),
+    /// The periodic host tick: measurements and the host policies' tick.
+    10 => HostTick,
+    /// A fabric controller is woken.
+    11 => Control(ControllerId),
     /// A PMD core finished a batch (the vswitch CPU model).
     12 => PmdDone(CoreId),
     /// The C2TB manager refills the cycle buckets.

@@ -35,13 +35,13 @@ use std::time::Instant;
 
 use crate::control::scheduled::ScheduledChanges;
 use crate::control::Controllers;
-use crate::engine::queue::EventQueue;
+use crate::engine::queue::{EventQueue, Origin, Ties};
 use crate::engine::Time;
 use crate::net::host_nic::{fq_queues, AckPath, AckRoutes, HostNic};
 use crate::net::packet::flags;
 use crate::net::port::Admit;
 use crate::net::PacketPool;
-use crate::net::{Network, NodeKind, PktId, PortId};
+use crate::net::{HostId, Network, NodeKind, PktId, PortId, VmId};
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
@@ -88,6 +88,8 @@ pub struct SimParams {
     pub duration: Time,
     /// Scenario seed.
     pub seed: u64,
+    /// How simultaneous events are ordered.
+    pub ties: Ties,
     /// End when every finite flow has completed.
     pub stop_when_done: bool,
     /// What to record.
@@ -186,7 +188,8 @@ impl Sim {
         );
         let mut sim = Sim {
             now: 0,
-            events: EventQueue::for_horizon(event_horizon(&p.net, &p.tcp)),
+            events: EventQueue::for_horizon(event_horizon(&p.net, &p.tcp))
+                .with_ties(p.ties, p.seed),
             fabric: Fabric {
                 net: p.net,
                 node_kind,
@@ -258,11 +261,11 @@ impl Sim {
         self.start_cpu();
         if let Some(&first) = self.ends.start_order.first() {
             let t = self.ends.flows[first as usize].spec.start;
-            self.schedule(t, Event::FlowStart);
+            self.schedule(t, Event::FlowStart, Origin::GLOBAL);
         }
         let iv = self.records.recorder.interval();
         if iv > 0 && iv <= self.budget.end {
-            self.schedule(iv, Event::Sample);
+            self.schedule(iv, Event::Sample, Origin::GLOBAL);
         }
     }
 
@@ -390,9 +393,34 @@ impl Sim {
         self.budget.done = true;
     }
 
+    /// Schedules `e` at `at` on behalf of `by`: a port of the node whose state the
+    /// scheduling step changed (or the run's global generators), which orders it
+    /// among simultaneous events (`EventQueue`'s keys).
     #[inline]
-    fn schedule(&mut self, at: Time, e: Event) {
-        self.events.push(at, e.encode());
+    fn schedule(&mut self, at: Time, e: Event, by: Origin) {
+        self.events.push(at, by, e.encode());
+    }
+
+    /// The origin of what port `port` schedules.
+    #[inline]
+    fn port_origin(&self, port: PortId) -> Origin {
+        Origin::port(port.0)
+    }
+
+    /// The origin of what host `h` schedules: its NIC.
+    #[inline]
+    fn host_origin(&self, h: HostId) -> Origin {
+        Origin::port(self.fabric.net.hosts[h.idx()].nic.0)
+    }
+
+    /// The origin of what VM `v`'s host schedules.
+    fn vm_origin(&self, v: VmId) -> Origin {
+        self.host_origin(self.hosts.vms[v.idx()].host)
+    }
+
+    /// The origin of what host vswitch `k`'s host schedules.
+    fn vswitch_origin(&self, k: usize) -> Origin {
+        self.host_origin(self.hosts.vswitches[k].host)
     }
 
     /// Runs every event up to and including time `t` (capped at the end).
@@ -463,7 +491,7 @@ impl Sim {
                 self.check_memory("output.sample_interval");
                 let next = now + self.records.recorder.interval();
                 if next <= self.budget.end {
-                    self.schedule(next, Event::Sample);
+                    self.schedule(next, Event::Sample, Origin::GLOBAL);
                 }
             }
         }
@@ -501,10 +529,12 @@ impl Sim {
             Admit::Transmit { arrive, wake } => {
                 self.on_wire(port, id, arrive);
                 if let Some(w) = wake {
-                    self.schedule(w, Event::TxDone(port));
+                    self.schedule(w, Event::TxDone(port), self.port_origin(port));
                 }
             }
-            Admit::Queued(Some(wake)) => self.schedule(wake, Event::TxDone(port)),
+            Admit::Queued(Some(wake)) => {
+                self.schedule(wake, Event::TxDone(port), self.port_origin(port))
+            }
             Admit::Queued(None) => {}
             Admit::Dropped => {
                 self.records.counters.dropped += 1;
@@ -533,11 +563,12 @@ impl Sim {
                 tl.count(port.0, f.spec.tenant, p.size);
             }
         }
+        let by = self.port_origin(port);
         if self.ends.small_queues && self.fabric.pkts[id].has(flags::TSQ) {
             let sent = arrive - self.fabric.net.ports[port.idx()].core.delay;
-            self.schedule(sent, Event::Sent(id));
+            self.schedule(sent, Event::Sent(id), by);
         }
-        self.schedule(arrive, Event::Arrive(id));
+        self.schedule(arrive, Event::Arrive(id), by);
     }
 
     #[inline]
@@ -547,7 +578,7 @@ impl Sim {
             self.on_wire(port, id, arrive);
         }
         if let Some(w) = wake {
-            self.schedule(w, Event::TxDone(port));
+            self.schedule(w, Event::TxDone(port), self.port_origin(port));
         }
     }
 

@@ -59,10 +59,13 @@ impl Sim {
             return;
         }
         let delayed = gate.delay > 0;
-        for f in std::mem::take(&mut gate.opens) {
+        let opens = std::mem::take(&mut gate.opens);
+        // the gate opens at the host that took the last byte in
+        let by = self.host_origin(self.ends.flows[f.idx()].spec.dst);
+        for f in opens {
             self.ends.flows[f as usize].spec.start = at;
             match delayed {
-                true => self.schedule(at, Event::Begin(FlowId(f))),
+                true => self.schedule(at, Event::Begin(FlowId(f)), by),
                 false => self.start_flow(FlowId(f)),
             }
         }

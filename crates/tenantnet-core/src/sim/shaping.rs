@@ -202,7 +202,8 @@ impl Sim {
     /// Makes sure a wake-up is pending for shaper `s`'s next departure.
     pub(super) fn shaper_schedule(&mut self, s: ShaperId) {
         if let Some(t) = self.hosts.next_wake(s, self.now) {
-            self.schedule(t, Event::ShaperTx(s));
+            let by = self.vm_origin(self.hosts.shapers[s].vm);
+            self.schedule(t, Event::ShaperTx(s), by);
         }
     }
 
