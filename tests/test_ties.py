@@ -5,6 +5,7 @@ partitioned network can compute on its own, as a parallel run needs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +73,18 @@ def test_a_rule_of_no_kind_is_refused(tmp_path: Path) -> None:
     assert "simulation.ties" in res.stderr and "partitioned" in res.stderr, res.stderr
     assert "Traceback" not in res.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_command_line_replaces_the_rule(tmp_path: Path) -> None:
+    sc = tmp_path / "s.json"
+    sc.write_text(json.dumps(dumbbell(4, "tcp", "20ms", "100KB")))
+    events = {}
+    for ties in ("scheduled", "partitioned"):
+        res = cli("run", str(sc), "--ties", ties, "-o", str(tmp_path / ties), "-q",
+                  "--no-report")
+        assert res.returncode == 0, res.stderr
+        events[ties] = json.loads((tmp_path / ties / "summary.json").read_text())["events"]
+    default = outcome(with_ties(dumbbell(4, "tcp", "20ms", "100KB"), None))[0]["events"]
+    assert events["scheduled"] == default != events["partitioned"]
+    bad = cli("validate", str(sc), "--ties", "random")
+    assert bad.returncode == 2 and "--ties" in bad.stderr and "Traceback" not in bad.stderr

@@ -64,9 +64,15 @@ BENCHMARKS = {
 
 # -- commands -------------------------------------------------------------------------
 
+def scenario_arg(a: argparse.Namespace) -> Scenario:
+    """SCENARIO with what the command line replaces in it (``--ties``)."""
+    sc = Scenario.from_file(a.scenario)
+    return sc.with_overrides(simulation={"ties": a.ties}) if a.ties else sc
+
+
 def cmd_run(a: argparse.Namespace) -> None:
     check_out(a.out, a.force)
-    sc = Scenario.from_file(a.scenario)
+    sc = scenario_arg(a)
     with progress.showing(not a.quiet):
         progress.step(f"running {a.scenario.name}")
         res = run(sc, seed=a.seed, memory_budget=a.memory_budget, max_events=a.max_events)
@@ -95,7 +101,7 @@ def _short(seconds: float) -> str:
 
 
 def cmd_validate(a: argparse.Namespace) -> None:
-    sc = Scenario.from_file(a.scenario)
+    sc = scenario_arg(a)
     footprint = sc.validate(memory_budget=a.memory_budget, seed=a.seed,
                             max_events=a.max_events)
     print(f"{a.scenario}: ok; its run needs {footprint}")
@@ -437,6 +443,9 @@ def add_run_args(p: argparse.ArgumentParser, budget: bool = True) -> None:
                    help="scenario file (.toml, or .json)")
     p.add_argument("--seed", type=seed_arg, metavar="N",
                    help="replace simulation.seed (0 to 2^63-1)")
+    p.add_argument("--ties", choices=("scheduled", "partitioned"),
+                   help="replace simulation.ties: how events at the same picosecond are "
+                        "ordered (running both shows how much a result rests on them)")
     if budget:
         p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                        help="most memory the run may use, e.g. 16GiB (default 8GiB): "
