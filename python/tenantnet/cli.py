@@ -443,9 +443,10 @@ def add_run_args(p: argparse.ArgumentParser, budget: bool = True) -> None:
                    help="scenario file (.toml, or .json)")
     p.add_argument("--seed", type=seed_arg, metavar="N",
                    help="replace simulation.seed (0 to 2^63-1)")
-    p.add_argument("--ties", choices=("scheduled", "partitioned"),
+    p.add_argument("--ties", choices=("scheduled", "partitioned"), metavar="RULE",
                    help="replace simulation.ties: how events at the same picosecond are "
-                        "ordered (running both shows how much a result rests on them)")
+                        "ordered, scheduled or partitioned (running both shows how much "
+                        "a result rests on them)")
     if budget:
         p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                        help="most memory the run may use, e.g. 16GiB (default 8GiB): "
