@@ -88,3 +88,21 @@ def test_the_command_line_replaces_the_rule(tmp_path: Path) -> None:
     assert events["scheduled"] == default != events["partitioned"]
     bad = cli("validate", str(sc), "--ties", "random")
     assert bad.returncode == 2 and "--ties" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_environment_sets_the_rule_of_every_scenario_and_says_so() -> None:
+    """What `tenantnet reproduce --ties` uses: TENANTNET_TIES, through `env_setting`,
+    reaches every scenario built in the block, and each run's name records it."""
+    from tenantnet.scenario import TIES_ENV, env_setting
+    sc = dumbbell(4, "tcp", "20ms", "100KB")
+    sc["name"] = "four"
+    partitioned = outcome(with_ties(dumbbell(4, "tcp", "20ms", "100KB"), "partitioned"))[0]
+    with env_setting(TIES_ENV, "partitioned"):
+        r, _ = simulate(sc)
+    assert r.summary["events"] == partitioned["events"]
+    assert r.summary["scenario"] == "four (simulation.ties = 'partitioned' from TENANTNET_TIES)"
+    with env_setting(TIES_ENV, None):
+        r, _ = simulate(sc)
+    assert r.summary["scenario"] == "four"
+    bad = cli("reproduce", "trinity-fig6", "-o", "x", "--ties", "random")
+    assert bad.returncode == 2 and "--ties" in bad.stderr and "Traceback" not in bad.stderr

@@ -179,7 +179,7 @@ def cmd_report(a: argparse.Namespace) -> None:
 
 def cmd_reproduce(a: argparse.Namespace) -> None:
     from .reproduce import BOTH_PROFILES, REPRODUCTIONS, paper_transport
-    from .scenario import TRANSPORT_ENV, transport_profile
+    from .scenario import TIES_ENV, TRANSPORT_ENV, env_setting, transport_profile
     title, fn = REPRODUCTIONS[a.name]
     testbed, nearest = paper_transport(a.name)
     # --transport, else a profile already set in the environment (it applies anyway)
@@ -198,6 +198,8 @@ def cmd_reproduce(a: argparse.Namespace) -> None:
            "tenantnet's default transport (the htsim profile: NewReno without SACK) and "
            "the reproduction's own keys")
     print(f"this run: {ran}")
+    if a.ties:
+        print(f"simultaneous events: simulation.ties = {a.ties!r} on every scenario")
     written: list[Path] = []
 
     def write(d: Path) -> None:
@@ -208,7 +210,8 @@ def cmd_reproduce(a: argparse.Namespace) -> None:
             ensure_ascii=False) + "\n")
         written.append(d / "transport.json")
 
-    with progress.showing(not a.quiet), transport_profile(profile):
+    with (progress.showing(not a.quiet), transport_profile(profile),
+          env_setting(TIES_ENV, a.ties)):
         publish(a.out, write, f"tenantnet reproduce {a.name}", a.force)
     for path in written:
         print(f"wrote {a.out / path.name}")
@@ -438,15 +441,19 @@ def listing(items: dict[str, str]) -> str:
     return "\n".join(f"  {k:<{width}}  {v}" for k, v in items.items())
 
 
+def add_ties(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--ties", choices=("scheduled", "partitioned"), metavar="RULE",
+                   help=f"{what}: how events at the same picosecond are ordered, scheduled "
+                        "or partitioned (running both shows how much a result rests on "
+                        "them)")
+
+
 def add_run_args(p: argparse.ArgumentParser, budget: bool = True) -> None:
     p.add_argument("scenario", type=Path, metavar="SCENARIO",
                    help="scenario file (.toml, or .json)")
     p.add_argument("--seed", type=seed_arg, metavar="N",
                    help="replace simulation.seed (0 to 2^63-1)")
-    p.add_argument("--ties", choices=("scheduled", "partitioned"), metavar="RULE",
-                   help="replace simulation.ties: how events at the same picosecond are "
-                        "ordered, scheduled or partitioned (running both shows how much "
-                        "a result rests on them)")
+    add_ties(p, "replace simulation.ties")
     if budget:
         p.add_argument("--memory-budget", type=size_arg, metavar="SIZE",
                        help="most memory the run may use, e.g. 16GiB (default 8GiB): "
@@ -514,6 +521,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run every scenario under this transport profile (paper: the "
                         "profile nearest to the paper's testbed; default: the "
                         "reproduction's own, tenantnet's htsim profile unless it says)")
+    add_ties(p, "set simulation.ties on every scenario")
     p = cmd("bench", cmd_bench, "Run a benchmark and print one JSON line per run.",
             epilog="benchmarks:\n" + listing(BENCHMARKS))
     p.add_argument("name", nargs="?", default="permutation", choices=list(BENCHMARKS),

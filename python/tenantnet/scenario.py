@@ -10,7 +10,7 @@ import json
 import math
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -31,21 +31,38 @@ without a change to its code. A scenario's name then says so, so that its run's
 summary records it. See :func:`transport_profile`."""
 
 
+TIES_ENV = "TENANTNET_TIES"
+"""When set (``scheduled`` or ``partitioned``), every scenario built in this process and
+in the workers it starts runs with ``simulation.ties`` set to it: how ``tenantnet
+reproduce --ties`` runs a reproduction under the other rule for simultaneous events
+without a change to its code. A scenario's name then says so, as with
+:data:`TRANSPORT_ENV`."""
+
+ENV_KEYS = {TRANSPORT_ENV: ("transport", "profile"), TIES_ENV: ("simulation", "ties")}
+"""The environment variables that set a key of every scenario: (table, key) of each."""
+
+
 @contextmanager
-def transport_profile(profile: str | None) -> Iterator[None]:
+def env_setting(var: str, value: str | None) -> Iterator[None]:
     """Within the block, every scenario built (here and in the workers started here)
-    runs under ``transport.profile = profile`` (:data:`TRANSPORT_ENV`); None changes
-    nothing."""
-    before = os.environ.get(TRANSPORT_ENV)
-    if profile is not None:
-        os.environ[TRANSPORT_ENV] = profile
+    has the key :data:`ENV_KEYS` gives ``var`` set to ``value``; None changes nothing."""
+    before = os.environ.get(var)
+    if value is not None:
+        os.environ[var] = value
     try:
         yield
     finally:
         if before is None:
-            os.environ.pop(TRANSPORT_ENV, None)
+            os.environ.pop(var, None)
         else:
-            os.environ[TRANSPORT_ENV] = before
+            os.environ[var] = before
+
+
+def transport_profile(profile: str | None) -> AbstractContextManager[None]:
+    """Within the block, every scenario built (here and in the workers started here)
+    runs under ``transport.profile = profile`` (:data:`TRANSPORT_ENV`); None changes
+    nothing."""
+    return env_setting(TRANSPORT_ENV, profile)
 
 
 MemoryBudget = int | str | None
@@ -194,28 +211,31 @@ class Scenario:
                                            and not isinstance(max_events, bool)
                                            and math.isfinite(max_events) and max_events > 0):
             raise ScenarioError(f"max_events = {max_events!r}: expected a positive number")
-        sc = self._with_transport_from_env()
+        sc = self._with_settings_from_env()
         try:
             return _core.Simulation(sc.text, sc.source, str(sc.base_dir), sc.fmt, seed,
                                     budget, None if max_events is None else float(max_events))
         except _core.ScenarioError as e:
             raise ScenarioError(*e.args) from None
 
-    def _with_transport_from_env(self) -> Scenario:
-        """This scenario, or with ``transport.profile`` from :data:`TRANSPORT_ENV`."""
-        profile = os.environ.get(TRANSPORT_ENV)
-        if not profile:
-            return self
-        d = self.data()
-        t = d.setdefault("transport", {})
-        if not isinstance(t, dict):
-            return self  # the core names the bad table
-        t["profile"] = profile
-        # the name says so, so that every summary and report of the run records it
-        how = f"transport.profile = {profile!r} from {TRANSPORT_ENV}"
-        if isinstance(d.get("name"), str):
-            d["name"] = f"{d['name']} ({how})"
-        return Scenario(json.dumps(d), f"{self.source} ({how})", self.base_dir, "json")
+    def _with_settings_from_env(self) -> Scenario:
+        """This scenario, with the keys :data:`ENV_KEYS`' variables set, if any are."""
+        sc = self
+        for var, (table, key) in ENV_KEYS.items():
+            value = os.environ.get(var)
+            if not value:
+                continue
+            d = sc.data()
+            t = d.setdefault(table, {})
+            if not isinstance(t, dict):
+                continue  # the core names the bad table
+            t[key] = value
+            # the name says so, so that every summary and report of the run records it
+            how = f"{table}.{key} = {value!r} from {var}"
+            if isinstance(d.get("name"), str):
+                d["name"] = f"{d['name']} ({how})"
+            sc = Scenario(json.dumps(d), f"{sc.source} ({how})", sc.base_dir, "json")
+        return sc
 
     def flows(self) -> Any:
         """The flows the scenario generates (a DataFrame like ``flows.parquet``), without
