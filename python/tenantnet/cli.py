@@ -567,7 +567,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        # end here, the cleanup done as the interrupt unwound: the interpreter's own
+        # shutdown right after a simulation was interrupted sometimes aborted (a fatal
+        # GIL error, exit -6) or died of the signal (-2) instead of exiting 130
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     except BrokenPipeError:
         sys.exit(0)
     except OSError as e:
