@@ -43,6 +43,9 @@
 //! all pending events: on the k = 8 permutation the single heap this replaced
 //! held about 2 500 events (12 levels) and its pops were a third of all instructions.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::heap::KeyHeap;
 use super::Time;
 
@@ -110,14 +113,17 @@ fn time_of(k: u128) -> Time {
     (k >> 64) as Time
 }
 
-/// How simultaneous events are ordered (the module's comment).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How simultaneous events (to the picosecond) are ordered (the module's comment);
+/// a scenario's `simulation.ties`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Ties {
     /// In the order they were scheduled.
     #[default]
     Scheduled,
-    /// By a rank of what scheduled them, drawn afresh at each instant from the seed,
-    /// then by kind and id: an order each part of a partitioned network can compute.
+    /// By a rank of the port that scheduled them (or the run's own generators), drawn
+    /// afresh at each instant from the seed, then by kind: an order each part of a
+    /// partitioned network can compute, as a parallel run needs.
     Partitioned,
 }
 

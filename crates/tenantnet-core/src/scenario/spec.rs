@@ -118,30 +118,7 @@ pub struct SimulationSpec {
     /// order they were scheduled; `partitioned`, by a seeded rank of the port that
     /// scheduled them, drawn afresh at each instant, the order a parallel run needs.
     #[serde(default)]
-    pub ties: TieOrder,
-}
-
-/// How simultaneous events (to the picosecond) are ordered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TieOrder {
-    /// In the order they were scheduled.
-    #[default]
-    Scheduled,
-    /// By a rank of the port that scheduled them (or the run's own generators), drawn
-    /// afresh at each instant from the seed, then by kind: an order each part of a
-    /// partitioned network can compute, as a parallel run needs.
-    Partitioned,
-}
-
-impl TieOrder {
-    /// The event queue's rule.
-    pub fn rule(self) -> crate::engine::queue::Ties {
-        match self {
-            TieOrder::Scheduled => crate::engine::queue::Ties::Scheduled,
-            TieOrder::Partitioned => crate::engine::queue::Ties::Partitioned,
-        }
-    }
+    pub ties: crate::engine::queue::Ties,
 }
 
 fn default_seed() -> u64 {

@@ -42,8 +42,7 @@ impl Sim {
             if stop <= now {
                 return;
             }
-            let by = self.host_origin(self.ends.flows[f.idx()].spec.src);
-            self.schedule(stop, Event::Stop(f), by);
+            self.schedule(stop, Event::Stop(f), self.sender_origin(f));
         }
         self.records.recorder.flow_started(f);
         match &mut self.ends.flows[f.idx()].ep {
@@ -115,8 +114,7 @@ impl Sim {
             self.send_from(src, vm, id, false);
         }
         if let Some(t) = out.rto_event.take() {
-            let by = self.host_origin(self.ends.flows[f.idx()].spec.src);
-            self.schedule(t, Event::Rto(f), by);
+            self.schedule(t, Event::Rto(f), self.sender_origin(f));
         }
     }
 
@@ -156,8 +154,7 @@ impl Sim {
             self.send_from(rcv_host, rcv_vm, id, false);
         }
         if let Some(t) = out.delack_event.take() {
-            let by = self.host_origin(self.ends.flows[f.idx()].spec.dst);
-            self.schedule(t, Event::DelAck(f), by);
+            self.schedule(t, Event::DelAck(f), self.receiver_origin(f));
         }
     }
 
@@ -288,8 +285,7 @@ impl Sim {
             }
         }
         if next < stop && next <= self.budget.end {
-            let by = self.host_origin(self.ends.flows[f.idx()].spec.src);
-            self.schedule(next, Event::UdpTick(f), by);
+            self.schedule(next, Event::UdpTick(f), self.sender_origin(f));
         }
     }
 }

@@ -41,7 +41,7 @@ use crate::net::host_nic::{fq_queues, AckPath, AckRoutes, HostNic};
 use crate::net::packet::flags;
 use crate::net::port::Admit;
 use crate::net::PacketPool;
-use crate::net::{HostId, Network, NodeKind, PktId, PortId, VmId};
+use crate::net::{FlowId, HostId, Network, NodeKind, PktId, PortId, VmId};
 use crate::transport::tcp_receiver::ReceiverOut;
 use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
@@ -401,16 +401,20 @@ impl Sim {
         self.events.push(at, by, e.encode());
     }
 
-    /// The origin of what port `port` schedules.
-    #[inline]
-    fn port_origin(&self, port: PortId) -> Origin {
-        Origin::port(port.0)
-    }
-
     /// The origin of what host `h` schedules: its NIC.
     #[inline]
     fn host_origin(&self, h: HostId) -> Origin {
         Origin::port(self.fabric.net.hosts[h.idx()].nic.0)
+    }
+
+    /// The origin of what flow `f`'s sending host schedules.
+    fn sender_origin(&self, f: FlowId) -> Origin {
+        self.host_origin(self.ends.flows[f.idx()].spec.src)
+    }
+
+    /// The origin of what flow `f`'s receiving host schedules.
+    fn receiver_origin(&self, f: FlowId) -> Origin {
+        self.host_origin(self.ends.flows[f.idx()].spec.dst)
     }
 
     /// The origin of what VM `v`'s host schedules.
@@ -529,11 +533,11 @@ impl Sim {
             Admit::Transmit { arrive, wake } => {
                 self.on_wire(port, id, arrive);
                 if let Some(w) = wake {
-                    self.schedule(w, Event::TxDone(port), self.port_origin(port));
+                    self.schedule(w, Event::TxDone(port), Origin::port(port.0));
                 }
             }
             Admit::Queued(Some(wake)) => {
-                self.schedule(wake, Event::TxDone(port), self.port_origin(port))
+                self.schedule(wake, Event::TxDone(port), Origin::port(port.0))
             }
             Admit::Queued(None) => {}
             Admit::Dropped => {
@@ -563,7 +567,7 @@ impl Sim {
                 tl.count(port.0, f.spec.tenant, p.size);
             }
         }
-        let by = self.port_origin(port);
+        let by = Origin::port(port.0);
         if self.ends.small_queues && self.fabric.pkts[id].has(flags::TSQ) {
             let sent = arrive - self.fabric.net.ports[port.idx()].core.delay;
             self.schedule(sent, Event::Sent(id), by);
@@ -578,7 +582,7 @@ impl Sim {
             self.on_wire(port, id, arrive);
         }
         if let Some(w) = wake {
-            self.schedule(w, Event::TxDone(port), self.port_origin(port));
+            self.schedule(w, Event::TxDone(port), Origin::port(port.0));
         }
     }
 

@@ -61,7 +61,7 @@ impl Sim {
         let delayed = gate.delay > 0;
         let opens = std::mem::take(&mut gate.opens);
         // the gate opens at the host that took the last byte in
-        let by = self.host_origin(self.ends.flows[f.idx()].spec.dst);
+        let by = self.receiver_origin(f);
         for f in opens {
             self.ends.flows[f as usize].spec.start = at;
             match delayed {

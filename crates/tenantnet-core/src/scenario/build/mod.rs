@@ -364,7 +364,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
         tcp: t.tcp,
         duration,
         seed,
-        ties: sc.simulation.ties.rule(),
+        ties: sc.simulation.ties,
         stop_when_done: sc.simulation.stop_when_done,
         output,
         meta: RunMeta {
