@@ -119,7 +119,8 @@ def test_the_order_reads_the_same_in_architecture_md() -> None:
     assert named == ORDER, named
 
 
-PARTS = ["Fabric", "Hosts", "Endpoints", "Records", "RunBudget", "ControlPlane"]
+PARTS = ["Fabric", "Hosts", "Endpoints", "Records", "RunBudget", "ControlPlane",
+         "Parallelism"]
 """The parts of a run's state (`sim/parts.rs`)."""
 THE_LOOP = re.compile(r"\bSim\b|\bEvent\b|\bschedule\(|\bself\.events\b|\bself\.now\b")
 """What a part's method would name to reach into the event loop."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core, progress
-from .api import advance, run
+from .api import advance
 from .clitools import (
     CliError,
     Parser,
@@ -75,7 +75,11 @@ def cmd_run(a: argparse.Namespace) -> None:
     sc = scenario_arg(a)
     with progress.showing(not a.quiet):
         progress.step(f"running {a.scenario.name}")
-        res = run(sc, seed=a.seed, memory_budget=a.memory_budget, max_events=a.max_events)
+        sim = sc.simulation(seed=a.seed, memory_budget=a.memory_budget,
+                            max_events=a.max_events)
+        sim.set_threads(a.threads)
+        advance(sim)
+        res = sim.results()
 
         def write(d: Path) -> None:
             res.write(d)
@@ -85,6 +89,8 @@ def cmd_run(a: argparse.Namespace) -> None:
                              f"tenantnet: {res.summary['scenario']}")
         progress.step("writing results")
         publish(a.out, write, "tenantnet run", a.force)
+    if a.threads is not None and a.threads > 1 and sim.threads_note:
+        print(f"note: {a.scenario.name} {sim.threads_note}", file=sys.stderr)
     s = res.summary
     rate = s["events"] / max(s["wall_s"], 1e-9) / 1e6
     print(f"{s['scenario']}: {_short(s['simulated_s'])} simulated in "
@@ -261,11 +267,13 @@ def bench_crosscheck(a: argparse.Namespace) -> None:
                               f"{a.repeat} seed(s) each")
 
 
-def timed_run(sc: Scenario) -> tuple[Any, dict[str, Any], list[float], float]:
-    """Builds and runs `sc` (with progress): the simulation, its summary, each
-    flow's Gb/s and the wall time in seconds, building included."""
+def timed_run(sc: Scenario, threads: int = 1) -> tuple[Any, dict[str, Any], list[float],
+                                                     float]:
+    """Builds and runs `sc` (with progress) on up to `threads` threads: the
+    simulation, its summary, each flow's Gb/s and the wall time in seconds, building
+    included."""
     t0 = time.perf_counter()
-    sim = sc.simulation()
+    sim = sc.simulation().set_threads(threads)
     advance(sim)
     s, gbps = sim.summary()
     return sim, s, gbps, time.perf_counter() - t0
@@ -292,6 +300,32 @@ def bench_cut(name: str, sc: Scenario, threads: int) -> None:
     print(json.dumps({"benchmark": name, "k": sc.data()["topology"].get("k"),
                       "wall_s": round(time.perf_counter() - t0, 3), **profile,
                       "version": _core.version()}), flush=True)
+
+
+def bench_threads(name: str, sc: Scenario, threads: int, repeat: int) -> None:
+    """Times `sc` under partitioned ties on 1 and on `threads` threads, interleaved,
+    `repeat` times: a JSON line per run, then one with the medians, the speedup and
+    the parallel efficiency (the speedup over the threads)."""
+    from statistics import median
+    sc = sc.with_overrides(simulation={"ties": "partitioned"})
+    walls: dict[int, list[float]] = {1: [], threads: []}
+    used = 1
+    for _ in range(repeat):
+        for n in dict.fromkeys((1, threads)):
+            sim, s, _, wall = timed_run(sc, n)
+            used = max(used, sim.threads)
+            walls[n].append(wall)
+            print(json.dumps({"benchmark": name, "k": sc.data()["topology"].get("k"),
+                              "threads": sim.threads, "wall_s": round(wall, 3),
+                              "events": s["events"],
+                              "events_per_s_per_thread": round(s["events"] / wall / sim.threads),
+                              "version": s["tenantnet_version"]}), flush=True)
+    one, many = median(walls[1]), median(walls[threads])
+    print(json.dumps({"benchmark": name, "k": sc.data()["topology"].get("k"),
+                      "threads": used, "runs": repeat, "median_wall_s_1": round(one, 3),
+                      f"median_wall_s_{used}": round(many, 3),
+                      "speedup": round(one / many, 3),
+                      "efficiency": round(one / many / used, 3)}), flush=True)
 
 
 def bench_fct(repeat: int) -> None:
@@ -391,8 +425,14 @@ def cmd_bench(a: argparse.Namespace) -> None:
     if a.cut is not None and not (a.name.startswith("permutation") or a.name == "fct"):
         fail(f"--cut {a.cut}: profiles the permutation and fct benchmarks' runs, not "
              f"{a.name}'s")
+    if a.threads is not None and not (a.name.startswith("permutation") or a.name == "fct"):
+        fail(f"--threads {a.threads}: times the permutation and fct benchmarks on threads, "
+             f"not {a.name}")
     if a.name == "crosscheck":
         bench_crosscheck(a)
+        return
+    if a.threads is not None:
+        bench_threads(a.name, bench_builtin(a.name, a.k), a.threads, a.repeat)
         return
     if a.cut is not None:
         bench_cut(a.name, bench_builtin(a.name, a.k), a.cut)
@@ -448,6 +488,11 @@ def add_ties(p: argparse.ArgumentParser, what: str) -> None:
                         "them)")
 
 
+def add_threads(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--threads", type=int_arg(1, 4096), default=None, metavar="N",
+                   help=what)
+
+
 def add_run_args(p: argparse.ArgumentParser, budget: bool = True) -> None:
     p.add_argument("scenario", type=Path, metavar="SCENARIO",
                    help="scenario file (.toml, or .json)")
@@ -483,6 +528,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("run", cmd_run, "Run SCENARIO and write its results (Parquet tables, "
             "summary.json, report.html) into a folder.")
     add_run_args(p)
+    add_threads(p, "threads the run may use (default: chosen for the run); a run under "
+                   "partitioned ties is cut into that many partitions and gives the same "
+                   "results on any number; others run on one, with a note saying why")
     p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
                    help="folder for the results (created, or replaced whole)")
     add_force(p)
@@ -535,6 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead of timing: run once, cut by pod for THREADS threads, and "
                         "print what a parallel run would face (events per partition, "
                         "windows, the speedup's bound; docs: Performance)")
+    add_threads(p, "time the benchmark under partitioned ties on 1 and on N threads, "
+                   "interleaved, and print the speedup and the parallel efficiency")
     p.add_argument("--reference", type=Path, default=None, metavar="FILE",
                    help="htsim's runs for crosscheck (default: those shipped with "
                         "tenantnet at --k, 8 or 12; BENCHMARKS.md says how they were made)")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _core
-from .errors import ScenarioError, check_whole
+from .errors import ScenarioError, check_whole, is_whole
 from .results import Results
 
 
@@ -121,6 +121,28 @@ class Simulation:
     def memory_in_use(self) -> float:
         """Bytes the run holds now (estimated at the footprint's costs)."""
         return self._core.memory_in_use
+
+    def set_threads(self, threads: int | None) -> Simulation:
+        """Lets the run use up to ``threads`` threads (1 to 4096; ``None``: chosen for
+        the run, by the rule in the Performance guide). A run under
+        ``simulation.ties = "partitioned"`` is cut into partitions, one per thread, and
+        gives the same bytes for any number; one that cannot be cut runs on one, and
+        :attr:`threads_note` says why. Only before the run starts."""
+        if threads is not None and not is_whole(threads, 1, 4096):
+            raise ValueError(f"threads = {threads!r}: expected a whole number from 1 to 4096")
+        self._core.set_threads(0 if threads is None else int(threads))
+        return self
+
+    @property
+    def threads(self) -> int:
+        """The threads the run uses (1 before it starts and when it cannot be cut)."""
+        return int(self._core.threads)
+
+    @property
+    def threads_note(self) -> str | None:
+        """Why the run uses one thread although more were asked for, once it started."""
+        note: str | None = self._core.threads_note
+        return note
 
     def run_until(self, t_s: float) -> Simulation:
         """Runs every event up to simulated time ``t_s`` seconds (capped at the end;

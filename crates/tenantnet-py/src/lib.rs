@@ -225,6 +225,36 @@ impl Simulation {
         self.check_failure()
     }
 
+    /// Lets the run use up to `threads` threads (1 to 4096; 0: as many as the
+    /// machine's cores when the run is large enough to gain, `Sim::set_threads`).
+    /// Only before the run starts.
+    fn set_threads(&mut self, threads: usize) -> PyResult<()> {
+        if threads > 4096 {
+            return Err(PyValueError::new_err(format!(
+                "set_threads({threads}): expected 1 to 4096 threads (0: chosen for the run)"
+            )));
+        }
+        if self.sim.events_processed() > 0 {
+            return Err(PyValueError::new_err(
+                "set_threads: the run has started; set threads on a new simulation",
+            ));
+        }
+        self.sim.set_threads(threads);
+        Ok(())
+    }
+
+    /// The threads the run uses (1 until it starts, or when it cannot be cut).
+    #[getter]
+    fn threads(&self) -> usize {
+        self.sim.threads_used()
+    }
+
+    /// Why the run uses one thread although more were asked for (once it started).
+    #[getter]
+    fn threads_note(&self) -> Option<String> {
+        self.sim.threads_note().map(str::to_string)
+    }
+
     /// Runs the whole run as `run_until(inf)` does (the same results, without the
     /// GIL), and profiles it as cut for `threads` threads: what a parallel run would
     /// face (`tenantnet_core::sim::cut_profile`), as JSON. Only before the run starts.

@@ -1,5 +1,7 @@
-//! `tenantnet-sim SCENARIO [--cut THREADS]`: runs a scenario without Python and prints
-//! its summary, or with `--cut` the profile of the run cut for that many threads
+//! `tenantnet-sim SCENARIO [--cut THREADS | --threads THREADS]`: runs a scenario
+//! without Python and prints its summary (on up to THREADS threads with `--threads`,
+//! else on as many as it gains from),
+//! or with `--cut` the profile of the run cut for that many threads
 //! (`tenantnet_core::sim::cut_profile`). For profiling (perf, callgrind) and for
 //! scripting without the Python package.
 
@@ -13,14 +15,23 @@ fn main() -> ExitCode {
     if args.len() == 4 && args[2] == "--cut" {
         return profile(&args[1], &args[3]);
     }
-    if args.len() != 2 {
-        eprintln!("usage: tenantnet-sim SCENARIO.toml [--cut THREADS]");
+    let threads = match &args[..] {
+        [_, _] => Some(0),
+        [_, _, flag, n] if flag == "--threads" => threads_arg("--threads", n),
+        _ => None,
+    };
+    let Some(threads) = threads else {
+        eprintln!("usage: tenantnet-sim SCENARIO.toml [--cut THREADS | --threads THREADS]");
         return ExitCode::from(2);
-    }
+    };
     let Some(mut sim) = load(&args[1]) else {
         return ExitCode::from(2);
     };
+    sim.set_threads(threads);
     sim.run();
+    if let Some(note) = sim.threads_note() {
+        eprintln!("note: {note}");
+    }
     let r = sim.results();
     println!(
         "{}",
@@ -46,8 +57,7 @@ fn load(path: &str) -> Option<Sim> {
 /// instructions on the permutation).
 #[inline(never)]
 fn profile(path: &str, threads: &str) -> ExitCode {
-    let Some(threads) = threads.parse().ok().filter(|n| (1..=4096).contains(n)) else {
-        eprintln!("error: --cut {threads}: expected a number of threads, 1 to 4096");
+    let Some(threads) = threads_arg("--cut", threads) else {
         return ExitCode::from(2);
     };
     let Some(mut sim) = load(path) else {
@@ -59,4 +69,13 @@ fn profile(path: &str, threads: &str) -> ExitCode {
         serde_json::to_string_pretty(&profile).expect("a profile serializes")
     );
     ExitCode::SUCCESS
+}
+
+/// A number of threads given to `flag`, 1 to 4096, or `None` having said why not.
+fn threads_arg(flag: &str, text: &str) -> Option<usize> {
+    let n = text.parse().ok().filter(|n| (1..=4096).contains(n));
+    if n.is_none() {
+        eprintln!("error: {flag} {text}: expected a number of threads, 1 to 4096");
+    }
+    n
 }

@@ -65,6 +65,11 @@ impl Origin {
     pub fn port(i: u32) -> Origin {
         Origin(i + 1)
     }
+
+    /// The index of the port it names (none for [`GLOBAL`](Self::GLOBAL)).
+    pub fn port_index(self) -> Option<usize> {
+        (self.0 as usize).checked_sub(1)
+    }
 }
 
 /// Odd multipliers of the ranks' permutations (Fibonacci hashing's and MurmurHash3's).
@@ -218,14 +223,7 @@ impl EventQueue {
 
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        if let Some(k) = self.cur_heap.peek() {
-            return Some(time_of(k));
-        }
-        if self.in_ring > 0 {
-            let slot = ((self.cur + self.next_occupied()) & self.mask) as usize;
-            return self.ring[slot].iter().min().map(|&k| time_of(k));
-        }
-        self.far.peek().map(time_of)
+        self.peek_key().map(time_of)
     }
 
     /// Distance from `cur` to the next occupied ring bucket (1 ..= ring.len() - 1);
@@ -280,9 +278,45 @@ impl EventQueue {
     /// `advance`, into every event loop (see `advance`).
     #[inline(always)]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, u32)> {
+        self.pop_unless(|top| time_of(top) > limit)
+    }
+
+    /// Removes and returns the earliest event as (time, code) if its key is below
+    /// `bound` (a key as [`key_of`](Self::key_of) gives): what a partition of a
+    /// parallel run processes in one window.
+    #[inline]
+    pub fn pop_before(&mut self, bound: u128) -> Option<(Time, u32)> {
+        self.pop_unless(|top| top >= bound)
+    }
+
+    /// The key event `code` scheduled at `at` by `by` has under [`Ties::Partitioned`]
+    /// (the order of keys is the order events are processed in).
+    pub fn key_of(&self, at: Time, by: Origin, code: u32) -> u128 {
+        ((at as u128) << 64) | ((self.rank(at, by) as u128) << 32) | code as u128
+    }
+
+    /// The key of the earliest pending event.
+    pub fn peek_key(&self) -> Option<u128> {
+        if let Some(k) = self.cur_heap.peek() {
+            return Some(k);
+        }
+        if self.in_ring > 0 {
+            let slot = ((self.cur + self.next_occupied()) & self.mask) as usize;
+            return self.ring[slot].iter().min().copied();
+        }
+        self.far.peek()
+    }
+
+    /// The rule ordering simultaneous events.
+    pub fn ties(&self) -> Ties {
+        self.ties
+    }
+
+    #[inline(always)]
+    fn pop_unless(&mut self, beyond: impl Fn(u128) -> bool) -> Option<(Time, u32)> {
         loop {
             if let Some(top) = self.cur_heap.peek() {
-                if time_of(top) > limit {
+                if beyond(top) {
                     return None;
                 }
                 self.cur_heap.pop_min();

@@ -97,6 +97,7 @@ pub fn fq_queues(ends: impl Iterator<Item = (HostId, HostId)>, hosts: usize) -> 
 
 /// The ACK routes of every flow under [`AckPath::Symmetric`]: for each switch on a
 /// flow's data path, the port back toward the switch (or host) the data came from.
+#[derive(Clone)]
 pub struct AckRoutes {
     /// (switch, port its ACKs leave by), each flow's in path order.
     hops: Vec<(NodeId, PortId)>,

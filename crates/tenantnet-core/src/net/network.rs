@@ -65,6 +65,7 @@ pub struct FabricConfig {
 }
 
 /// A built network: every node, port and the forwarding tables.
+#[derive(Clone)]
 pub struct Network {
     /// All nodes, indexed by `NodeId`.
     pub nodes: Vec<Node>,

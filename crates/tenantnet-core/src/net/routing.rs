@@ -18,6 +18,7 @@ use crate::packet::ids::{HostId, NodeId, PortId, SwitchId};
 use crate::switch::port::Port;
 
 /// Forwarding tables of all switches.
+#[derive(Clone)]
 pub struct Routing {
     n_leaves: usize,
     leaf_switch: Vec<SwitchId>,

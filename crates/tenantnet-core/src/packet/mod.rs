@@ -145,6 +145,7 @@ pub enum ControlPayload {
 /// slots it still grows but raises [`over_cap`](Self::over_cap), which the
 /// simulation checks after every event to stop a run that outgrows its memory
 /// budget.
+#[derive(Clone)]
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<u32>,

@@ -86,8 +86,17 @@ impl Sim {
         }
     }
 
-    /// Checks action `a` and applies it now.
+    /// Checks action `a` and applies it now (in a parallel run, to every partition's
+    /// copy of what it changes, and to the run's view).
     pub fn apply(&mut self, a: Action) -> Result<(), String> {
+        if let Some(par) = &self.parallel.par {
+            par.apply(&a)?;
+        }
+        self.apply_here(a)
+    }
+
+    /// Checks action `a` and applies it now to this copy of the run.
+    pub(super) fn apply_here(&mut self, a: Action) -> Result<(), String> {
         match a {
             Action::QueueWeights { port, weights } => {
                 self.dscp_port(port)?;

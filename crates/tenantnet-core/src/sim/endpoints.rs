@@ -2,8 +2,9 @@
 //! packets, and delivering arriving packets to receivers and senders.
 
 use super::flow::Endpoint;
-use super::{Event, Sim};
+use super::{parallel, Event, Sim};
 use crate::engine::queue::Origin;
+use crate::engine::queue::Ties;
 use crate::engine::Time;
 use crate::net::packet::flags;
 use crate::net::{FlowId, Packet};
@@ -23,6 +24,9 @@ pub(super) fn transport_of(kind: &FlowKind) -> usize {
 impl Sim {
     /// Starts every flow whose start time has come, then schedules the next start.
     pub(super) fn start_flows(&mut self) {
+        if let Some(pc) = self.parallel.part.as_deref_mut() {
+            pc.starts.push(self.now);
+        }
         while let Some(&f) = self.ends.start_order.get(self.ends.next_start) {
             let at = self.ends.flows[f as usize].spec.start;
             if at > self.now {
@@ -220,9 +224,27 @@ impl Sim {
     /// A sized flow has every byte acknowledged: it completes now, and the run
     /// with it if it was the last and the run stops when all are done.
     fn complete(&mut self, f: FlowId) {
-        if self.ends.complete(f, self.now) && self.budget.stop_when_done {
-            self.budget.done = true;
+        let last = self.ends.complete(f, self.now);
+        if let Some(pc) = self.parallel.part.as_deref_mut() {
+            // a partition's count is its own: the parallel loop adds them up
+            pc.last_complete = self.now;
+        } else if last && self.budget.stop_when_done {
+            self.stop_all_done();
         }
+    }
+
+    /// Every sized flow is done and the run stops when they are. Under scheduled ties
+    /// it stops at once. Under partitioned ties, where no partition of a parallel run
+    /// knows the moment the others finish, it runs on to the end of the current step
+    /// of the grid of link delays (the first multiple of the smallest link delay
+    /// after now), the same instant for any number of threads.
+    fn stop_all_done(&mut self) {
+        let g = self.budget.grid;
+        if self.events.ties() == Ties::Partitioned && g > 0 {
+            self.budget.end = self.budget.end.min(parallel::grid_after(self.now, g));
+            self.budget.drain = true;
+        }
+        self.budget.done = true;
     }
 
     pub(super) fn on_rto(&mut self, f: FlowId) {

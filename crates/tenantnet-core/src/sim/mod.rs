@@ -23,6 +23,7 @@ pub mod flow;
 pub mod footprint;
 mod hosts;
 pub mod ideal;
+pub mod parallel;
 pub mod parts;
 pub mod queries;
 pub mod recorder;
@@ -50,7 +51,7 @@ use crate::workload::{Exchanges, FlowSpec};
 pub use event::Event;
 pub use flow::Flow;
 use footprint::{Footprint, PartKind};
-use parts::{ControlPlane, Endpoints, Fabric, Hosts, Records, RunBudget};
+use parts::{ControlPlane, Endpoints, Fabric, Hosts, Parallelism, Records, RunBudget};
 use recorder::{OutputParams, Recorder};
 use results::RunMeta;
 
@@ -72,6 +73,19 @@ pub struct Counters {
     pub shaped: u64,
     /// Control packets host policies sent (Trinity's and ElasticSwitch's feedback).
     pub control_sent: u64,
+}
+
+impl Counters {
+    /// Adds `o`'s counts to these.
+    pub fn add(&mut self, o: &Counters) {
+        self.sent += o.sent;
+        self.data_sent += o.data_sent;
+        self.delivered += o.delivered;
+        self.dropped += o.dropped;
+        self.evicted += o.evicted;
+        self.shaped += o.shaped;
+        self.control_sent += o.control_sent;
+    }
 }
 
 /// Everything the builder hands the simulation.
@@ -134,6 +148,8 @@ pub struct Sim {
     budget: RunBudget,
     /// The fabric controllers and scheduled changes.
     control: ControlPlane,
+    /// Its threads: the partitions of a parallel run, or what a partition holds.
+    parallel: Parallelism,
 }
 
 /// How far ahead a packet's events are commonly scheduled: the longest time to
@@ -186,6 +202,7 @@ impl Sim {
             p.meta.tenants.len(),
             p.vswitch.vms.len(),
         );
+        let grid = parallel::grid(&p.net);
         let mut sim = Sim {
             now: 0,
             events: EventQueue::for_horizon(event_horizon(&p.net, &p.tcp))
@@ -239,13 +256,22 @@ impl Sim {
                 footprint: p.footprint,
                 memory: p.budget,
                 failure: None,
+                grid,
+                drain: false,
             },
             control: ControlPlane {
                 controllers: (ScheduledChanges::controllers(p.vswitch.changes).into_iter())
                     .chain(p.controllers)
                     .collect(),
             },
+            parallel: Parallelism {
+                part: None,
+                wire_hook: false,
+                par: None,
+                threads: Default::default(),
+            },
         };
+        sim.parallel.wire_hook = sim.records.recorder.tenant_links.is_some();
         sim.start();
         sim
     }
@@ -263,6 +289,11 @@ impl Sim {
             let t = self.ends.flows[first as usize].spec.start;
             self.schedule(t, Event::FlowStart, Origin::GLOBAL);
         }
+        self.schedule_first_sample();
+    }
+
+    /// Schedules the first sample, if the run records any.
+    fn schedule_first_sample(&mut self) {
         let iv = self.records.recorder.interval();
         if iv > 0 && iv <= self.budget.end {
             self.schedule(iv, Event::Sample, Origin::GLOBAL);
@@ -287,15 +318,41 @@ impl Sim {
 
     /// Packet counters so far, and ECN marks applied so far.
     pub fn counters(&self) -> (Counters, u64) {
+        if let Some(par) = &self.parallel.par {
+            return par.counters();
+        }
         (
             self.records.counters,
             self.fabric.net.ports.iter().map(|p| p.stats().marks).sum(),
         )
     }
 
-    /// Events processed so far.
+    /// Lets the run use up to `threads` threads (1: sequential; 0, the default: as
+    /// many as the machine has cores when the run gains from them, `parallel`).
+    /// Before its first event; a run that cannot be cut runs on one, and
+    /// [`threads_note`](Self::threads_note) says why.
+    pub fn set_threads(&mut self, threads: usize) {
+        if self.events.processed() == 0 && self.parallel.par.is_none() {
+            self.parallel.threads = parallel::Threads {
+                asked: threads,
+                note: None,
+            };
+        }
+    }
+
+    /// The threads the run uses (the partitions it was cut into, or 1).
+    pub fn threads_used(&self) -> usize {
+        self.parallel.par.as_ref().map_or(1, |p| p.len())
+    }
+
+    /// Why the run uses one thread although more were allowed, once it has started.
+    pub fn threads_note(&self) -> Option<&str> {
+        self.parallel.threads.note.as_deref()
+    }
+
+    /// Events processed so far (in a parallel run, as the sequential run counts them).
     pub fn events_processed(&self) -> u64 {
-        self.events.processed()
+        self.events.processed() + self.parallel.par.as_ref().map_or(0, |p| p.events())
     }
 
     /// The TCP configurations the scenario resolved to (the first is the
@@ -427,9 +484,21 @@ impl Sim {
         self.host_origin(self.hosts.vswitches[k].host)
     }
 
-    /// Runs every event up to and including time `t` (capped at the end).
+    /// Runs every event up to and including time `t` (capped at the end): on the
+    /// threads [`set_threads`](Self::set_threads) allowed when the run can be cut
+    /// (`parallel`), with the same results.
     pub fn run_until(&mut self, t: Time) {
-        self.run_observed(t, |_, _, _| {});
+        if self.parallel.threads.asked != 1
+            && self.parallel.par.is_none()
+            && self.events.processed() == 0
+        {
+            parallel::start(self);
+        }
+        if self.parallel.par.is_some() {
+            parallel::run_until(self, t);
+        } else {
+            self.run_observed(t, |_, _, _| {});
+        }
     }
 
     /// `run_until` that shows `seen` each event before it is handled (what
@@ -438,27 +507,52 @@ impl Sim {
     #[inline(always)]
     fn run_observed(&mut self, t: Time, mut seen: impl FnMut(&Sim, Time, Event)) {
         let started = Instant::now();
-        let t = t.min(self.budget.end);
-        while !self.budget.done {
-            let Some((at, code)) = self.events.pop_until(t) else {
+        let mut t = t.min(self.budget.end);
+        loop {
+            while !self.budget.done {
+                let Some((at, code)) = self.events.pop_until(t) else {
+                    break;
+                };
+                self.step(at, code, &mut seen);
+            }
+            if !self.budget.drain {
                 break;
-            };
-            self.now = at;
-            match Event::decode(code) {
-                Some(e) => {
-                    seen(self, at, e);
-                    self.dispatch(e)
-                }
-                None => debug_assert!(false, "event code {code:#x} of no kind"),
             }
-            if !self.ends.resume.is_empty() {
-                self.resume_senders();
-            }
+            // every flow is done, and the run goes on to its new end (`stop_all_done`)
+            self.budget.drain = false;
+            self.budget.done = false;
+            t = t.min(self.budget.end);
         }
         if !self.budget.done {
             self.now = self.now.max(t);
         }
         self.records.wall += started.elapsed().as_secs_f64();
+    }
+
+    /// Handles event `code` at `at`, showing it to `seen` first.
+    #[inline(always)]
+    fn step(&mut self, at: Time, code: u32, seen: &mut impl FnMut(&Sim, Time, Event)) {
+        self.now = at;
+        match Event::decode(code) {
+            Some(e) => {
+                seen(self, at, e);
+                self.dispatch(e)
+            }
+            None => debug_assert!(false, "event code {code:#x} of no kind"),
+        }
+        if !self.ends.resume.is_empty() {
+            self.resume_senders();
+        }
+    }
+
+    /// Runs every event whose key is below `bound` (a window of a parallel run).
+    fn run_before(&mut self, bound: u128) {
+        while !self.budget.done {
+            let Some((at, code)) = self.events.pop_before(bound) else {
+                break;
+            };
+            self.step(at, code, &mut |_, _, _| {});
+        }
     }
 
     /// Runs to the end.
@@ -561,11 +655,8 @@ impl Sim {
     /// on a link without delay, it still comes first.
     #[inline(always)]
     fn on_wire(&mut self, port: PortId, id: PktId, arrive: Time) {
-        if let Some(tl) = self.records.recorder.tenant_links.as_mut() {
-            let p = &self.fabric.pkts[id];
-            if let Some(f) = self.ends.flows.get(p.flow.idx()) {
-                tl.count(port.0, f.spec.tenant, p.size);
-            }
+        if self.parallel.wire_hook && self.on_wire_hook(port, id, arrive) {
+            return;
         }
         let by = Origin::port(port.0);
         if self.ends.small_queues && self.fabric.pkts[id].has(flags::TSQ) {
@@ -573,6 +664,27 @@ impl Sim {
             self.schedule(sent, Event::Sent(id), by);
         }
         self.schedule(arrive, Event::Arrive(id), by);
+    }
+
+    /// What happens to a packet going on the wire in runs that count it per tenant
+    /// and port, or that are a partition of a parallel run (one flag, `wire_hook`,
+    /// so that other runs pay one test): counts it, and mails it if `port` is cut.
+    /// Whether it was mailed (a packet a small queue counts never is: host NICs are
+    /// not cut in runs that have them, `parallel::merge::plan`).
+    #[inline(never)]
+    fn on_wire_hook(&mut self, port: PortId, id: PktId, arrive: Time) -> bool {
+        if let Some(tl) = self.records.recorder.tenant_links.as_mut() {
+            let p = &self.fabric.pkts[id];
+            if let Some(f) = self.ends.flows.get(p.flow.idx()) {
+                tl.count(port.0, f.spec.tenant, p.size);
+            }
+        }
+        if !self.parallel.part.as_deref().is_some_and(|pc| pc.cut(port)) {
+            return false;
+        }
+        debug_assert!(!self.fabric.pkts[id].has(flags::TSQ));
+        self.mail(id, arrive, Origin::port(port.0));
+        true
     }
 
     #[inline]
@@ -607,6 +719,9 @@ impl Sim {
     /// in ports and vswitch queues plus those on the wire or links (pending arrivals). Equal unless a
     /// packet leaked.
     pub fn in_flight_check(&self) -> (u64, u64) {
+        if let Some(par) = &self.parallel.par {
+            return par.in_flight();
+        }
         let held: u64 = self
             .fabric
             .net

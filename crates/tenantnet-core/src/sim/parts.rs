@@ -7,6 +7,7 @@
 use super::cpu::CpuState;
 use super::datapath::VmRateCols;
 use super::footprint::Footprint;
+use super::parallel::{ParState, PartCtx, Threads};
 use super::queries::ExchangeState;
 use super::recorder::Recorder;
 use super::results::RunMeta;
@@ -125,6 +126,11 @@ pub struct RunBudget {
     pub(super) memory: u64,
     /// Why it stopped before its end, if it did.
     pub(super) failure: Option<RunFailure>,
+    /// The smallest delay of any link: the grid a run that stops when every flow is
+    /// done (under partitioned ties) stops on (`Sim::stop_all_done`).
+    pub(super) grid: Time,
+    /// Every flow is done and the run goes on to its new end: the loop clears `done`.
+    pub(super) drain: bool,
 }
 
 /// The run's control plane: the fabric controllers (QShare's) beside the scenario's
@@ -167,4 +173,19 @@ impl ControlPlane {
             .flat_map(|c| c.tables(net))
             .collect()
     }
+}
+
+/// The run's threads: in the run a parallel run is of, its partitions; in a
+/// partition, which one it is and its mail (`sim/parallel`).
+pub struct Parallelism {
+    /// In a partition: which one it is, the partition of each port's far end, its
+    /// mail.
+    pub(super) part: Option<Box<PartCtx>>,
+    /// Whether packets going on the wire take `Sim::on_wire_hook`: per-tenant link
+    /// counts, or a partition's mail.
+    pub(super) wire_hook: bool,
+    /// In the run a parallel run is of: its partitions and where their windows stand.
+    pub(super) par: Option<Box<ParState>>,
+    /// The threads asked for, and why the run uses one if it does.
+    pub(super) threads: Threads,
 }

@@ -10,6 +10,7 @@ use crate::net::FlowId;
 use crate::workload::Exchanges;
 
 /// The gates and queries of a run, and how far each has got.
+#[derive(Clone)]
 pub struct ExchangeState {
     spec: Exchanges,
     /// Per gate: deliveries it still waits for.
@@ -22,6 +23,12 @@ pub struct ExchangeState {
 
 impl ExchangeState {
     /// Nothing has happened yet.
+    /// Whether the run has no gates and no queries.
+    pub fn is_empty(&self) -> bool {
+        self.spec.gates.is_empty() && self.spec.queries.is_empty()
+    }
+
+    /// The state of `spec` before the run.
     pub fn new(spec: Exchanges) -> Self {
         ExchangeState {
             waiting: spec.gates.iter().map(|g| g.waits).collect(),

@@ -70,6 +70,7 @@ pub fn fabric_ports(net: &Network) -> Vec<u32> {
 }
 
 /// Each tenant's wire bytes sent on each fabric port (the `tenant_link` scope).
+#[derive(Clone)]
 pub struct TenantLinks {
     /// Row of each port (`u32::MAX`: not counted).
     slot: Vec<u32>,
@@ -109,7 +110,7 @@ impl TenantLinks {
 }
 
 /// Throughput samples, column by column.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct ThroughputCols {
     /// Sample time, seconds.
     pub time: Vec<f64>,
@@ -124,7 +125,7 @@ pub struct ThroughputCols {
 }
 
 /// Port occupancy samples, column by column.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct QueueCols {
     /// Sample time, seconds.
     pub time: Vec<f64>,
@@ -137,6 +138,7 @@ pub struct QueueCols {
 }
 
 /// The sampler.
+#[derive(Clone)]
 pub struct Recorder {
     p: OutputParams,
     last_t: Time,
@@ -213,6 +215,46 @@ impl Recorder {
         if self.p.scopes.contains(&Scope::Flow) {
             self.active.push(f);
         }
+    }
+
+    /// Whether a sample reads the ports (link or queue throughput, occupancy).
+    pub(super) fn samples_ports(&self) -> bool {
+        self.p.scopes.contains(&Scope::Link)
+            || !self.queue_ids.is_empty()
+            || !self.sampled_ports.is_empty()
+    }
+
+    /// The flows a sample reads: those started and not yet over at the last sample,
+    /// and those started since.
+    pub(super) fn sampled_flows(&self) -> &[FlowId] {
+        &self.active
+    }
+
+    /// Takes in what the partitions of a parallel run counted since the last call
+    /// (`parts`, recorders that never sample): the tenants' bytes summed, each
+    /// fabric port's per-tenant bytes from the partition that owns it
+    /// (`port_owner`), and the flows they started, in the order `order` gives (the
+    /// sequential run's start order).
+    pub(super) fn absorb(
+        &mut self,
+        parts: &mut [&mut Recorder],
+        port_owner: &dyn Fn(u32) -> usize,
+        order: &dyn Fn(FlowId) -> (Time, u32),
+    ) {
+        for (i, b) in self.tenant_bytes.iter_mut().enumerate() {
+            *b = parts.iter().map(|p| p.tenant_bytes[i]).sum();
+        }
+        if let Some(tl) = self.tenant_links.as_mut() {
+            for (r, &port) in tl.ports.iter().enumerate() {
+                let theirs = parts[port_owner(port)].tenant_links.as_ref();
+                let from = theirs.expect("every partition records what the run does");
+                let row = r * tl.tenants..(r + 1) * tl.tenants;
+                tl.bytes[row.clone()].copy_from_slice(&from.bytes[row]);
+            }
+        }
+        let mut started: Vec<FlowId> = parts.iter_mut().flat_map(|p| p.active.drain(..)).collect();
+        started.sort_by_key(|&f| order(f));
+        self.active.extend(started);
     }
 
     fn push(&mut self, t: f64, scope: u8, id: u32, tenant: u32, gbps: f64) {

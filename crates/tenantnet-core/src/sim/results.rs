@@ -164,6 +164,10 @@ impl Sim {
     /// The results of the run up to now. The run may go on afterwards, and later
     /// results cover all of it.
     pub fn results(&mut self) -> Results {
+        if let Some(par) = self.parallel.par.take() {
+            par.sync_into(self);
+            self.parallel.par = Some(par);
+        }
         let now = self.now;
         for p in &mut self.fabric.net.ports {
             let pool = p.pool().map(|i| &mut self.fabric.net.pools[i as usize]);
@@ -182,7 +186,7 @@ impl Sim {
             simulated_s: to_secs(now),
             wall_s: self.records.wall,
             control_wall_s: (!self.control.is_empty()).then_some(self.records.control_wall),
-            events: self.events.processed(),
+            events: self.events_processed(),
             packets_sent: c.sent,
             data_packets_sent: c.data_sent,
             packets_delivered: c.delivered,

@@ -7,7 +7,7 @@
 use crate::transport::sack::SackOption;
 
 /// Options of live ACKs, by handle, with a free list.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct SackStore {
     options: Vec<SackOption>,
     free: Vec<u32>,

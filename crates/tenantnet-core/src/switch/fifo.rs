@@ -11,6 +11,7 @@ use crate::packet::ids::PktId;
 /// One FIFO queue and the packet in service.
 #[derive(Default)]
 #[repr(C)]
+#[derive(Clone)]
 pub struct OneQueue {
     waiting: u64,
     svc: OnWire,

@@ -107,6 +107,7 @@ pub enum Admit {
 
 /// Queue weights and what derives from them, kept out of line (used when marking
 /// and by weighted buffer policies, not on every packet of a plain FIFO).
+#[derive(Clone)]
 struct Shares {
     weights: Vec<u32>,
     sum: u64,
@@ -126,6 +127,7 @@ impl Shares {
 
 /// Everything of a port but its queues: the link, the transmitter, and the
 /// policies that act on the queues. Its methods are generic over the queue store.
+#[derive(Clone)]
 pub struct PortCore {
     busy_until: Time,
     remainder: u64,
@@ -151,12 +153,15 @@ pub struct PortCore {
     shares: Box<Shares>,
 }
 
+#[derive(Clone)]
+
 enum Store {
     One(OneQueue),
     Many(QueueSet),
 }
 
 /// One direction of a link, with the queues in front of it.
+#[derive(Clone)]
 pub struct Port {
     /// The link, transmitter and policies.
     pub core: PortCore,

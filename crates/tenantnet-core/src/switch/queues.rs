@@ -147,6 +147,7 @@ impl OnWire {
 /// what every push and transmission touches shares the first cache line.
 #[derive(Default)]
 #[repr(C)]
+#[derive(Clone)]
 struct Queue {
     fifo: VecDeque<(PktId, u32)>,
     waiting: u64,
@@ -156,6 +157,7 @@ struct Queue {
 }
 
 /// Any number of queues, and the packet in service.
+#[derive(Clone)]
 pub struct QueueSet {
     queues: Vec<Queue>,
     nonempty: u64,

@@ -1,0 +1,293 @@
+//! How a run is cut into partitions and put back together: whether it can be cut
+//! (`plan`), each partition's copy (`fork`), and the run's view of them all
+//! (`sync`: each port from the partition that owns its node, each flow's sender
+//! from its source's partition and its receiver from its destination's).
+
+use std::sync::MutexGuard;
+
+use super::{ParState, PartCtx, Sim};
+use crate::engine::queue::{EventQueue, Origin, Ties};
+use crate::net::partition::Cut;
+use crate::net::HostId;
+use crate::sim::flow::Endpoint;
+use crate::sim::parts::{ControlPlane, Endpoints, Fabric, Hosts, Parallelism, Records, RunBudget};
+use crate::sim::{Counters, Event};
+
+/// The cut of `m` for its threads, or why it runs sequentially.
+pub(super) fn plan(m: &Sim, threads: usize) -> Result<Cut, String> {
+    let not = |why: &str| Err(format!("runs on one thread: {why}"));
+    if m.events.ties() != Ties::Partitioned {
+        return not("only simulation.ties = \"partitioned\" gives the same results on any number of threads (--ties partitioned)");
+    }
+    if !m.control.is_empty() {
+        return not("fabric controllers and scheduled changes act on the whole network");
+    }
+    if !m.hosts.vms.is_empty() || !m.hosts.vswitches.is_empty() || m.hosts.cpu.is_some() {
+        return not("the parallel engine does not cut VMs and their host policies yet");
+    }
+    if !m.ends.exchanges.is_empty() {
+        return not("request-response gates couple hosts across the network");
+    }
+    let global = |c: u32| !matches!(Event::decode(c), Some(Event::FlowStart | Event::Sample));
+    if m.events.codes().any(global) {
+        return not("the run starts with events of the whole network");
+    }
+    let net = &m.fabric.net;
+    let cut = Cut::new(net, threads);
+    if cut.parts < 2 {
+        return not("the network has a single piece to cut");
+    }
+    if let Some(why) = cut.sequential_because(net) {
+        return Err(why);
+    }
+    let nic_cut = (net.hosts.iter())
+        .any(|h| cut.of_node[h.node.idx()] != cut.of_node[net.ports[h.nic.idx()].peer().idx()]);
+    if m.ends.small_queues && nic_cut {
+        return not("a host's NIC link is cut and its flows use TCP small queues");
+    }
+    Ok(cut)
+}
+
+/// An empty event queue laid out and tied as `m`'s.
+pub(super) fn fresh_queue(m: &Sim) -> EventQueue {
+    EventQueue::for_horizon(super::super::event_horizon(&m.fabric.net, &m.ends.tcp))
+        .with_ties(m.events.ties(), m.budget.seed)
+}
+
+/// The partition of host `h`'s node.
+fn part_of(m: &Sim, cut: &Cut, h: HostId) -> u16 {
+    cut.of_node[m.fabric.net.hosts[h.idx()].node.idx()]
+}
+
+/// Partition `me`'s copy of `m` (before its first event): all of the run's state, of
+/// which it changes only its own nodes' part, and the start of its own flows.
+pub(super) fn fork(m: &Sim, cut: &Cut, me: usize) -> Sim {
+    let mut start_order = m.ends.start_order.clone();
+    start_order.retain(|&f| part_of(m, cut, m.ends.flows[f as usize].spec.src) as usize == me);
+    let net = &m.fabric.net;
+    let mut p = Sim {
+        now: 0,
+        events: fresh_queue(m),
+        fabric: Fabric {
+            net: net.clone(),
+            node_kind: m.fabric.node_kind.clone(),
+            pkts: m.fabric.pkts.clone(),
+            evicted: Vec::new(),
+            ack_routes: m.fabric.ack_routes.clone(),
+            sacks: Default::default(),
+        },
+        ends: Endpoints {
+            flows: m.ends.flows.clone(),
+            tcp: m.ends.tcp.clone(),
+            start_order,
+            next_start: 0,
+            sender_out: Default::default(),
+            receiver_out: Default::default(),
+            // the run, not a partition, knows when all are done
+            finite_flows: u64::MAX,
+            completed: 0,
+            small_queues: m.ends.small_queues,
+            exchanges: m.ends.exchanges.clone(),
+            resume: Vec::new(),
+        },
+        records: Records {
+            counters: Counters::default(),
+            recorder: m.records.recorder.clone(),
+            meta: m.records.meta.clone(),
+            wall: 0.0,
+            control_wall: 0.0,
+        },
+        hosts: Hosts {
+            vms: m.hosts.vms.clone(),
+            vswitches: Vec::new(),
+            tick: m.hosts.tick,
+            tick_key: m.hosts.tick_key.clone(),
+            pairs: m.hosts.pairs.clone(),
+            shapers: m.hosts.shapers.clone(),
+            touched_shapers: Vec::new(),
+            control_out: Vec::new(),
+            released: Vec::new(),
+            vm_rates: Default::default(),
+            cpu: None,
+        },
+        budget: RunBudget {
+            end: m.budget.end,
+            stop_when_done: false,
+            done: false,
+            seed: m.budget.seed,
+            footprint: m.budget.footprint.clone(),
+            memory: m.budget.memory,
+            failure: None,
+            grid: m.budget.grid,
+            drain: false,
+        },
+        control: ControlPlane {
+            controllers: Vec::new(),
+        },
+        parallel: Parallelism {
+            part: Some(Box::new(PartCtx {
+                me: me as u16,
+                peer: (net.ports.iter())
+                    .map(|p| cut.of_node[p.peer().idx()])
+                    .collect(),
+                outbox: (0..cut.parts).map(|_| Vec::new()).collect(),
+                starts: Vec::new(),
+                last_complete: 0,
+            })),
+            wire_hook: true,
+            par: None,
+            threads: Default::default(),
+        },
+    };
+    if let Some(&first) = p.ends.start_order.first() {
+        let t = p.ends.flows[first as usize].spec.start;
+        p.schedule(t, Event::FlowStart, Origin::GLOBAL);
+    }
+    p
+}
+
+/// What a [`sync`] brings up to date.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Need {
+    /// What a sample reads: the ports if it samples them, the flows it samples.
+    Sample,
+    /// All of it, for the results.
+    All,
+}
+
+/// Brings `m`'s view of the run up to date from its partitions (what `need` asks
+/// for): ports and buffer pools from the partition of their node, each flow's sender
+/// from its source's partition and receiver from its destination's, the counters
+/// and the recorder's counts summed, the flows started since the last call appended
+/// in start order.
+pub(super) fn sync(m: &mut Sim, parts: &mut [MutexGuard<'_, Sim>], cut: &Cut, need: Need) {
+    let owner = |node: crate::net::NodeId| cut.of_node[node.idx()] as usize;
+    let mut c = Counters::default();
+    for p in parts.iter() {
+        c.add(&p.records.counters);
+    }
+    m.records.counters = c;
+    m.ends.completed = parts.iter().map(|p| p.ends.completed).sum();
+    {
+        let flows = &m.ends.flows;
+        let mut recs: Vec<_> = parts.iter_mut().map(|p| &mut p.records.recorder).collect();
+        let port_owner = |port: u32| owner(m.fabric.net.ports[port as usize].node());
+        let order = |f: crate::net::FlowId| (flows[f.idx()].spec.start, f.0);
+        m.records.recorder.absorb(&mut recs, &port_owner, &order);
+    }
+    if need == Need::All || m.records.recorder.samples_ports() {
+        sync_ports(m, parts, cut);
+    }
+    if need == Need::All {
+        for f in 0..m.ends.flows.len() {
+            sync_flow(m, parts, cut, f, true);
+        }
+    } else {
+        let active = m.records.recorder.sampled_flows().to_vec();
+        for f in active {
+            sync_flow(m, parts, cut, f.idx(), false);
+        }
+    }
+}
+
+/// Each port and its buffer pool from the partition that owns its node.
+fn sync_ports(m: &mut Sim, parts: &[MutexGuard<'_, Sim>], cut: &Cut) {
+    for i in 0..m.fabric.net.ports.len() {
+        let o = cut.of_node[m.fabric.net.ports[i].node().idx()] as usize;
+        let src = &parts[o].fabric.net.ports[i];
+        if let Some(pool) = src.pool() {
+            let pool = pool as usize;
+            m.fabric.net.pools[pool] = parts[o].fabric.net.pools[pool];
+        }
+        m.fabric.net.ports[i].clone_from(src);
+    }
+}
+
+/// Flow `f` from its partitions: all of it (`whole`), or what a sample reads (the
+/// bytes delivered and the sender).
+fn sync_flow(m: &mut Sim, parts: &[MutexGuard<'_, Sim>], cut: &Cut, f: usize, whole: bool) {
+    let spec = &m.ends.flows[f].spec;
+    let (s, d) = (part_of(m, cut, spec.src), part_of(m, cut, spec.dst));
+    let (snd_side, rcv_side) = (
+        &parts[s as usize].ends.flows[f],
+        &parts[d as usize].ends.flows[f],
+    );
+    let fl = &mut m.ends.flows[f];
+    if whole {
+        fl.clone_from(snd_side);
+    }
+    fl.delivered = rcv_side.delivered;
+    match (&mut fl.ep, &snd_side.ep, &rcv_side.ep) {
+        (
+            Endpoint::Tcp { snd, rcv },
+            Endpoint::Tcp { snd: s, .. },
+            Endpoint::Tcp { rcv: r, .. },
+        ) => {
+            if !whole {
+                snd.clone_from(s);
+            }
+            if whole {
+                rcv.clone_from(r);
+            }
+        }
+        (ep, theirs, _) if !whole => ep.clone_from(theirs),
+        _ => {}
+    }
+}
+
+impl ParState {
+    /// The run's packet counters and ECN marks: the partitions' counters summed, each
+    /// port's marks from the partition that owns it.
+    pub(in crate::sim) fn counters(&self) -> (Counters, u64) {
+        let (mut c, mut marks) = (Counters::default(), 0);
+        for p in &self.parts {
+            let p = super::lock(p);
+            c.add(&p.records.counters);
+            let me = p.parallel.part.as_ref().map_or(0, |c| c.me);
+            marks += (p.fabric.net.ports.iter())
+                .filter(|port| self.cut.of_node[port.node().idx()] == me)
+                .map(|port| port.stats().marks)
+                .sum::<u64>();
+        }
+        (c, marks)
+    }
+
+    /// Applies action `a` to every partition's copy of the run.
+    pub(in crate::sim) fn apply(&self, a: &crate::control::Action) -> Result<(), String> {
+        for p in &self.parts {
+            super::lock(p).apply_here(a.clone())?;
+        }
+        Ok(())
+    }
+
+    /// Packets alive in the partitions and on their way between them, and the same
+    /// counted as `Sim::in_flight_check` does.
+    pub(in crate::sim) fn in_flight(&self) -> (u64, u64) {
+        let mailed: u64 = self
+            .mail
+            .iter()
+            .map(|m| m.lock().unwrap().len() as u64)
+            .sum();
+        let (mut live, mut counted) = (mailed, mailed);
+        for p in &self.parts {
+            let p = super::lock(p);
+            let me = p.parallel.part.as_ref().map_or(0, |c| c.me);
+            let arrivals = (p.events.codes())
+                .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_))))
+                .count() as u64;
+            let held: u64 = (p.fabric.net.ports.iter())
+                .filter(|port| self.cut.of_node[port.node().idx()] == me)
+                .map(|port| port.held_packets())
+                .sum();
+            live += p.fabric.pkts.live();
+            counted += held + arrivals;
+        }
+        (live, counted)
+    }
+
+    /// Brings `m`'s view up to date (`sync`).
+    pub(in crate::sim) fn sync_into(&self, m: &mut Sim) {
+        let mut parts: Vec<_> = self.parts.iter().map(super::lock).collect();
+        sync(m, &mut parts, &self.cut, Need::All);
+    }
+}

@@ -1,0 +1,444 @@
+//! A parallel run: the network cut into partitions (`net::partition`: by pod, or by
+//! leaf), each a copy of the simulation that handles only the events of its own
+//! nodes, on a thread of its own, synchronised conservatively (Chandy and Misra).
+//!
+//! - **Windows.** Every thread processes the events whose keys are below the
+//!   window's bound, then all meet at a barrier. A window ends at the next multiple
+//!   of the grid (the smallest link delay, no longer than the cut's lookahead), at
+//!   the next global event, or at the run's end, whichever comes first; it starts
+//!   at the earliest pending event, so idle stretches cost one window.
+//! - **Mail.** A packet that leaves by a cut port is taken out of its partition's
+//!   pool and mailed, with its SACK option, to the partition of the far node, which
+//!   schedules its arrival with the key the sequential run gives it. It arrives a
+//!   link's delay later, so never within the window it was sent in.
+//! - **Keys.** Under partitioned ties an event's key (time, the rank of the port
+//!   that scheduled it, its kind) is the same in whichever queue it sits; so each
+//!   partition processes its events in the sequential run's order, and the results
+//!   are the same bytes for any number of threads.
+//! - **Global events.** Samples are the run's own (the coordinator's queue): the
+//!   window ends at a sample's key, the coordinator copies each port from the
+//!   partition that owns it and each flow's sender and receiver halves from theirs
+//!   (`merge`), and samples. Flow starts are each partition's own: each starts the
+//!   flows whose source it owns, at the sequential run's keys.
+//! - **Stops.** A run that stops when every flow is done stops on the grid
+//!   (`Sim::stop_all_done`), which every partition can see at a window's end.
+//!
+//! What needs state of several partitions at every event runs sequentially, with a
+//! note saying why ([`Threads::note`]): scheduled ties, VMs and their host
+//! policies, a vswitch's CPU, fabric controllers and scheduled changes,
+//! request–response gates, a cut link without delay.
+
+mod barrier;
+mod merge;
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use super::{Event, Sim};
+use crate::engine::queue::Origin;
+use crate::engine::Time;
+use crate::net::packet::flags;
+use crate::net::partition::Cut;
+use crate::net::{Network, Packet, PktId, PortId};
+use crate::transport::sack::SackOption;
+use barrier::SpinBarrier;
+
+/// The threads a run was asked to use, and why it uses one if it does.
+#[derive(Clone, Debug, Default)]
+pub struct Threads {
+    /// Threads asked for (0 or 1: sequential).
+    pub asked: usize,
+    /// Why the run is sequential although more were asked for: one line.
+    pub note: Option<String>,
+}
+
+/// The smallest delay of any link of `net` (0 when none has one): the grid windows
+/// and stops fall on.
+pub fn grid(net: &Network) -> Time {
+    (net.ports.iter().map(|p| p.delay()).filter(|&d| d > 0))
+        .min()
+        .unwrap_or(0)
+}
+
+/// The first multiple of `grid` after `t` (saturating).
+pub fn grid_after(t: Time, grid: Time) -> Time {
+    (t / grid).saturating_add(1).saturating_mul(grid)
+}
+
+/// What a partition holds beside its copy of the simulation.
+pub(super) struct PartCtx {
+    me: u16,
+    /// The partition of the node at the far end of each port.
+    peer: Vec<u16>,
+    /// Mail to each partition, sent in the current window.
+    outbox: Vec<Vec<Mail>>,
+    /// The times of the flow-start events it handled.
+    pub(super) starts: Vec<Time>,
+    /// When its last flow completed.
+    pub(super) last_complete: Time,
+}
+
+impl PartCtx {
+    /// Whether a packet leaving by `port` goes to another partition.
+    #[inline]
+    pub(super) fn cut(&self, port: PortId) -> bool {
+        self.peer[port.idx()] != self.me
+    }
+}
+
+/// A packet on its way to another partition.
+struct Mail {
+    at: Time,
+    by: Origin,
+    pkt: Packet,
+    sack: Option<SackOption>,
+}
+
+impl Sim {
+    /// Mails packet `id`, which reaches the far end of the cut port `by` at `at`.
+    #[inline(never)]
+    pub(super) fn mail(&mut self, id: PktId, at: Time, by: Origin) {
+        let pkt = self.fabric.pkts[id];
+        self.fabric.pkts.free(id);
+        let sack = (pkt.has(flags::ACK)).then(|| self.fabric.sacks.take(pkt.len));
+        let Some(pc) = self.parallel.part.as_deref_mut() else {
+            return;
+        };
+        let to = pc.peer[pkt_port(by)] as usize;
+        let sack = sack.flatten();
+        pc.outbox[to].push(Mail { at, by, pkt, sack });
+    }
+
+    /// Schedules the arrival of mailed packet `m`.
+    fn accept(&mut self, m: Mail) {
+        let mut pkt = m.pkt;
+        if let Some(s) = m.sack {
+            pkt.len = self.fabric.sacks.put(s);
+        }
+        let id = self.alloc_packet(pkt);
+        self.schedule(m.at, Event::Arrive(id), m.by);
+    }
+}
+
+/// The port an origin names.
+fn pkt_port(by: Origin) -> usize {
+    by.port_index().unwrap_or(0)
+}
+
+/// The state of a parallel run between calls.
+pub(super) struct ParState {
+    parts: Vec<Mutex<Sim>>,
+    mail: Vec<Mutex<Vec<Mail>>>,
+    cut: Cut,
+    grid: Time,
+    lp: LoopState,
+    finite: u64,
+    stop_when_done: bool,
+}
+
+impl ParState {
+    /// The partitions.
+    pub(super) fn len(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Events processed by the partitions, less the flow starts the sequential run
+    /// handles as one event (flows of several partitions starting at one instant).
+    pub(super) fn events(&self) -> u64 {
+        let parts: Vec<_> = self.parts.iter().map(lock).collect();
+        let mut starts: Vec<Time> = parts.iter().flat_map(|p| starts_of(p)).collect();
+        let all = starts.len();
+        starts.sort_unstable();
+        starts.dedup();
+        let own: u64 = parts.iter().map(|p| p.events.processed()).sum();
+        own - (all - starts.len()) as u64
+    }
+}
+
+fn starts_of(p: &Sim) -> Vec<Time> {
+    p.parallel
+        .part
+        .as_ref()
+        .map_or(Vec::new(), |c| c.starts.clone())
+}
+
+fn lock(m: &Mutex<Sim>) -> MutexGuard<'_, Sim> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Where the windows stand: every thread keeps its own copy and updates it the same
+/// way from the same reports, so all agree on every window without a coordinator.
+#[derive(Clone, Debug)]
+struct LoopState {
+    /// The bound of the last window.
+    prev: u128,
+    /// The earliest pending event or mail of any partition.
+    t_min: Time,
+    /// The key of the coordinator's next global event.
+    global: u128,
+    /// The run's end (brought forward when every flow is done).
+    run_end: Time,
+    /// This call's end.
+    target: Time,
+    /// Every flow is done.
+    stopped: bool,
+    /// A partition failed (outgrew its memory).
+    failed: bool,
+    /// The latest event time any partition processed.
+    now: Time,
+}
+
+/// What a partition reports at a window's end.
+#[derive(Clone, Copy, Debug, Default)]
+struct Report {
+    head: Time,
+    mail_min: Time,
+    completed: u64,
+    last_complete: Time,
+    failed: bool,
+    now: Time,
+}
+
+impl LoopState {
+    /// The next window's bound, or none when this call is done.
+    fn bound(&self, grid: Time) -> Option<u128> {
+        let end_key = ((self.target.min(self.run_end) as u128) + 1) << 64;
+        if self.failed || self.prev >= end_key {
+            return None;
+        }
+        let ws = ((self.prev >> 64) as Time).max(self.t_min);
+        let we = (grid_after(ws, grid) as u128) << 64;
+        Some(we.min(self.global).min(end_key))
+    }
+
+    /// Takes in every partition's report on the window that ended at `b`.
+    fn absorb(&mut self, reports: &[Mutex<Report>], b: u128, ps: &ParConsts) {
+        self.prev = b;
+        let r: Vec<Report> = reports.iter().map(|r| *r.lock().unwrap()).collect();
+        self.t_min = r
+            .iter()
+            .map(|r| r.head.min(r.mail_min))
+            .min()
+            .unwrap_or(Time::MAX);
+        self.failed = r.iter().any(|r| r.failed);
+        self.now = r.iter().map(|r| r.now).max().unwrap_or(0).max(self.now);
+        let completed: u64 = r.iter().map(|r| r.completed).sum();
+        if ps.stop_when_done && !self.stopped && ps.finite > 0 && completed == ps.finite {
+            self.stopped = true;
+            let last = r.iter().map(|r| r.last_complete).max().unwrap_or(0);
+            self.run_end = self.run_end.min(grid_after(last, ps.grid));
+        }
+    }
+}
+
+/// What every thread reads and nobody changes during a call.
+struct ParConsts {
+    grid: Time,
+    finite: u64,
+    stop_when_done: bool,
+}
+
+/// What the threads share during a call.
+struct Shared<'a> {
+    parts: &'a [Mutex<Sim>],
+    mail: &'a [Mutex<Vec<Mail>>],
+    cut: &'a Cut,
+    reports: [Vec<Mutex<Report>>; 2],
+    global: Mutex<u128>,
+    barrier: SpinBarrier,
+    consts: ParConsts,
+}
+
+/// Cuts `m` for the threads it was allowed, if it can be cut; otherwise leaves it
+/// sequential with a note saying why. Only before its first event.
+pub(super) fn start(m: &mut Sim) {
+    let n = match m.parallel.threads.asked {
+        0 => match auto(m) {
+            Ok(n) => n,
+            Err(why) => {
+                m.parallel.threads.note = Some(why);
+                return;
+            }
+        },
+        n => n,
+    };
+    match merge::plan(m, n) {
+        Err(why) => m.parallel.threads.note = Some(why),
+        Ok(cut) => {
+            let grid = m.budget.grid;
+            let parts: Vec<Sim> = (0..cut.parts).map(|i| merge::fork(m, &cut, i)).collect();
+            m.events = merge::fresh_queue(m);
+            m.schedule_first_sample();
+            let t_min = (parts.iter().filter_map(|p| p.events.peek_time()))
+                .min()
+                .unwrap_or(Time::MAX);
+            let n = parts.len();
+            m.parallel.par = Some(Box::new(ParState {
+                mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
+                parts: parts.into_iter().map(Mutex::new).collect(),
+                lp: LoopState {
+                    prev: 0,
+                    t_min,
+                    global: m.events.peek_key().unwrap_or(u128::MAX),
+                    run_end: m.budget.end,
+                    target: 0,
+                    stopped: false,
+                    failed: false,
+                    now: 0,
+                },
+                finite: m.ends.finite_flows,
+                stop_when_done: m.budget.stop_when_done,
+                cut,
+                grid,
+            }));
+        }
+    }
+}
+
+/// Runs with fewer events than this in a window of the grid, as the run's footprint
+/// estimates them (an upper estimate: 2.7 times the events the permutation
+/// processes), run on one thread when the threads are left to the run. Measured on
+/// 2 cores (the Performance guide's table): estimates of 49 events per window ran
+/// 0.93 times as fast on two threads, 165 ran 1.39 times, 408 ran 1.50 times.
+pub const MIN_EVENTS_PER_WINDOW: f64 = 100.0;
+
+/// The threads a run left to choose uses: the machine's cores when its windows hold
+/// enough events ([`MIN_EVENTS_PER_WINDOW`]), else one.
+fn auto(m: &Sim) -> Result<usize, String> {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    if cores < 2 {
+        return Err("runs on one thread: the machine has one core".into());
+    }
+    let windows = (active_span(m) as f64 / m.budget.grid.max(1) as f64).max(1.0);
+    let per_window = m.budget.footprint.events / windows;
+    if per_window < MIN_EVENTS_PER_WINDOW {
+        return Err(format!(
+            "runs on one thread: about {per_window:.0} events per window of {} (the smallest link delay), fewer than the {MIN_EVENTS_PER_WINDOW} a second thread needs to gain",
+            crate::units::format_duration(m.budget.grid)
+        ));
+    }
+    Ok(cores)
+}
+
+/// How long the run is busy: to its end, or, when it stops once every flow is done
+/// and every flow has a size, until the last would be done at its host's rate.
+fn active_span(m: &Sim) -> Time {
+    let flows = &m.ends.flows;
+    if !m.budget.stop_when_done || flows.iter().any(|f| f.spec.size.is_none()) {
+        return m.budget.end;
+    }
+    let done = |f: &super::Flow| {
+        let rate = m.fabric.net.host_rate(f.spec.src);
+        let size = f.spec.size.unwrap_or(0);
+        f.spec
+            .start
+            .saturating_add(crate::engine::tx_time(size, rate))
+    };
+    flows.iter().map(done).max().unwrap_or(0).min(m.budget.end)
+}
+
+/// Runs parallel run `m` up to and including time `t`.
+pub(super) fn run_until(m: &mut Sim, t: Time) {
+    let Some(mut ps) = m.parallel.par.take() else {
+        return;
+    };
+    let started = Instant::now();
+    let n = ps.parts.len();
+    let mut lp = ps.lp.clone();
+    lp.target = t;
+    let sh = Shared {
+        parts: &ps.parts,
+        mail: &ps.mail,
+        cut: &ps.cut,
+        reports: [0, 1].map(|_| (0..n).map(|_| Mutex::new(Report::default())).collect()),
+        global: Mutex::new(lp.global),
+        barrier: SpinBarrier::new(n),
+        consts: ParConsts {
+            grid: ps.grid,
+            finite: ps.finite,
+            stop_when_done: ps.stop_when_done,
+        },
+    };
+    let end = std::thread::scope(|s| {
+        for i in 1..n {
+            let (sh, lp) = (&sh, lp.clone());
+            s.spawn(move || worker(i, sh, lp, None));
+        }
+        worker(0, &sh, lp, Some(&mut *m))
+    });
+    ps.lp = end;
+    let lp = &ps.lp;
+    m.budget.end = lp.run_end;
+    if lp.failed {
+        let mut parts: Vec<_> = ps.parts.iter().map(lock).collect();
+        m.budget.failure = parts.iter_mut().find_map(|p| p.budget.failure.take());
+        m.budget.done = true;
+        m.now = m.now.max(lp.now);
+    } else {
+        m.now = m.now.max(t.min(lp.run_end));
+    }
+    m.records.wall += started.elapsed().as_secs_f64();
+    m.parallel.par = Some(ps);
+}
+
+/// One thread's part of a call: window after window of partition `i` (thread 0 also
+/// runs the global events on `m`, the run the partitions are of).
+fn worker(i: usize, sh: &Shared, mut lp: LoopState, mut m: Option<&mut Sim>) -> LoopState {
+    let mut k = 0usize;
+    while let Some(b) = lp.bound(sh.consts.grid) {
+        window(i, sh, b, &sh.reports[k & 1][i]);
+        sh.barrier.wait();
+        lp.absorb(&sh.reports[k & 1], b, &sh.consts);
+        if b == lp.global && !lp.failed {
+            if let Some(m) = m.as_deref_mut() {
+                m.budget.end = lp.run_end;
+                let mut parts: Vec<_> = sh.parts.iter().map(lock).collect();
+                merge::sync(m, &mut parts, sh.cut, merge::Need::Sample);
+                m.run_before(b + 1);
+                *sh.global.lock().unwrap() = m.events.peek_key().unwrap_or(u128::MAX);
+            }
+            sh.barrier.wait();
+            lp.global = *sh.global.lock().unwrap();
+        }
+        k += 1;
+    }
+    lp
+}
+
+/// Partition `i`'s window: the mail sent to it, its events below `b`, its mail out
+/// and its report.
+fn window(i: usize, sh: &Shared, b: u128, report: &Mutex<Report>) {
+    let n = sh.parts.len();
+    let mut sim = lock(&sh.parts[i]);
+    for src in 0..n {
+        let mut inbox = sh.mail[src * n + i].lock().unwrap();
+        for m in inbox.drain(..) {
+            sim.accept(m);
+        }
+    }
+    sim.run_before(b);
+    let mut mail_min = Time::MAX;
+    let pc = sim.parallel.part.as_deref_mut();
+    let pc = pc.expect("a partition has its context");
+    for (to, out) in pc.outbox.iter_mut().enumerate() {
+        if out.is_empty() {
+            continue;
+        }
+        mail_min = out
+            .iter()
+            .map(|m| m.at)
+            .min()
+            .unwrap_or(Time::MAX)
+            .min(mail_min);
+        sh.mail[i * n + to].lock().unwrap().append(out);
+    }
+    let last_complete = pc.last_complete;
+    *report.lock().unwrap() = Report {
+        head: sim.events.peek_time().unwrap_or(Time::MAX),
+        mail_min,
+        completed: sim.ends.completed,
+        last_complete,
+        failed: sim.budget.done,
+        now: sim.now,
+    };
+}

@@ -1,0 +1,191 @@
+"""One simulation on several threads: under `simulation.ties = "partitioned"` the
+network is cut into partitions, one per thread, and every output is the same bytes
+for any number of threads; what cannot be cut runs on one thread with a note."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+
+import tenantnet
+from helpers import check_conservation, cli
+from test_digests import digest
+
+
+def partitioned(d: dict[str, Any]) -> dict[str, Any]:
+    d.setdefault("simulation", {})["ties"] = "partitioned"
+    return d
+
+
+def ran(d: dict[str, Any], threads: int | None) -> tuple[str, tenantnet.Simulation]:
+    """The run's digest (every table and the summary but its wall time) on `threads`."""
+    sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(threads)
+    tenantnet.api.advance(sim, None, chunks=7)
+    r = sim.results()
+    check_conservation(r)
+    return digest(r), sim
+
+
+def permutation(k: int, duration: str) -> dict[str, Any]:
+    d = tenantnet.Scenario.builtin("permutation").data()
+    d["topology"]["k"] = k
+    d["simulation"]["duration"] = duration
+    d["output"] = {"throughput": ["flow", "link", "tenant", "tenant_link"],
+                   "sample_interval": "500us", "queues": True}
+    return partitioned(d)
+
+
+def fct(flows: int) -> dict[str, Any]:
+    d = tenantnet.Scenario.builtin("fct-websearch-144").data()
+    d["workloads"][0]["flows"] = flows
+    d["simulation"]["duration"] = "20ms"
+    d["output"] = {"throughput": ["flow", "queue"], "sample_interval": "200us"}
+    return partitioned(d)
+
+
+def same_on_any_threads(d: dict[str, Any], parts: int) -> tenantnet.Simulation:
+    one, seq = ran(d, 1)
+    assert seq.threads == 1 and seq.threads_note is None
+    for n in (2, 4):
+        got, sim = ran(d, n)
+        assert sim.threads == min(n, parts), sim.threads_note
+        assert got == one, f"{n} threads: outputs differ from one thread's"
+    return seq
+
+
+def test_the_permutation_is_the_same_on_1_2_and_4_threads() -> None:
+    # a fat-tree k = 4: four pods, flows between them, every scope sampled
+    same_on_any_threads(permutation(4, "3ms"), parts=4)
+
+
+def test_the_fct_benchmark_is_the_same_on_1_2_and_4_threads() -> None:
+    # leaf-spine, SP/DWRR with BarberQ's evictions, PIAS, flows that start and
+    # complete throughout, and a run that stops when the last is done
+    sim = same_on_any_threads(fct(300), parts=12)
+    s = sim.results().summary
+    assert s["flows_completed"] == s["flows_finite"] == 300
+
+
+def test_a_run_that_stops_when_done_stops_on_the_grid_of_link_delays() -> None:
+    """Under partitioned ties the run goes on from the last completion to the next
+    multiple of the smallest link delay (1 us here): the instant every partition
+    sees at a window's end."""
+    _, sim = ran(fct(50), 2)
+    r = sim.results()
+    last = float(r.flows["end_s"].max())
+    assert r.summary["simulated_s"] > last
+    assert r.summary["simulated_s"] - last <= 1e-6 + 1e-12
+    assert math.isclose(r.summary["simulated_s"] * 1e6, round(r.summary["simulated_s"] * 1e6),
+                        abs_tol=1e-6)
+
+
+def test_stepping_a_parallel_run_does_not_change_it() -> None:
+    d = permutation(4, "2ms")
+    whole, _ = ran(d, 2)
+    sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(2)
+    for t in (0.0003, 0.0003, 0.00071, 0.0015):
+        sim.run_until(t)
+        assert sim.now_s == pytest.approx(t)
+        assert sim.counters()["delivered"] > 0
+    sim.run()
+    assert digest(sim.results()) == whole
+
+
+@pytest.mark.parametrize("what", ["qshare", "trinity"])
+def test_what_needs_the_whole_network_runs_on_one_thread_with_a_note(what: str) -> None:
+    if what == "qshare":
+        from tenantnet.reproduce import qshare_packet as qp
+        d = qp.fig3c_scenario(duration_s=0.3, bc_s=(0.1, 0.2))
+        why = "controllers"
+    else:
+        from builders.pipes import fig6
+        d = fig6("trinity", "300Mbps", "300Mbps", duration="30ms")
+        d["vswitch"] = {"policy": "trinity", "trinity": {"profile": "paper"}}
+        why = "VMs"
+    d = partitioned(d)
+    one, _ = ran(d, 1)
+    for n in (2, 4):
+        got, sim = ran(d, n)
+        assert sim.threads == 1
+        assert why in (sim.threads_note or ""), sim.threads_note
+        assert got == one
+
+
+def test_scheduled_ties_run_on_one_thread_and_say_how_to_cut() -> None:
+    d = permutation(4, "1ms")
+    d["simulation"]["ties"] = "scheduled"
+    _, sim = ran(d, 2)
+    assert sim.threads == 1
+    assert 'simulation.ties = "partitioned"' in (sim.threads_note or "")
+
+
+def test_left_to_choose_a_small_run_keeps_one_thread() -> None:
+    """The default: a dumbbell's windows hold a handful of events, too few for a
+    second thread to gain; the note gives the estimate."""
+    d = partitioned(tenantnet.Scenario.builtin("permutation").data())
+    d["topology"] = {"kind": "dumbbell", "hosts_per_side": 2, "link_rate": "1Gbps",
+                     "link_delay": "10us"}
+    d["simulation"]["duration"] = "2ms"
+    _, sim = ran(d, None)
+    assert sim.threads == 1
+    assert "events per window" in (sim.threads_note or "")
+
+
+def test_threads_are_checked() -> None:
+    sim = tenantnet.Scenario.builtin("permutation").simulation()
+    for bad in (0, -1, 5000, 1.5, True):
+        with pytest.raises(ValueError, match="threads"):
+            sim.set_threads(bad)  # type: ignore[arg-type]
+    sim.run_until(1e-6)
+    with pytest.raises(ValueError, match="started"):
+        sim.set_threads(2)
+
+
+def test_run_takes_threads_and_notes_why_not(tmp_path: Any) -> None:
+    sc = tmp_path / "perm.json"
+    sc.write_text(json.dumps(permutation(4, "1ms")))
+    out = cli("run", str(sc), "--threads", "2", "-o", str(tmp_path / "a"), "-q")
+    assert out.returncode == 0, out.stderr
+    assert "note" not in out.stderr
+    out = cli("run", str(sc), "--threads", "2", "--ties", "scheduled", "-o",
+              str(tmp_path / "b"), "-q")
+    assert out.returncode == 0 and "runs on one thread" in out.stderr, out.stderr
+    bad = cli("run", str(sc), "--threads", "0", "-o", str(tmp_path / "c"))
+    assert bad.returncode == 2 and "--threads" in bad.stderr
+    assert "Traceback" not in bad.stderr and not (tmp_path / "c").exists()
+
+
+def test_bench_reports_the_speedup_and_the_efficiency() -> None:
+    out = cli("bench", "permutation", "--k", "4", "--threads", "2")
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(x) for x in out.stdout.splitlines()]
+    assert [x["threads"] for x in lines[:2]] == [1, 2]
+    assert lines[0]["events"] == lines[1]["events"]
+    last = lines[-1]
+    # the figures only (the machine may be busy: timing is a benchmark's job)
+    assert last["speedup"] == pytest.approx(last["median_wall_s_1"] / last["median_wall_s_2"],
+                                            rel=0.02, abs=0.002)
+    assert last["efficiency"] == pytest.approx(last["speedup"] / 2, abs=0.002)
+
+
+def test_queue_weights_set_mid_run_reach_every_partition() -> None:
+    d = permutation(4, "2ms")
+    d["network"].update(queues=2, scheduler="wfq")
+    d["workloads"][0]["dscp"] = [0, 1]
+    d["network"]["dscp_map"] = "identity"
+
+    def stepped(threads: int) -> str:
+        sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(threads)
+        sim.run_until(0.0005)
+        node, peer = sim.flow_paths[0][2].split("->")
+        sim.set_queue_weights(node, [1, 7], peer=peer)
+        sim.run()
+        return digest(sim.results())
+
+    one = stepped(1)
+    assert stepped(2) == one
+    untouched, _ = ran(d, 1)
+    assert untouched != one
