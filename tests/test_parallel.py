@@ -189,3 +189,24 @@ def test_queue_weights_set_mid_run_reach_every_partition() -> None:
     assert stepped(2) == one
     untouched, _ = ran(d, 1)
     assert untouched != one
+
+
+@pytest.mark.parametrize("example,profile", [
+    ("star-udp", None),             # every host's NIC link is cut; UDP sources
+    ("jellyfish-poisson", None),    # a random graph, cut by its pieces
+    ("dynamic-threshold", None),    # shared buffer pools with dynamic thresholds
+    ("leafspine-ns3", "linux"),     # SACK, RACK-TLP, delayed ACKs across the cut
+])
+def test_examples_are_the_same_on_1_2_and_4_threads(example: str, profile: str | None,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+    if profile:
+        monkeypatch.setenv("TENANTNET_TRANSPORT_PROFILE", profile)
+    path = Path(__file__).resolve().parents[1] / "examples" / f"{example}.toml"
+    d = partitioned(tenantnet.Scenario.from_file(path).data())
+    d["simulation"]["duration"] = "5ms"
+    one, _ = ran(d, 1)
+    for n in (2, 4):
+        got, sim = ran(d, n)
+        assert sim.threads > 1, sim.threads_note
+        assert got == one, f"{example}, {n} threads: outputs differ"

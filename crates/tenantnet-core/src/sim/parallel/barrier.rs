@@ -1,6 +1,6 @@
 //! The barrier a parallel run's threads meet at between windows.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 /// Spins this many times before it yields (about 200 us here).
@@ -21,6 +21,7 @@ pub(super) struct SpinBarrier {
     arrived: AtomicUsize,
     generation: AtomicUsize,
     sleepers: AtomicUsize,
+    aborted: AtomicBool,
     lock: Mutex<()>,
     wake: Condvar,
 }
@@ -35,14 +36,16 @@ impl SpinBarrier {
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
             sleepers: AtomicUsize::new(0),
+            aborted: AtomicBool::new(false),
             lock: Mutex::new(()),
             wake: Condvar::new(),
         }
     }
 
     /// Waits until all `n` threads have called it; what each wrote before is
-    /// visible to all after.
-    pub(super) fn wait(&self) {
+    /// visible to all after. False when the barrier was [aborted](Self::abort): a
+    /// thread failed and will not come.
+    pub(super) fn wait(&self) -> bool {
         let g = self.generation.load(Ordering::SeqCst);
         if self.arrived.fetch_add(1, Ordering::SeqCst) + 1 == self.n {
             self.arrived.store(0, Ordering::SeqCst);
@@ -51,17 +54,19 @@ impl SpinBarrier {
                 let _held = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
                 self.wake.notify_all();
             }
-            return;
+            return !self.aborted.load(Ordering::SeqCst);
         }
+        let passed =
+            || self.generation.load(Ordering::Acquire) != g || self.aborted.load(Ordering::Acquire);
         for _ in 0..self.spins {
-            if self.generation.load(Ordering::Acquire) != g {
-                return;
+            if passed() {
+                return !self.aborted.load(Ordering::SeqCst);
             }
             std::hint::spin_loop();
         }
         for _ in 0..YIELDS.min(self.spins) {
-            if self.generation.load(Ordering::Acquire) != g {
-                return;
+            if passed() {
+                return !self.aborted.load(Ordering::SeqCst);
             }
             std::thread::yield_now();
         }
@@ -69,11 +74,20 @@ impl SpinBarrier {
         // the sleepers, a sleeper counts itself before it reads the generation
         self.sleepers.fetch_add(1, Ordering::SeqCst);
         let mut held = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        while self.generation.load(Ordering::SeqCst) == g {
+        while !passed() {
             held = self.wake.wait(held).unwrap_or_else(PoisonError::into_inner);
         }
         drop(held);
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
+        !self.aborted.load(Ordering::SeqCst)
+    }
+
+    /// Lets every thread waiting now or later through, with `wait` false: a thread
+    /// failed.
+    pub(super) fn abort(&self) {
+        self.aborted.store(true, Ordering::SeqCst);
+        let _held = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.wake.notify_all();
     }
 }
 
@@ -99,13 +113,32 @@ mod tests {
                 s.spawn(|| {
                     for round in 1..=200u64 {
                         count.fetch_add(1, Ordering::SeqCst);
-                        b.wait();
+                        assert!(b.wait());
                         assert!(count.load(Ordering::SeqCst) >= 3 * round);
-                        b.wait();
+                        assert!(b.wait());
                     }
                 });
             }
         });
         assert_eq!(count.load(Ordering::SeqCst), 600);
+    }
+
+    #[test]
+    fn an_abort_lets_the_waiting_threads_through() {
+        for spins in [SPINS, 0] {
+            let b = SpinBarrier {
+                spins,
+                ..SpinBarrier::new(3)
+            };
+            std::thread::scope(|s| {
+                let waiting: Vec<_> = (0..2).map(|_| s.spawn(|| b.wait())).collect();
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                b.abort();
+                for w in waiting {
+                    assert!(!w.join().unwrap());
+                }
+            });
+            assert!(!b.wait());
+        }
     }
 }

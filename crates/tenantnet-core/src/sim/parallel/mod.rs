@@ -360,12 +360,23 @@ pub(super) fn run_until(m: &mut Sim, t: Time) {
         },
     };
     let end = std::thread::scope(|s| {
-        for i in 1..n {
-            let (sh, lp) = (&sh, lp.clone());
-            s.spawn(move || worker(i, sh, lp, None));
-        }
-        worker(0, &sh, lp, Some(&mut *m))
+        let others: Vec<_> = (1..n)
+            .map(|i| {
+                let (sh, lp) = (&sh, lp.clone());
+                s.spawn(move || guarded(i, sh, lp, None))
+            })
+            .collect();
+        let mine = guarded(0, &sh, lp, Some(&mut *m));
+        let theirs = others.into_iter().map(|h| h.join().unwrap_or_else(Err));
+        std::iter::once(mine)
+            .chain(theirs)
+            .collect::<Result<Vec<_>, _>>()
     });
+    // a thread that panicked (a bug) let the others through the barrier: the panic
+    // goes on in the caller's thread, as it would have in a sequential run
+    let end = end
+        .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        .swap_remove(0);
     ps.lp = end;
     let lp = &ps.lp;
     m.budget.end = lp.run_end;
@@ -381,13 +392,26 @@ pub(super) fn run_until(m: &mut Sim, t: Time) {
     m.parallel.par = Some(ps);
 }
 
+/// `worker`, which lets the other threads through the barrier if it panics.
+fn guarded(
+    i: usize,
+    sh: &Shared,
+    lp: LoopState,
+    m: Option<&mut Sim>,
+) -> std::thread::Result<LoopState> {
+    let run = std::panic::AssertUnwindSafe(|| worker(i, sh, lp, m));
+    std::panic::catch_unwind(run).inspect_err(|_| sh.barrier.abort())
+}
+
 /// One thread's part of a call: window after window of partition `i` (thread 0 also
 /// runs the global events on `m`, the run the partitions are of).
 fn worker(i: usize, sh: &Shared, mut lp: LoopState, mut m: Option<&mut Sim>) -> LoopState {
     let mut k = 0usize;
     while let Some(b) = lp.bound(sh.consts.grid) {
         window(i, sh, b, &sh.reports[k & 1][i]);
-        sh.barrier.wait();
+        if !sh.barrier.wait() {
+            break;
+        }
         lp.absorb(&sh.reports[k & 1], b, &sh.consts);
         if b == lp.global && !lp.failed {
             if let Some(m) = m.as_deref_mut() {
@@ -397,7 +421,9 @@ fn worker(i: usize, sh: &Shared, mut lp: LoopState, mut m: Option<&mut Sim>) -> 
                 m.run_before(b + 1);
                 *sh.global.lock().unwrap() = m.events.peek_key().unwrap_or(u128::MAX);
             }
-            sh.barrier.wait();
+            if !sh.barrier.wait() {
+                break;
+            }
             lp.global = *sh.global.lock().unwrap();
         }
         k += 1;
