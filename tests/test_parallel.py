@@ -210,3 +210,24 @@ def test_examples_are_the_same_on_1_2_and_4_threads(example: str, profile: str |
         got, sim = ran(d, n)
         assert sim.threads > 1, sim.threads_note
         assert got == one, f"{example}, {n} threads: outputs differ"
+
+
+def test_tenantnet_threads_sets_the_default_and_pool_workers_use_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from tenantnet.pool import pool_map
+    d = permutation(4, "1ms")
+    monkeypatch.setenv("TENANTNET_THREADS", "1")
+    _, sim = ran(d, None)
+    assert sim.threads == 1
+    sim = tenantnet.Scenario.from_dict(d).simulation()
+    sim.run()
+    assert sim.threads == 1
+    monkeypatch.setenv("TENANTNET_THREADS", "two")
+    with pytest.raises(tenantnet.ScenarioError, match="TENANTNET_THREADS = 'two'"):
+        tenantnet.Scenario.from_dict(d).simulation()
+    monkeypatch.delenv("TENANTNET_THREADS")
+    # several simulations at once already: the pool's workers use one thread each
+    jobs = [("TENANTNET_THREADS",), ("TENANTNET_THREADS",)]
+    assert pool_map(os.getenv, jobs, 2, lambda *_: "", ["a", "b"]) == ["1", "1"]

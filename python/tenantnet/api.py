@@ -104,12 +104,15 @@ def run(scenario: Scenario | str | Path | dict[str, Any], progress: Progress | N
     ``"16GiB"``, default 8 GiB) refuses a scenario whose run would need more, and stops
     a run that grows past it, with :class:`ScenarioError`; so does ``max_events``
     (default 10^12, about two days) a scenario estimated to need more events.
-    ``threads`` (1 to 4096; default: chosen for the run) is how many threads the run
-    may use (:meth:`Simulation.set_threads`): the results are the same on any number.
+    ``threads`` (1 to 4096; default: ``TENANTNET_THREADS`` if set, else chosen for the
+    run) is how many threads the run may use (:meth:`Simulation.set_threads`): the
+    results are the same on any number.
     """
     _check_chunks(chunks)
     sim = as_scenario(scenario).simulation(seed=seed, memory_budget=memory_budget,
-                                           max_events=max_events).set_threads(threads)
+                                           max_events=max_events)
+    if threads is not None:
+        sim.set_threads(threads)
     advance(sim, progress, chunks)
     return sim.results()
 

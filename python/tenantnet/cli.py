@@ -77,7 +77,8 @@ def cmd_run(a: argparse.Namespace) -> None:
         progress.step(f"running {a.scenario.name}")
         sim = sc.simulation(seed=a.seed, memory_budget=a.memory_budget,
                             max_events=a.max_events)
-        sim.set_threads(a.threads)
+        if a.threads is not None:
+            sim.set_threads(a.threads)
         advance(sim)
         res = sim.results()
 

@@ -63,6 +63,8 @@ class _Worker:
         here = str(Path(__file__).resolve().parents[1])
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+        # the pool runs several simulations at once: one thread each, unless set
+        env.setdefault("TENANTNET_THREADS", "1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tenantnet._worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, env=env)

@@ -38,6 +38,24 @@ reproduce --ties`` runs a reproduction under the other rule for simultaneous eve
 without a change to its code. A scenario's name then says so, as with
 :data:`TRANSPORT_ENV`."""
 
+THREADS_ENV = "TENANTNET_THREADS"
+"""When set (a whole number from 1 to 4096), the threads every simulation built in this
+process may use (:meth:`Simulation.set_threads`), unless it is given its own. The
+workers that ``compare``, ``sweep`` and ``reproduce`` start set it to 1 unless it is
+set: they run several simulations at once already."""
+
+
+def threads_from_env() -> int | None:
+    """:data:`THREADS_ENV`'s number of threads, or None when it is not set."""
+    text = os.environ.get(THREADS_ENV)
+    if text is None:
+        return None
+    if not text.strip().isdigit() or not 1 <= int(text) <= 4096:
+        raise ScenarioError(f"{THREADS_ENV} = {text!r}: expected a whole number of threads "
+                            "from 1 to 4096")
+    return int(text)
+
+
 ENV_KEYS = {TRANSPORT_ENV: ("transport", "profile"), TIES_ENV: ("simulation", "ties")}
 """The environment variables that set a key of every scenario: (table, key) of each."""
 
@@ -248,7 +266,9 @@ class Scenario:
         ``simulation.seed`` (0 to 2^63 - 1), ``memory_budget`` bounds its memory and
         ``max_events`` its estimated events (see :meth:`validate`)."""
         from .simulation import Simulation
-        return Simulation(self._core(seed, memory_budget, max_events))
+        sim = Simulation(self._core(seed, memory_budget, max_events))
+        threads = threads_from_env()
+        return sim if threads is None else sim.set_threads(threads)
 
 
 def schema() -> dict[str, Any]:

@@ -293,7 +293,9 @@ def _run_ray(tasks: list[tuple[Any, ...]], address: str | None, n: int,
         ray.init(address=address, num_cpus=None if address else n,
                  include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
-        remote = ray.remote(num_cpus=1)(run_point)
+        # a task has one CPU: one thread per simulation, unless TENANTNET_THREADS says
+        threads = {"TENANTNET_THREADS": os.environ.get("TENANTNET_THREADS", "1")}
+        remote = ray.remote(num_cpus=1, runtime_env={"env_vars": threads})(run_point)
         refs = {remote.remote(*t): i for i, t in enumerate(tasks)}
         while refs:
             progress.step(f"sweep (ray): {len(tasks) - len(refs)}/{len(tasks)} points done")
