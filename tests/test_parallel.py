@@ -231,3 +231,17 @@ def test_tenantnet_threads_sets_the_default_and_pool_workers_use_one(
     # several simulations at once already: the pool's workers use one thread each
     jobs = [("TENANTNET_THREADS",), ("TENANTNET_THREADS",)]
     assert pool_map(os.getenv, jobs, 2, lambda *_: "", ["a", "b"]) == ["1", "1"]
+
+
+def test_a_run_whose_copies_would_pass_the_memory_budget_runs_on_one_thread() -> None:
+    """Each partition holds a copy of the run's state: 4 threads need 5 copies."""
+    d = permutation(4, "1ms")
+    fp = tenantnet.Scenario.from_dict(d).simulation().footprint
+    fixed = sum(p.bytes for p in fp if p.kind == "fixed")
+    tight = int(max(fp.bytes, fixed * 4.5))  # the sequential run fits, 5 copies do not
+    sim = tenantnet.Scenario.from_dict(d).simulation(memory_budget=tight).set_threads(4)
+    sim.run()
+    assert sim.threads == 1
+    assert "memory budget" in (sim.threads_note or "")
+    sim = tenantnet.Scenario.from_dict(d).simulation(memory_budget=int(fixed * 6 + fp.bytes))
+    assert sim.set_threads(4).run().threads == 4

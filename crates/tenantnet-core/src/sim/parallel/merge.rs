@@ -10,6 +10,7 @@ use crate::engine::queue::{EventQueue, Origin, Ties};
 use crate::net::partition::Cut;
 use crate::net::HostId;
 use crate::sim::flow::Endpoint;
+use crate::sim::footprint::{human_bytes, PartKind};
 use crate::sim::parts::{ControlPlane, Endpoints, Fabric, Hosts, Parallelism, Records, RunBudget};
 use crate::sim::{Counters, Event};
 
@@ -44,6 +45,16 @@ pub(super) fn plan(m: &Sim, threads: usize) -> Result<Cut, String> {
         .any(|h| cut.of_node[h.node.idx()] != cut.of_node[net.ports[h.nic.idx()].peer().idx()]);
     if m.ends.small_queues && nic_cut {
         return not("a host's NIC link is cut and its flows use TCP small queues");
+    }
+    // each partition is a copy of the run's state, beside the run's own
+    let fixed = m.budget.footprint.of(PartKind::Fixed);
+    if fixed * (cut.parts + 1) as f64 > m.budget.memory as f64 {
+        return not(&format!(
+            "{} copies of the run's state (about {} each: one per thread and the run's own) would pass the memory budget of {} (raise it with --memory-budget)",
+            cut.parts + 1,
+            human_bytes(fixed),
+            human_bytes(m.budget.memory as f64)
+        ));
     }
     Ok(cut)
 }
