@@ -65,11 +65,6 @@ impl Origin {
     pub fn port(i: u32) -> Origin {
         Origin(i + 1)
     }
-
-    /// The index of the port it names (none for [`GLOBAL`](Self::GLOBAL)).
-    pub fn port_index(self) -> Option<usize> {
-        (self.0 as usize).checked_sub(1)
-    }
 }
 
 /// Odd multipliers of the ranks' permutations (Fibonacci hashing's and MurmurHash3's).
@@ -282,17 +277,11 @@ impl EventQueue {
     }
 
     /// Removes and returns the earliest event as (time, code) if its key is below
-    /// `bound` (a key as [`key_of`](Self::key_of) gives): what a partition of a
+    /// `bound` (the key of the first event not to process): what a partition of a
     /// parallel run processes in one window.
     #[inline]
     pub fn pop_before(&mut self, bound: u128) -> Option<(Time, u32)> {
         self.pop_unless(|top| top >= bound)
-    }
-
-    /// The key event `code` scheduled at `at` by `by` has under [`Ties::Partitioned`]
-    /// (the order of keys is the order events are processed in).
-    pub fn key_of(&self, at: Time, by: Origin, code: u32) -> u128 {
-        ((at as u128) << 64) | ((self.rank(at, by) as u128) << 32) | code as u128
     }
 
     /// The key of the earliest pending event.

@@ -683,7 +683,7 @@ impl Sim {
             return false;
         }
         debug_assert!(!self.fabric.pkts[id].has(flags::TSQ));
-        self.mail(id, arrive, Origin::port(port.0));
+        self.mail(id, arrive, port);
         true
     }
 

@@ -226,23 +226,14 @@ fn sync_flow(m: &mut Sim, parts: &[MutexGuard<'_, Sim>], cut: &Cut, f: usize, wh
     let fl = &mut m.ends.flows[f];
     if whole {
         fl.clone_from(snd_side);
+    } else {
+        fl.ep.clone_from(&snd_side.ep);
     }
     fl.delivered = rcv_side.delivered;
-    match (&mut fl.ep, &snd_side.ep, &rcv_side.ep) {
-        (
-            Endpoint::Tcp { snd, rcv },
-            Endpoint::Tcp { snd: s, .. },
-            Endpoint::Tcp { rcv: r, .. },
-        ) => {
-            if !whole {
-                snd.clone_from(s);
-            }
-            if whole {
-                rcv.clone_from(r);
-            }
-        }
-        (ep, theirs, _) if !whole => ep.clone_from(theirs),
-        _ => {}
+    if let (Endpoint::Tcp { rcv, .. }, Endpoint::Tcp { rcv: theirs, .. }) =
+        (&mut fl.ep, &rcv_side.ep)
+    {
+        rcv.clone_from(theirs);
     }
 }
 
@@ -254,13 +245,18 @@ impl ParState {
         for p in &self.parts {
             let p = super::lock(p);
             c.add(&p.records.counters);
-            let me = p.parallel.part.as_ref().map_or(0, |c| c.me);
-            marks += (p.fabric.net.ports.iter())
-                .filter(|port| self.cut.of_node[port.node().idx()] == me)
+            marks += self
+                .owned_ports(&p)
                 .map(|port| port.stats().marks)
                 .sum::<u64>();
         }
         (c, marks)
+    }
+
+    /// The ports of partition `p`'s own nodes, in `p`'s copy.
+    fn owned_ports<'a>(&'a self, p: &'a Sim) -> impl Iterator<Item = &'a crate::net::Port> {
+        let me = p.parallel.part.as_ref().map_or(0, |c| c.me);
+        (p.fabric.net.ports.iter()).filter(move |port| self.cut.of_node[port.node().idx()] == me)
     }
 
     /// Applies action `a` to every partition's copy of the run.
@@ -282,14 +278,10 @@ impl ParState {
         let (mut live, mut counted) = (mailed, mailed);
         for p in &self.parts {
             let p = super::lock(p);
-            let me = p.parallel.part.as_ref().map_or(0, |c| c.me);
             let arrivals = (p.events.codes())
                 .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_))))
                 .count() as u64;
-            let held: u64 = (p.fabric.net.ports.iter())
-                .filter(|port| self.cut.of_node[port.node().idx()] == me)
-                .map(|port| port.held_packets())
-                .sum();
+            let held: u64 = self.owned_ports(&p).map(|port| port.held_packets()).sum();
             live += p.fabric.pkts.live();
             counted += held + arrivals;
         }

@@ -95,18 +95,20 @@ struct Mail {
 }
 
 impl Sim {
-    /// Mails packet `id`, which reaches the far end of the cut port `by` at `at`.
+    /// Mails packet `id`, which reaches the far end of cut port `port` at `at`.
     #[inline(never)]
-    pub(super) fn mail(&mut self, id: PktId, at: Time, by: Origin) {
+    pub(super) fn mail(&mut self, id: PktId, at: Time, port: PortId) {
         let pkt = self.fabric.pkts[id];
         self.fabric.pkts.free(id);
-        let sack = (pkt.has(flags::ACK)).then(|| self.fabric.sacks.take(pkt.len));
-        let Some(pc) = self.parallel.part.as_deref_mut() else {
-            return;
+        let sack = if pkt.has(flags::ACK) {
+            self.fabric.sacks.take(pkt.len)
+        } else {
+            None
         };
-        let to = pc.peer[pkt_port(by)] as usize;
-        let sack = sack.flatten();
-        pc.outbox[to].push(Mail { at, by, pkt, sack });
+        let pc = self.parallel.part.as_deref_mut();
+        let pc = pc.expect("only a partition mails");
+        let by = Origin::port(port.0);
+        pc.outbox[pc.peer[port.idx()] as usize].push(Mail { at, by, pkt, sack });
     }
 
     /// Schedules the arrival of mailed packet `m`.
@@ -120,20 +122,13 @@ impl Sim {
     }
 }
 
-/// The port an origin names.
-fn pkt_port(by: Origin) -> usize {
-    by.port_index().unwrap_or(0)
-}
-
 /// The state of a parallel run between calls.
 pub(super) struct ParState {
     parts: Vec<Mutex<Sim>>,
     mail: Vec<Mutex<Vec<Mail>>>,
     cut: Cut,
-    grid: Time,
+    consts: ParConsts,
     lp: LoopState,
-    finite: u64,
-    stop_when_done: bool,
 }
 
 impl ParState {
@@ -146,20 +141,14 @@ impl ParState {
     /// handles as one event (flows of several partitions starting at one instant).
     pub(super) fn events(&self) -> u64 {
         let parts: Vec<_> = self.parts.iter().map(lock).collect();
-        let mut starts: Vec<Time> = parts.iter().flat_map(|p| starts_of(p)).collect();
+        let ctx = parts.iter().filter_map(|p| p.parallel.part.as_deref());
+        let mut starts: Vec<Time> = ctx.flat_map(|c| c.starts.iter().copied()).collect();
         let all = starts.len();
         starts.sort_unstable();
         starts.dedup();
         let own: u64 = parts.iter().map(|p| p.events.processed()).sum();
         own - (all - starts.len()) as u64
     }
-}
-
-fn starts_of(p: &Sim) -> Vec<Time> {
-    p.parallel
-        .part
-        .as_ref()
-        .map_or(Vec::new(), |c| c.starts.clone())
 }
 
 fn lock(m: &Mutex<Sim>) -> MutexGuard<'_, Sim> {
@@ -246,7 +235,7 @@ struct Shared<'a> {
     reports: [Vec<Mutex<Report>>; 2],
     global: Mutex<u128>,
     barrier: SpinBarrier,
-    consts: ParConsts,
+    consts: &'a ParConsts,
 }
 
 /// Cuts `m` for the threads it was allowed, if it can be cut; otherwise leaves it
@@ -286,10 +275,12 @@ pub(super) fn start(m: &mut Sim) {
                     failed: false,
                     now: 0,
                 },
-                finite: m.ends.finite_flows,
-                stop_when_done: m.budget.stop_when_done,
+                consts: ParConsts {
+                    grid,
+                    finite: m.ends.finite_flows,
+                    stop_when_done: m.budget.stop_when_done,
+                },
                 cut,
-                grid,
             }));
         }
     }
@@ -353,11 +344,7 @@ pub(super) fn run_until(m: &mut Sim, t: Time) {
         reports: [0, 1].map(|_| (0..n).map(|_| Mutex::new(Report::default())).collect()),
         global: Mutex::new(lp.global),
         barrier: SpinBarrier::new(n),
-        consts: ParConsts {
-            grid: ps.grid,
-            finite: ps.finite,
-            stop_when_done: ps.stop_when_done,
-        },
+        consts: &ps.consts,
     };
     let end = std::thread::scope(|s| {
         let others: Vec<_> = (1..n)
@@ -412,7 +399,7 @@ fn worker(i: usize, sh: &Shared, mut lp: LoopState, mut m: Option<&mut Sim>) -> 
         if !sh.barrier.wait() {
             break;
         }
-        lp.absorb(&sh.reports[k & 1], b, &sh.consts);
+        lp.absorb(&sh.reports[k & 1], b, sh.consts);
         if b == lp.global && !lp.failed {
             if let Some(m) = m.as_deref_mut() {
                 m.budget.end = lp.run_end;
