@@ -86,13 +86,20 @@ impl Sim {
         }
     }
 
-    /// Checks action `a` and applies it now (in a parallel run, to every partition's
-    /// copy of what it changes, and to the run's view).
+    /// Checks action `a` and applies it now (in a parallel run, to the run's view and
+    /// to every partition's copy of what it changes; while the partitions are out,
+    /// after the window's global step).
     pub fn apply(&mut self, a: Action) -> Result<(), String> {
-        if let Some(par) = &self.parallel.par {
-            par.apply(&a)?;
+        let copy = self.parallel.coordinator.then(|| a.clone());
+        self.apply_here(a)?;
+        match (copy, &self.parallel.par) {
+            (Some(a), Some(par)) => par.apply(&a, self.now),
+            (Some(a), None) => {
+                self.parallel.relay.push(a);
+                Ok(())
+            }
+            (None, _) => Ok(()),
         }
-        self.apply_here(a)
     }
 
     /// Checks action `a` and applies it now to this copy of the run.
@@ -140,8 +147,11 @@ impl Sim {
                 if cap_bps == Some(0) {
                     return Err("a cap must be a positive rate".into());
                 }
-                self.hosts.shapers.set_cap(self.now, vm, cap_bps);
-                self.after_hook();
+                // a VM's shapers work in its host's partition only
+                if self.owns_vswitch(self.hosts.vms[vm.idx()].vswitch as usize) {
+                    self.hosts.shapers.set_cap(self.now, vm, cap_bps);
+                    self.after_hook();
+                }
                 Ok(())
             }
             Action::VmGuarantee {
@@ -157,7 +167,9 @@ impl Sim {
                 v.guarantee_bps = guarantee_bps;
                 v.weight = weight.or(v.weight);
                 let k = v.vswitch as usize;
-                self.with_host(k, |p, ctx| p.guarantee_changed(ctx, vm));
+                if self.owns_vswitch(k) {
+                    self.with_host(k, |p, ctx| p.guarantee_changed(ctx, vm));
+                }
                 Ok(())
             }
         }

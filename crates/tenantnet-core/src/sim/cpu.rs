@@ -214,7 +214,13 @@ impl Sim {
         let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
+        if let Some(pc) = self.parallel.part.as_deref_mut() {
+            pc.shared.push((now, Event::NicMonitor.encode()));
+        }
         for (k, hv) in self.hosts.vswitches.iter().enumerate() {
+            if !self.parallel.owns_vswitch(k) {
+                continue;
+            }
             let nic = self.fabric.net.hosts[hv.host.idx()].nic;
             let tx = self.fabric.net.ports[nic.idx()].tx_bytes();
             let policed = hv.vms.iter().map(|v| cpu.vm[v.idx()].policed).sum();
@@ -468,10 +474,13 @@ impl Sim {
         let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
+        if let Some(pc) = self.parallel.part.as_deref_mut() {
+            pc.shared.push((self.now, Event::C2tbTick.encode()));
+        }
         let mut wake = Vec::new();
         let rings = &cpu.rings;
         for (c, core) in cpu.cores.iter_mut().enumerate() {
-            if core.c2tb.is_some() {
+            if core.c2tb.is_some() && self.parallel.owns_vswitch(core.host as usize) {
                 core.refill(|v| rings[v.idx()].q.len());
                 if !core.busy() {
                     wake.push(c);

@@ -1,6 +1,9 @@
 //! The CPU model's records: each host tick's `vm_cpu` and `pmd` rows, the NIC
-//! monitor's `nic_monitor` rows, and the summary's totals.
+//! monitor's `nic_monitor` rows, and the summary's totals; a parallel run's view of
+//! its partitions' CPU models.
 
+use super::cpu::CpuState;
+use super::parallel::rows;
 use super::results::{Column, Table};
 use super::Sim;
 use crate::engine::{to_secs, Time};
@@ -51,6 +54,91 @@ pub(super) struct NicCols {
     pub(super) policing: Vec<u64>,
 }
 
+/// Each named column of the partitions' records `parts`, in `order`.
+macro_rules! gather_columns {
+    ($parts:expr, $order:expr; $($col:ident),*) => {
+        Self { $($col: rows::gather($parts, $order, |r| &r.$col),)* }
+    };
+}
+
+impl VmCpuCols {
+    /// A parallel run's rows (`parts`, each partition's) in the sequential run's
+    /// order: by time, then by the VM's host vswitch (`vswitch_of`).
+    fn merged(parts: &[&Self], vswitch_of: impl Fn(u32) -> u32) -> Self {
+        let keyed: Vec<_> = (parts.iter())
+            .map(|r| (&r.time[..], r.vm.iter().map(|&v| vswitch_of(v)).collect()))
+            .collect();
+        let order = &rows::order(&keyed);
+        gather_columns!(parts, order; time, vm, cycles, share, packets, policed, tokens, class)
+    }
+}
+
+impl PmdCols {
+    /// A parallel run's rows in the sequential run's order: by time, then host.
+    fn merged(parts: &[&Self]) -> Self {
+        let keyed: Vec<_> = parts
+            .iter()
+            .map(|r| (&r.time[..], r.host.clone()))
+            .collect();
+        let order = &rows::order(&keyed);
+        gather_columns!(parts, order; time, host, core, busy, rx, poll, idle)
+    }
+}
+
+impl NicCols {
+    /// A parallel run's rows in the sequential run's order: by time, then host.
+    fn merged(parts: &[&Self]) -> Self {
+        let keyed: Vec<_> = parts
+            .iter()
+            .map(|r| (&r.time[..], r.host.clone()))
+            .collect();
+        let order = &rows::order(&keyed);
+        gather_columns!(parts, order; time, host, gbps, policing)
+    }
+}
+
+impl CpuState {
+    /// A partition's copy of the CPU model (before its first event): all of it, its
+    /// records empty.
+    pub(super) fn fork(&self) -> Self {
+        let mut c = self.clone();
+        (c.vm_cols, c.pmd_cols, c.nic_cols) = Default::default();
+        c
+    }
+
+    /// The run's view of its partitions' CPU models (`parts`): each core, VM ring,
+    /// VM cost and NIC monitor from the partition of its host vswitch (`owner`, by
+    /// vswitch; `vms`' vswitches), the drops summed, the records merged.
+    pub(super) fn absorb(
+        &mut self,
+        parts: &[&CpuState],
+        owner: &[usize],
+        vms: &[crate::vswitch::Vm],
+    ) {
+        for c in 0..self.cores.len() {
+            let o = owner[self.cores[c].host as usize];
+            self.cores[c].clone_from(&parts[o].cores[c]);
+            self.at_tick[c].clone_from(&parts[o].at_tick[c]);
+        }
+        for (v, vm) in vms.iter().enumerate() {
+            let o = owner[vm.vswitch as usize];
+            self.vm[v].clone_from(&parts[o].vm[v]);
+            self.rings[v].clone_from(&parts[o].rings[v]);
+        }
+        for k in 0..self.monitors.len() {
+            self.monitors[k].clone_from(&parts[owner[k]].monitors[k]);
+        }
+        self.rx_dropped = parts.iter().map(|p| p.rx_dropped).sum();
+        let vswitch_of = |v: u32| vms[v as usize].vswitch;
+        let cols: Vec<_> = parts.iter().map(|p| &p.vm_cols).collect();
+        self.vm_cols = VmCpuCols::merged(&cols, vswitch_of);
+        let cols: Vec<_> = parts.iter().map(|p| &p.pmd_cols).collect();
+        self.pmd_cols = PmdCols::merged(&cols);
+        let cols: Vec<_> = parts.iter().map(|p| &p.nic_cols).collect();
+        self.nic_cols = NicCols::merged(&cols);
+    }
+}
+
 impl Sim {
     /// The rows of `vm_cpu` and `pmd` for the interval `iv` that ends now.
     pub(super) fn record_cpu(&mut self, iv: Time) {
@@ -61,6 +149,9 @@ impl Sim {
         let (hz, t) = (cpu.p.hz, to_secs(now));
         let span = (iv as u128 * hz as u128 / crate::units::PS_PER_SEC as u128).max(1) as f64;
         for (c, core) in cpu.cores.iter_mut().enumerate() {
+            if !self.parallel.owns_vswitch(core.host as usize) {
+                continue;
+            }
             if !core.busy() {
                 core.wake(now, hz);
             }

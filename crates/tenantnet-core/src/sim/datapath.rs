@@ -324,6 +324,9 @@ impl Sim {
     pub(super) fn on_sent(&mut self, id: PktId) {
         let (flow, size) = self.fabric.left_host(id);
         self.ends.release_small_queue(flow, size);
+        if self.parallel.part.is_some() {
+            self.forget_ghost(id);
+        }
     }
 
     /// Frees a packet that goes no further (dropped or evicted); its bytes go back
@@ -361,12 +364,20 @@ impl Sim {
     }
 
     /// Every tick: each host measures its VMs and NIC over the interval just ended,
-    /// its policy ticks on what it measured, and each VM's row is recorded.
+    /// its policy ticks on what it measured, and each VM's row is recorded. In a
+    /// partition of a parallel run, its own hosts do (each host's tick reads and
+    /// changes its own vswitch only).
     pub(super) fn on_host_tick(&mut self) {
+        if let Some(pc) = self.parallel.part.as_deref_mut() {
+            pc.shared.push((self.now, Event::HostTick.encode()));
+        }
         self.hosts.sum_vm_rx();
         let t = self.hosts.tick;
         let (secs, now) = (to_secs(t), to_secs(self.now));
         for k in 0..self.hosts.vswitches.len() {
+            if !self.owns_vswitch(k) {
+                continue;
+            }
             let host = self.hosts.vswitches[k].host;
             let nic = &self.fabric.net.ports[self.fabric.net.hosts[host.idx()].nic.idx()];
             let m = self.hosts.measure(k, nic.tx_bytes(), nic.rate_bps(), secs);

@@ -25,7 +25,7 @@ impl Sim {
     /// Starts every flow whose start time has come, then schedules the next start.
     pub(super) fn start_flows(&mut self) {
         if let Some(pc) = self.parallel.part.as_deref_mut() {
-            pc.starts.push(self.now);
+            pc.shared.push((self.now, Event::FlowStart.encode()));
         }
         while let Some(&f) = self.ends.start_order.get(self.ends.next_start) {
             let at = self.ends.flows[f as usize].spec.start;

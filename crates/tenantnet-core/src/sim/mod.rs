@@ -264,12 +264,7 @@ impl Sim {
                     .chain(p.controllers)
                     .collect(),
             },
-            parallel: Parallelism {
-                part: None,
-                wire_hook: false,
-                par: None,
-                threads: Default::default(),
-            },
+            parallel: Parallelism::default(),
         };
         sim.parallel.wire_hook = sim.records.recorder.tenant_links.is_some();
         sim.start();
@@ -655,13 +650,13 @@ impl Sim {
     /// on a link without delay, it still comes first.
     #[inline(always)]
     fn on_wire(&mut self, port: PortId, id: PktId, arrive: Time) {
-        if self.parallel.wire_hook && self.on_wire_hook(port, id, arrive) {
-            return;
-        }
         let by = Origin::port(port.0);
         if self.ends.small_queues && self.fabric.pkts[id].has(flags::TSQ) {
             let sent = arrive - self.fabric.net.ports[port.idx()].core.delay;
             self.schedule(sent, Event::Sent(id), by);
+        }
+        if self.parallel.wire_hook && self.on_wire_hook(port, id, arrive) {
+            return;
         }
         self.schedule(arrive, Event::Arrive(id), by);
     }
@@ -669,8 +664,7 @@ impl Sim {
     /// What happens to a packet going on the wire in runs that count it per tenant
     /// and port, or that are a partition of a parallel run (one flag, `wire_hook`,
     /// so that other runs pay one test): counts it, and mails it if `port` is cut.
-    /// Whether it was mailed (a packet a small queue counts never is: host NICs are
-    /// not cut in runs that have them, `parallel::merge::plan`).
+    /// Whether it was mailed.
     #[inline(never)]
     fn on_wire_hook(&mut self, port: PortId, id: PktId, arrive: Time) -> bool {
         if let Some(tl) = self.records.recorder.tenant_links.as_mut() {
@@ -682,7 +676,6 @@ impl Sim {
         if !self.parallel.part.as_deref().is_some_and(|pc| pc.cut(port)) {
             return false;
         }
-        debug_assert!(!self.fabric.pkts[id].has(flags::TSQ));
         self.mail(id, arrive, port);
         true
     }

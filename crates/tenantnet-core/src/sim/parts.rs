@@ -177,6 +177,7 @@ impl ControlPlane {
 
 /// The run's threads: in the run a parallel run is of, its partitions; in a
 /// partition, which one it is and its mail (`sim/parallel`).
+#[derive(Default)]
 pub struct Parallelism {
     /// In a partition: which one it is, the partition of each port's far end, its
     /// mail.
@@ -188,4 +189,10 @@ pub struct Parallelism {
     pub(super) par: Option<Box<ParState>>,
     /// The threads asked for, and why the run uses one if it does.
     pub(super) threads: Threads,
+    /// Whether this is the run a parallel run is of: its hosts' vswitches run in
+    /// their partitions, never here.
+    pub(super) coordinator: bool,
+    /// The actions applied here while the partitions were out (a controller's, in a
+    /// window's global step), to be applied to them after it.
+    pub(super) relay: Vec<crate::control::Action>,
 }

@@ -2,7 +2,8 @@
 //! per host tick: measured send rate, the rate the VM's shaper enforces, its
 //! guarantee, and every host policy's own columns, e.g. MBFQ's target and RU).
 
-use super::datapath::PolicyValues;
+use super::datapath::{PolicyValues, VmRateCols};
+use super::parallel::rows;
 use super::results::{Column, Table};
 use super::Sim;
 use crate::engine::to_secs;
@@ -21,6 +22,42 @@ fn policy_column(values: &PolicyValues) -> Column {
     match values {
         PolicyValues::Rate(r) => opt_gbps(r),
         PolicyValues::Count(n) => Column::U64(n.clone()),
+    }
+}
+
+impl PolicyValues {
+    /// Appends row `i` of `from`, a column of the same type.
+    fn push_row(&mut self, from: &PolicyValues, i: usize) {
+        match (self, from) {
+            (PolicyValues::Rate(v), PolicyValues::Rate(f)) => v.push(f[i]),
+            (PolicyValues::Count(v), PolicyValues::Count(f)) => v.push(f[i]),
+            _ => unreachable!("every record has the same columns"),
+        }
+    }
+}
+
+impl VmRateCols {
+    /// The rows of `parts` (the records of a parallel run's partitions, each with
+    /// its own hosts' rows) in the sequential run's order: by time, then by host
+    /// vswitch (`vswitch_of` a VM), a host's VMs in the order it recorded them.
+    pub(super) fn merged(parts: &[&VmRateCols], vswitch_of: impl Fn(u32) -> u32) -> Self {
+        let keyed: Vec<_> = (parts.iter())
+            .map(|r| (&r.time[..], r.vm.iter().map(|&v| vswitch_of(v)).collect()))
+            .collect();
+        let order = rows::order(&keyed);
+        let mut out = VmRateCols::new();
+        out.time = rows::gather(parts, &order, |r| &r.time);
+        out.vm = rows::gather(parts, &order, |r| &r.vm);
+        out.sr = rows::gather(parts, &order, |r| &r.sr);
+        out.ar = rows::gather(parts, &order, |r| &r.ar);
+        out.guarantee = rows::gather(parts, &order, |r| &r.guarantee);
+        out.nic_util = rows::gather(parts, &order, |r| &r.nic_util);
+        for (c, col) in out.extra.iter_mut().enumerate() {
+            for &(p, i) in &order {
+                col.push_row(&parts[p].extra[c], i);
+            }
+        }
+        out
     }
 }
 

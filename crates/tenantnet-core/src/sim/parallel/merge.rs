@@ -7,8 +7,11 @@ use std::sync::MutexGuard;
 
 use super::{ParState, PartCtx, Sim};
 use crate::engine::queue::{EventQueue, Origin, Ties};
+use crate::engine::Time;
 use crate::net::partition::Cut;
 use crate::net::HostId;
+use crate::sim::cpu::CpuState;
+use crate::sim::datapath::VmRateCols;
 use crate::sim::flow::Endpoint;
 use crate::sim::footprint::{human_bytes, PartKind};
 use crate::sim::parts::{ControlPlane, Endpoints, Fabric, Hosts, Parallelism, Records, RunBudget};
@@ -20,16 +23,14 @@ pub(super) fn plan(m: &Sim, threads: usize) -> Result<Cut, String> {
     if m.events.ties() != Ties::Partitioned {
         return not("only simulation.ties = \"partitioned\" gives the same results on any number of threads (--ties partitioned)");
     }
-    if !m.control.is_empty() {
-        return not("fabric controllers and scheduled changes act on the whole network");
-    }
-    if !m.hosts.vms.is_empty() || !m.hosts.vswitches.is_empty() || m.hosts.cpu.is_some() {
-        return not("the parallel engine does not cut VMs and their host policies yet");
-    }
     if !m.ends.exchanges.is_empty() {
         return not("request-response gates couple hosts across the network");
     }
-    let global = |c: u32| !matches!(Event::decode(c), Some(Event::FlowStart | Event::Sample));
+    let global = |c: u32| match Event::decode(c) {
+        Some(Event::FlowStart | Event::Sample | Event::Control(_)) => false,
+        Some(e) => !per_host(e),
+        None => true,
+    };
     if m.events.codes().any(global) {
         return not("the run starts with events of the whole network");
     }
@@ -40,11 +41,6 @@ pub(super) fn plan(m: &Sim, threads: usize) -> Result<Cut, String> {
     }
     if let Some(why) = cut.sequential_because(net) {
         return Err(why);
-    }
-    let nic_cut = (net.hosts.iter())
-        .any(|h| cut.of_node[h.node.idx()] != cut.of_node[net.ports[h.nic.idx()].peer().idx()]);
-    if m.ends.small_queues && nic_cut {
-        return not("a host's NIC link is cut and its flows use TCP small queues");
     }
     // each partition is a copy of the run's state, beside the run's own
     let fixed = m.budget.footprint.of(PartKind::Fixed);
@@ -59,6 +55,12 @@ pub(super) fn plan(m: &Sim, threads: usize) -> Result<Cut, String> {
     Ok(cut)
 }
 
+/// Whether `e` is a periodic event of every host vswitch, which each partition
+/// runs for its own (the host tick, the CPU model's C2TB manager and NIC monitor).
+fn per_host(e: Event) -> bool {
+    matches!(e, Event::HostTick | Event::C2tbTick | Event::NicMonitor)
+}
+
 /// An empty event queue laid out and tied as `m`'s.
 pub(super) fn fresh_queue(m: &Sim) -> EventQueue {
     EventQueue::for_horizon(super::super::event_horizon(&m.fabric.net, &m.ends.tcp))
@@ -70,12 +72,17 @@ fn part_of(m: &Sim, cut: &Cut, h: HostId) -> u16 {
     cut.of_node[m.fabric.net.hosts[h.idx()].node.idx()]
 }
 
-/// Partition `me`'s copy of `m` (before its first event): all of the run's state, of
-/// which it changes only its own nodes' part, and the start of its own flows.
-pub(super) fn fork(m: &Sim, cut: &Cut, me: usize) -> Sim {
+/// Partition `me`'s copy of `m` (before its first event, whose `pending` events
+/// were taken): all of the run's state, of which it changes only its own nodes'
+/// part, the start of its own flows and, if it has host vswitches, their periodic
+/// events.
+pub(super) fn fork(m: &Sim, cut: &Cut, me: usize, pending: &[(Time, u32)]) -> Sim {
     let mut start_order = m.ends.start_order.clone();
     start_order.retain(|&f| part_of(m, cut, m.ends.flows[f as usize].spec.src) as usize == me);
     let net = &m.fabric.net;
+    let mine: Vec<bool> = (m.hosts.vswitches.iter())
+        .map(|hv| part_of(m, cut, hv.host) as usize == me)
+        .collect();
     let mut p = Sim {
         now: 0,
         events: fresh_queue(m),
@@ -108,9 +115,11 @@ pub(super) fn fork(m: &Sim, cut: &Cut, me: usize) -> Sim {
             wall: 0.0,
             control_wall: 0.0,
         },
+        // every host's vswitch as its start left it (the shapers' ids are the
+        // run's), of which the partition runs its own
         hosts: Hosts {
             vms: m.hosts.vms.clone(),
-            vswitches: Vec::new(),
+            vswitches: m.hosts.vswitches.clone(),
             tick: m.hosts.tick,
             tick_key: m.hosts.tick_key.clone(),
             pairs: m.hosts.pairs.clone(),
@@ -118,8 +127,8 @@ pub(super) fn fork(m: &Sim, cut: &Cut, me: usize) -> Sim {
             touched_shapers: Vec::new(),
             control_out: Vec::new(),
             released: Vec::new(),
-            vm_rates: Default::default(),
-            cpu: None,
+            vm_rates: VmRateCols::new(),
+            cpu: m.hosts.cpu.as_ref().map(|c| Box::new(c.fork())),
         },
         budget: RunBudget {
             end: m.budget.end,
@@ -142,17 +151,23 @@ pub(super) fn fork(m: &Sim, cut: &Cut, me: usize) -> Sim {
                     .map(|p| cut.of_node[p.peer().idx()])
                     .collect(),
                 outbox: (0..cut.parts).map(|_| Vec::new()).collect(),
-                starts: Vec::new(),
+                shared: Vec::new(),
+                vswitches: mine.clone(),
+                ghosts: Vec::new(),
                 last_complete: 0,
             })),
             wire_hook: true,
-            par: None,
-            threads: Default::default(),
+            ..Default::default()
         },
     };
     if let Some(&first) = p.ends.start_order.first() {
         let t = p.ends.flows[first as usize].spec.start;
         p.schedule(t, Event::FlowStart, Origin::GLOBAL);
+    }
+    for &(at, code) in pending.iter().filter(|_| mine.contains(&true)) {
+        if Event::decode(code).is_some_and(per_host) {
+            p.events.push(at, Origin::GLOBAL, code);
+        }
     }
     p
 }
@@ -160,8 +175,11 @@ pub(super) fn fork(m: &Sim, cut: &Cut, me: usize) -> Sim {
 /// What a [`sync`] brings up to date.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Need {
-    /// What a sample reads: the ports if it samples them, the flows it samples.
+    /// What a sample reads: the ports if it samples them, the flows it samples, the
+    /// VMs.
     Sample,
+    /// What a controller reads besides: every port, the VM pairs' bytes.
+    Control,
     /// All of it, for the results.
     All,
 }
@@ -186,9 +204,10 @@ pub(super) fn sync(m: &mut Sim, parts: &mut [MutexGuard<'_, Sim>], cut: &Cut, ne
         let order = |f: crate::net::FlowId| (flows[f.idx()].spec.start, f.0);
         m.records.recorder.absorb(&mut recs, &port_owner, &order);
     }
-    if need == Need::All || m.records.recorder.samples_ports() {
+    if need != Need::Sample || m.records.recorder.samples_ports() {
         sync_ports(m, parts, cut);
     }
+    sync_hosts(m, parts, cut, need);
     if need == Need::All {
         for f in 0..m.ends.flows.len() {
             sync_flow(m, parts, cut, f, true);
@@ -211,6 +230,50 @@ fn sync_ports(m: &mut Sim, parts: &[MutexGuard<'_, Sim>], cut: &Cut) {
             m.fabric.net.pools[pool] = parts[o].fabric.net.pools[pool];
         }
         m.fabric.net.ports[i].clone_from(src);
+    }
+}
+
+/// Each VM from the partition of its host; for the results (`need` all), each VM
+/// pair's bytes sent from its source's partition and received from its
+/// destination's, and the `vm_rates` rows of every partition in the sequential
+/// run's order (by time, then host vswitch).
+fn sync_hosts(m: &mut Sim, parts: &[MutexGuard<'_, Sim>], cut: &Cut, need: Need) {
+    let owner = |m: &Sim, v: crate::net::VmId| part_of(m, cut, m.hosts.vms[v.idx()].host) as usize;
+    for i in 0..m.hosts.vms.len() {
+        let o = owner(m, crate::net::VmId(i as u32));
+        m.hosts.vms[i].clone_from(&parts[o].hosts.vms[i]);
+    }
+    if need == Need::Sample {
+        return;
+    }
+    for i in 0..m.hosts.pairs.len() {
+        let (src, dst) = (m.hosts.pairs[i].src, m.hosts.pairs[i].dst);
+        if let Some(v) = src {
+            m.hosts.pairs[i].tx_bytes = parts[owner(m, v)].hosts.pairs[i].tx_bytes;
+        }
+        if let Some(v) = dst {
+            m.hosts.pairs[i].rx_bytes = parts[owner(m, v)].hosts.pairs[i].rx_bytes;
+        }
+    }
+    if need != Need::All {
+        return;
+    }
+    let rows: Vec<&VmRateCols> = parts.iter().map(|p| &p.hosts.vm_rates).collect();
+    let vms = &m.hosts.vms;
+    m.hosts.vm_rates = VmRateCols::merged(&rows, |vm| vms[vm as usize].vswitch);
+    let owner: Vec<usize> = (m.hosts.vswitches.iter())
+        .map(|hv| part_of(m, cut, hv.host) as usize)
+        .collect();
+    if let Some(cpu) = m.hosts.cpu.as_deref_mut() {
+        let theirs: Vec<&CpuState> = (parts.iter())
+            .map(|p| {
+                p.hosts
+                    .cpu
+                    .as_deref()
+                    .expect("every partition has the CPU model")
+            })
+            .collect();
+        cpu.absorb(&theirs, &owner, &m.hosts.vms);
     }
 }
 
@@ -259,10 +322,16 @@ impl ParState {
         (p.fabric.net.ports.iter()).filter(move |port| self.cut.of_node[port.node().idx()] == me)
     }
 
-    /// Applies action `a` to every partition's copy of the run.
-    pub(in crate::sim) fn apply(&self, a: &crate::control::Action) -> Result<(), String> {
+    /// Applies action `a` to every partition's copy of the run at `now`.
+    pub(in crate::sim) fn apply(
+        &self,
+        a: &crate::control::Action,
+        now: Time,
+    ) -> Result<(), String> {
         for p in &self.parts {
-            super::lock(p).apply_here(a.clone())?;
+            let mut p = super::lock(p);
+            p.now = p.now.max(now);
+            p.apply_here(a.clone())?;
         }
         Ok(())
     }
@@ -281,8 +350,13 @@ impl ParState {
             let arrivals = (p.events.codes())
                 .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_))))
                 .count() as u64;
-            let held: u64 = self.owned_ports(&p).map(|port| port.held_packets()).sum();
-            live += p.fabric.pkts.live();
+            let held: u64 = self
+                .owned_ports(&p)
+                .map(|port| port.held_packets())
+                .sum::<u64>()
+                + p.hosts.held();
+            let ghosts = p.parallel.part.as_deref().map_or(0, |c| c.ghosts.len());
+            live += p.fabric.pkts.live() - ghosts as u64;
             counted += held + arrivals;
         }
         (live, counted)

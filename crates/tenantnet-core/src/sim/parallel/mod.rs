@@ -30,10 +30,12 @@
 
 mod barrier;
 mod merge;
+pub(super) mod rows;
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use super::parts::Parallelism;
 use super::{Event, Sim};
 use crate::engine::queue::Origin;
 use crate::engine::Time;
@@ -72,17 +74,41 @@ pub(super) struct PartCtx {
     peer: Vec<u16>,
     /// Mail to each partition, sent in the current window.
     outbox: Vec<Vec<Mail>>,
-    /// The times of the flow-start events it handled.
-    pub(super) starts: Vec<Time>,
+    /// The events it handled that the sequential run handles once for every
+    /// partition (flow starts, host ticks): their times and codes.
+    pub(super) shared: Vec<(Time, u32)>,
+    /// Which of the run's host vswitches are its own.
+    vswitches: Vec<bool>,
+    /// Packets mailed that their sender's small queue still counts: here until
+    /// they have left the NIC (`Sim::mail`).
+    pub(super) ghosts: Vec<PktId>,
     /// When its last flow completed.
     pub(super) last_complete: Time,
 }
 
 impl PartCtx {
+    /// Whether host vswitch `k` is this partition's own.
+    #[inline]
+    pub(super) fn owns_vswitch(&self, k: usize) -> bool {
+        self.vswitches[k]
+    }
+
     /// Whether a packet leaving by `port` goes to another partition.
     #[inline]
     pub(super) fn cut(&self, port: PortId) -> bool {
         self.peer[port.idx()] != self.me
+    }
+}
+
+impl Parallelism {
+    /// Whether host vswitch `k` runs here: in a partition, whether it is its own; in
+    /// the run a parallel run is of, never; in a sequential run, always.
+    #[inline]
+    pub(super) fn owns_vswitch(&self, k: usize) -> bool {
+        match self.part.as_deref() {
+            Some(pc) => pc.owns_vswitch(k),
+            None => !self.coordinator,
+        }
     }
 }
 
@@ -95,11 +121,14 @@ struct Mail {
 }
 
 impl Sim {
-    /// Mails packet `id`, which reaches the far end of cut port `port` at `at`.
+    /// Mails packet `id`, which reaches the far end of cut port `port` at `at`. A
+    /// packet its sender's small queue counts stays here as a ghost until it has
+    /// left the NIC (its `Sent` event, always before it arrives: cut links have a
+    /// delay); the copy mailed no longer counts, as in the sequential run it no
+    /// longer does when it arrives.
     #[inline(never)]
     pub(super) fn mail(&mut self, id: PktId, at: Time, port: PortId) {
-        let pkt = self.fabric.pkts[id];
-        self.fabric.pkts.free(id);
+        let mut pkt = self.fabric.pkts[id];
         let sack = if pkt.has(flags::ACK) {
             self.fabric.sacks.take(pkt.len)
         } else {
@@ -107,8 +136,31 @@ impl Sim {
         };
         let pc = self.parallel.part.as_deref_mut();
         let pc = pc.expect("only a partition mails");
+        if pkt.has(flags::TSQ) {
+            pkt.flags &= !flags::TSQ;
+            pc.ghosts.push(id);
+        } else {
+            self.fabric.pkts.free(id);
+        }
         let by = Origin::port(port.0);
         pc.outbox[pc.peer[port.idx()] as usize].push(Mail { at, by, pkt, sack });
+    }
+
+    /// Packet `id` has left its host's NIC: if it was mailed, its ghost goes.
+    #[cold]
+    pub(super) fn forget_ghost(&mut self, id: PktId) {
+        let pc = self.parallel.part.as_deref_mut();
+        let ghosts = &mut pc.expect("a partition").ghosts;
+        if let Some(i) = ghosts.iter().position(|&g| g == id) {
+            ghosts.swap_remove(i);
+            self.fabric.pkts.free(id);
+        }
+    }
+
+    /// Whether host vswitch `k` runs here (`Parallelism::owns_vswitch`).
+    #[inline]
+    pub(super) fn owns_vswitch(&self, k: usize) -> bool {
+        self.parallel.owns_vswitch(k)
     }
 
     /// Schedules the arrival of mailed packet `m`.
@@ -137,17 +189,18 @@ impl ParState {
         self.parts.len()
     }
 
-    /// Events processed by the partitions, less the flow starts the sequential run
-    /// handles as one event (flows of several partitions starting at one instant).
+    /// Events processed by the partitions, less the copies of those the sequential
+    /// run handles as one event for every partition (flows of several partitions
+    /// starting at one instant, the host ticks).
     pub(super) fn events(&self) -> u64 {
         let parts: Vec<_> = self.parts.iter().map(lock).collect();
         let ctx = parts.iter().filter_map(|p| p.parallel.part.as_deref());
-        let mut starts: Vec<Time> = ctx.flat_map(|c| c.starts.iter().copied()).collect();
-        let all = starts.len();
-        starts.sort_unstable();
-        starts.dedup();
+        let mut shared: Vec<(Time, u32)> = ctx.flat_map(|c| c.shared.iter().copied()).collect();
+        let all = shared.len();
+        shared.sort_unstable();
+        shared.dedup();
         let own: u64 = parts.iter().map(|p| p.events.processed()).sum();
-        own - (all - starts.len()) as u64
+        own - (all - shared.len()) as u64
     }
 }
 
@@ -233,7 +286,7 @@ struct Shared<'a> {
     mail: &'a [Mutex<Vec<Mail>>],
     cut: &'a Cut,
     reports: [Vec<Mutex<Report>>; 2],
-    global: Mutex<u128>,
+    global: Mutex<(u128, bool)>,
     barrier: SpinBarrier,
     consts: &'a ParConsts,
 }
@@ -255,9 +308,17 @@ pub(super) fn start(m: &mut Sim) {
         Err(why) => m.parallel.threads.note = Some(why),
         Ok(cut) => {
             let grid = m.budget.grid;
-            let parts: Vec<Sim> = (0..cut.parts).map(|i| merge::fork(m, &cut, i)).collect();
-            m.events = merge::fresh_queue(m);
-            m.schedule_first_sample();
+            let pending = take_events(m);
+            let parts: Vec<Sim> = (0..cut.parts)
+                .map(|i| merge::fork(m, &cut, i, &pending))
+                .collect();
+            // the run keeps the events it runs itself: samples and controllers' wakes
+            for &(at, code) in &pending {
+                if matches!(Event::decode(code), Some(Event::Sample | Event::Control(_))) {
+                    m.events.push(at, Origin::GLOBAL, code);
+                }
+            }
+            m.parallel.coordinator = true;
             let t_min = (parts.iter().filter_map(|p| p.events.peek_time()))
                 .min()
                 .unwrap_or(Time::MAX);
@@ -284,6 +345,14 @@ pub(super) fn start(m: &mut Sim) {
             }));
         }
     }
+}
+
+/// `m`'s pending events (all of the whole run's: `merge::plan`), its queue left
+/// empty.
+fn take_events(m: &mut Sim) -> Vec<(Time, u32)> {
+    let fresh = merge::fresh_queue(m);
+    let mut old = std::mem::replace(&mut m.events, fresh);
+    std::iter::from_fn(|| old.pop_until(Time::MAX)).collect()
 }
 
 /// Runs with fewer events than this in a window of the grid, as the run's footprint
@@ -342,7 +411,7 @@ pub(super) fn run_until(m: &mut Sim, t: Time) {
         mail: &ps.mail,
         cut: &ps.cut,
         reports: [0, 1].map(|_| (0..n).map(|_| Mutex::new(Report::default())).collect()),
-        global: Mutex::new(lp.global),
+        global: Mutex::new((lp.global, false)),
         barrier: SpinBarrier::new(n),
         consts: &ps.consts,
     };
@@ -369,7 +438,8 @@ pub(super) fn run_until(m: &mut Sim, t: Time) {
     m.budget.end = lp.run_end;
     if lp.failed {
         let mut parts: Vec<_> = ps.parts.iter().map(lock).collect();
-        m.budget.failure = parts.iter_mut().find_map(|p| p.budget.failure.take());
+        let theirs = parts.iter_mut().find_map(|p| p.budget.failure.take());
+        m.budget.failure = m.budget.failure.take().or(theirs);
         m.budget.done = true;
         m.now = m.now.max(lp.now);
     } else {
@@ -402,20 +472,41 @@ fn worker(i: usize, sh: &Shared, mut lp: LoopState, mut m: Option<&mut Sim>) -> 
         lp.absorb(&sh.reports[k & 1], b, sh.consts);
         if b == lp.global && !lp.failed {
             if let Some(m) = m.as_deref_mut() {
-                m.budget.end = lp.run_end;
-                let mut parts: Vec<_> = sh.parts.iter().map(lock).collect();
-                merge::sync(m, &mut parts, sh.cut, merge::Need::Sample);
-                m.run_before(b + 1);
-                *sh.global.lock().unwrap() = m.events.peek_key().unwrap_or(u128::MAX);
+                let next = global_step(m, sh, lp.run_end, b);
+                *sh.global.lock().unwrap() = next;
             }
             if !sh.barrier.wait() {
                 break;
             }
-            lp.global = *sh.global.lock().unwrap();
+            (lp.global, lp.failed) = *sh.global.lock().unwrap();
         }
         k += 1;
     }
     lp
+}
+
+/// The run's own event at key `b` (a sample, or a controller's wake), on `m` brought
+/// up to date from the partitions; the actions it applied are applied to them. The
+/// next global key, and whether the run failed (a controller did).
+fn global_step(m: &mut Sim, sh: &Shared, run_end: Time, b: u128) -> (u128, bool) {
+    m.budget.end = run_end;
+    let mut parts: Vec<_> = sh.parts.iter().map(lock).collect();
+    let need = match Event::decode(b as u32) {
+        Some(Event::Control(_)) => merge::Need::Control,
+        _ => merge::Need::Sample,
+    };
+    merge::sync(m, &mut parts, sh.cut, need);
+    m.run_before(b + 1);
+    let actions = std::mem::take(&mut m.parallel.relay);
+    for p in parts.iter_mut().filter(|_| !actions.is_empty()) {
+        p.now = p.now.max(m.now);
+        for a in &actions {
+            let applied = p.apply_here(a.clone());
+            debug_assert!(applied.is_ok(), "{applied:?}: the run applied it");
+        }
+    }
+    let next = m.events.peek_key().unwrap_or(u128::MAX);
+    (next, m.budget.done)
 }
 
 /// Partition `i`'s window: the mail sent to it, its events below `b`, its mail out
