@@ -142,6 +142,23 @@ def test_trinity_fig6_is_the_same_on_1_2_and_4_threads(scheme: str) -> None:
         assert r.summary["vswitch"]["packets_shaped"] > 0
 
 
+@pytest.mark.parametrize("fanout", [None, 4])
+def test_request_response_queries_are_the_same_on_1_2_and_4_threads(fanout: int | None) -> None:
+    """Trinity's memcached set-up (Fig. 9): each gate counts deliveries and starts
+    flows at one host, so in one partition; queries open (every 2 ms) and closed
+    (the next when the last completes), with and without fan-out; every flow
+    sampled, in the sequential run's start order."""
+    from tenantnet.reproduce.trinity_memcached import fig9_scenario
+    for interval in (2.0, None):
+        d = fig9_scenario("trinity-paper", queries=10, interval_ms=interval)
+        if fanout:
+            d["workloads"][0]["fanout"] = fanout
+        d["output"].update(throughput=["tenant", "flow"], sample_interval="1ms")
+        sim = same_on_any_threads(partitioned(d), parts=4)
+        q = sim.results().queries
+        assert len(q) == 80 and q["qct_s"].notna().all()
+
+
 def test_the_vswitch_cpu_model_is_the_same_on_1_2_and_4_threads() -> None:
     """C2QoS's PMD cores, C2TB manager and NIC monitor run per host in its
     partition: two hosts, each with VMs sending to the other, C2TB and HBS, the

@@ -276,12 +276,12 @@ impl EventQueue {
         self.pop_unless(|top| time_of(top) > limit)
     }
 
-    /// Removes and returns the earliest event as (time, code) if its key is below
-    /// `bound` (the key of the first event not to process): what a partition of a
-    /// parallel run processes in one window.
+    /// Removes and returns the earliest event's key if it is below `bound` (the key
+    /// of the first event not to process): what a partition of a parallel run
+    /// processes in one window. Its time is `key >> 64`, its code `key as u32`.
     #[inline]
-    pub fn pop_before(&mut self, bound: u128) -> Option<(Time, u32)> {
-        self.pop_unless(|top| top >= bound)
+    pub fn pop_before(&mut self, bound: u128) -> Option<u128> {
+        self.pop_key_unless(|top| top >= bound)
     }
 
     /// The key of the earliest pending event.
@@ -303,6 +303,11 @@ impl EventQueue {
 
     #[inline(always)]
     fn pop_unless(&mut self, beyond: impl Fn(u128) -> bool) -> Option<(Time, u32)> {
+        (self.pop_key_unless(beyond)).map(|top| (time_of(top), top as u32))
+    }
+
+    #[inline(always)]
+    fn pop_key_unless(&mut self, beyond: impl Fn(u128) -> bool) -> Option<u128> {
         loop {
             if let Some(top) = self.cur_heap.peek() {
                 if beyond(top) {
@@ -310,7 +315,7 @@ impl EventQueue {
                 }
                 self.cur_heap.pop_min();
                 self.popped += 1;
-                return Some((time_of(top), top as u32));
+                return Some(top);
             }
             if !self.advance() {
                 return None;

@@ -335,14 +335,24 @@ fn throughput_series(r: &RunShape) -> (f64, f64) {
 /// on/off period; sampling and vswitch ticks add theirs. What a flow can send: a sized
 /// flow its size, a long-lived one its sender's NIC rate over its lifetime, a UDP
 /// source its rate while on, each scaled down so that no host sends or receives more
-/// than its link carries over the run. Flows that share a bottleneck deeper in the
-/// fabric are still counted at their hosts' rates: an upper estimate there.
+/// than its link carries over the run, and no edge switch (the one a host's NIC
+/// reaches) sends to or receives from the rest of the fabric more than its links to
+/// other switches carry (a dumbbell's hosts share its core link). Flows that share a
+/// bottleneck deeper in the fabric are still counted at those rates: an upper
+/// estimate there.
 fn events(r: &RunShape) -> f64 {
     let net = r.net;
     let span = |from: Time, to: Time| to_secs(to.saturating_sub(from).max(1));
     // per flow: bytes it can carry, events per byte
     let mut flows: Vec<(f64, f64)> = Vec::with_capacity(r.flows.len());
     let (mut sent, mut received) = (vec![0.0; net.hosts.len()], vec![0.0; net.hosts.len()]);
+    let edge_of = |h: crate::net::HostId| net.ports[net.hosts[h.idx()].nic.idx()].peer().idx();
+    let switch = |n: usize| matches!(net.nodes[n].kind, NodeKind::Switch(_));
+    let crosses = |f: &FlowSpec| {
+        let (a, b) = (edge_of(f.src), edge_of(f.dst));
+        a != b && switch(a) && switch(b)
+    };
+    let (mut out, mut inn) = (vec![0.0; net.nodes.len()], vec![0.0; net.nodes.len()]);
     for f in r.flows {
         // a flow behind a gate (a response, a closed loop's later query) may run
         // any time: count all its bytes
@@ -379,23 +389,43 @@ fn events(r: &RunShape) -> f64 {
         };
         sent[f.src.idx()] += bytes;
         received[f.dst.idx()] += bytes;
+        if crosses(f) {
+            out[edge_of(f.src)] += bytes;
+            inn[edge_of(f.dst)] += bytes;
+        }
         flows.push((bytes, per_byte));
     }
     let run = to_secs(r.end);
-    let cap = |h: crate::net::HostId, total: f64| {
-        let most = net.host_rate(h) as f64 / 8.0 * run;
+    let cap = |rate_bps: f64, total: f64| {
+        let most = rate_bps / 8.0 * run;
         if total > most {
             most / total
         } else {
             1.0
         }
     };
+    // each switch's rate to other switches
+    let mut fabric_bps = vec![0.0; net.nodes.len()];
+    for p in &net.ports {
+        let (a, b) = (p.node().idx(), p.peer().idx());
+        if switch(a) && switch(b) {
+            fabric_bps[a] += p.rate_bps() as f64;
+        }
+    }
     let mut total: f64 = r
         .flows
         .iter()
         .zip(&flows)
         .map(|(f, &(bytes, per_byte))| {
-            let scale = cap(f.src, sent[f.src.idx()]).min(cap(f.dst, received[f.dst.idx()]));
+            let (s, d) = (f.src.idx(), f.dst.idx());
+            let mut scale = (cap(net.host_rate(f.src) as f64, sent[s]))
+                .min(cap(net.host_rate(f.dst) as f64, received[d]));
+            if crosses(f) {
+                let (es, ed) = (edge_of(f.src), edge_of(f.dst));
+                scale = scale
+                    .min(cap(fabric_bps[es], out[es]))
+                    .min(cap(fabric_bps[ed], inn[ed]));
+            }
             bytes * scale * per_byte
         })
         .sum();

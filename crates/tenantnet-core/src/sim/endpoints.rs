@@ -49,6 +49,9 @@ impl Sim {
             self.schedule(stop, Event::Stop(f), self.sender_origin(f));
         }
         self.records.recorder.flow_started(f);
+        if self.parallel.part.is_some() {
+            self.note_start(f);
+        }
         match &mut self.ends.flows[f.idx()].ep {
             Endpoint::Tcp { .. } => {
                 self.drive_sender(f, false, |snd, now, cfg, out| snd.start(now, cfg, out));

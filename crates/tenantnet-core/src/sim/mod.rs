@@ -543,10 +543,11 @@ impl Sim {
     /// Runs every event whose key is below `bound` (a window of a parallel run).
     fn run_before(&mut self, bound: u128) {
         while !self.budget.done {
-            let Some((at, code)) = self.events.pop_before(bound) else {
+            let Some(key) = self.events.pop_before(bound) else {
                 break;
             };
-            self.step(at, code, &mut |_, _, _| {});
+            self.parallel.event_key = key;
+            self.step((key >> 64) as Time, key as u32, &mut |_, _, _| {});
         }
     }
 
@@ -650,15 +651,20 @@ impl Sim {
     /// on a link without delay, it still comes first.
     #[inline(always)]
     fn on_wire(&mut self, port: PortId, id: PktId, arrive: Time) {
-        let by = Origin::port(port.0);
-        if self.ends.small_queues && self.fabric.pkts[id].has(flags::TSQ) {
-            let sent = arrive - self.fabric.net.ports[port.idx()].core.delay;
-            self.schedule(sent, Event::Sent(id), by);
-        }
         if self.parallel.wire_hook && self.on_wire_hook(port, id, arrive) {
             return;
         }
+        let by = Origin::port(port.0);
+        if self.ends.small_queues && self.fabric.pkts[id].has(flags::TSQ) {
+            self.schedule(self.left_nic(port, arrive), Event::Sent(id), by);
+        }
         self.schedule(arrive, Event::Arrive(id), by);
+    }
+
+    /// When a packet that reaches the far end of `port` at `arrive` has left it.
+    #[inline]
+    fn left_nic(&self, port: PortId, arrive: Time) -> Time {
+        arrive - self.fabric.net.ports[port.idx()].core.delay
     }
 
     /// What happens to a packet going on the wire in runs that count it per tenant

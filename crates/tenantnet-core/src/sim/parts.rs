@@ -192,6 +192,8 @@ pub struct Parallelism {
     /// Whether this is the run a parallel run is of: its hosts' vswitches run in
     /// their partitions, never here.
     pub(super) coordinator: bool,
+    /// In a window of a parallel run, the key of the event being handled.
+    pub(super) event_key: u128,
     /// The actions applied here while the partitions were out (a controller's, in a
     /// window's global step), to be applied to them after it.
     pub(super) relay: Vec<crate::control::Action>,

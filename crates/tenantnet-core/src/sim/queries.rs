@@ -6,11 +6,11 @@
 use super::results::{Column, Table};
 use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
-use crate::net::FlowId;
+use crate::net::{FlowId, HostId};
 use crate::workload::Exchanges;
 
 /// The gates and queries of a run, and how far each has got.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct ExchangeState {
     spec: Exchanges,
     /// Per gate: deliveries it still waits for.
@@ -26,6 +26,22 @@ impl ExchangeState {
     /// Whether the run has no gates and no queries.
     pub fn is_empty(&self) -> bool {
         self.spec.gates.is_empty() && self.spec.queries.is_empty()
+    }
+
+    /// How many gates there are.
+    pub fn gates(&self) -> usize {
+        self.spec.gates.len()
+    }
+
+    /// A parallel run's view of its partitions' exchanges (`parts`): each query's
+    /// begin and end from the partition of its client (`client`), where its gates
+    /// open.
+    pub(super) fn absorb(&mut self, parts: &[&ExchangeState], client: &dyn Fn(HostId) -> usize) {
+        for (q, spec) in self.spec.queries.iter().enumerate() {
+            let theirs = parts[client(spec.client)];
+            self.began[q] = theirs.began[q];
+            self.ended[q] = theirs.ended[q];
+        }
     }
 
     /// The state of `spec` before the run.

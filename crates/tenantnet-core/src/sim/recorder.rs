@@ -217,6 +217,11 @@ impl Recorder {
         }
     }
 
+    /// Whether a sample reads the flows that have started.
+    pub(super) fn samples_flows(&self) -> bool {
+        self.p.scopes.contains(&Scope::Flow)
+    }
+
     /// Whether a sample reads the ports (link or queue throughput, occupancy).
     pub(super) fn samples_ports(&self) -> bool {
         self.p.scopes.contains(&Scope::Link)
@@ -233,13 +238,13 @@ impl Recorder {
     /// Takes in what the partitions of a parallel run counted since the last call
     /// (`parts`, recorders that never sample): the tenants' bytes summed, each
     /// fabric port's per-tenant bytes from the partition that owns it
-    /// (`port_owner`), and the flows they started, in the order `order` gives (the
-    /// sequential run's start order).
+    /// (`port_owner`), and the flows they started, in the order of their `order`
+    /// (each partition's, one per flow started: the sequential run's start order).
     pub(super) fn absorb(
         &mut self,
         parts: &mut [&mut Recorder],
         port_owner: &dyn Fn(u32) -> usize,
-        order: &dyn Fn(FlowId) -> (Time, u32),
+        order: &mut [Vec<(u128, u32)>],
     ) {
         for (i, b) in self.tenant_bytes.iter_mut().enumerate() {
             *b = parts.iter().map(|p| p.tenant_bytes[i]).sum();
@@ -252,9 +257,13 @@ impl Recorder {
                 tl.bytes[row.clone()].copy_from_slice(&from.bytes[row]);
             }
         }
-        let mut started: Vec<FlowId> = parts.iter_mut().flat_map(|p| p.active.drain(..)).collect();
-        started.sort_by_key(|&f| order(f));
-        self.active.extend(started);
+        let mut started: Vec<((u128, u32), FlowId)> = Vec::new();
+        for (p, o) in parts.iter_mut().zip(order.iter_mut()) {
+            debug_assert_eq!(p.active.len(), o.len(), "an order per flow started");
+            started.extend(o.drain(..).zip(p.active.drain(..)));
+        }
+        started.sort_unstable();
+        self.active.extend(started.into_iter().map(|(_, f)| f));
     }
 
     fn push(&mut self, t: f64, scope: u8, id: u32, tenant: u32, gbps: f64) {

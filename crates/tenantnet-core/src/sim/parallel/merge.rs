@@ -23,9 +23,6 @@ pub(super) fn plan(m: &Sim, threads: usize) -> Result<Cut, String> {
     if m.events.ties() != Ties::Partitioned {
         return not("only simulation.ties = \"partitioned\" gives the same results on any number of threads (--ties partitioned)");
     }
-    if !m.ends.exchanges.is_empty() {
-        return not("request-response gates couple hosts across the network");
-    }
     let global = |c: u32| match Event::decode(c) {
         Some(Event::FlowStart | Event::Sample | Event::Control(_)) => false,
         Some(e) => !per_host(e),
@@ -42,6 +39,9 @@ pub(super) fn plan(m: &Sim, threads: usize) -> Result<Cut, String> {
     if let Some(why) = cut.sequential_because(net) {
         return Err(why);
     }
+    if !gates_are_local(m, &cut) {
+        return not("a request-response gate waits for flows delivered in more than one partition, or starts flows of another");
+    }
     // each partition is a copy of the run's state, beside the run's own
     let fixed = m.budget.footprint.of(PartKind::Fixed);
     if fixed * (cut.parts + 1) as f64 > m.budget.memory as f64 {
@@ -53,6 +53,25 @@ pub(super) fn plan(m: &Sim, threads: usize) -> Result<Cut, String> {
         ));
     }
     Ok(cut)
+}
+
+/// Whether every request–response gate counts deliveries and starts flows in one
+/// partition: the flows that signal it are received there and those it opens sent
+/// from there (as the built-in workloads make them: a server's response gate at
+/// the server, a query's at its client).
+fn gates_are_local(m: &Sim, cut: &Cut) -> bool {
+    let x = &m.ends.exchanges;
+    let mut at: Vec<Option<u16>> = vec![None; x.gates()];
+    let mut same = |g: u32, p: u16| *at[g as usize].get_or_insert(p) == p;
+    for f in &m.ends.flows {
+        let s = &f.spec;
+        let signals = s.signals.is_none_or(|g| same(g, part_of(m, cut, s.dst)));
+        let after = s.after.is_none_or(|g| same(g, part_of(m, cut, s.src)));
+        if !(signals && after) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Whether `e` is a periodic event of every host vswitch, which each partition
@@ -154,6 +173,8 @@ pub(super) fn fork(m: &Sim, cut: &Cut, me: usize, pending: &[(Time, u32)]) -> Si
                 shared: Vec::new(),
                 vswitches: mine.clone(),
                 ghosts: Vec::new(),
+                start_order: Vec::new(),
+                gated: 0,
                 last_complete: 0,
             })),
             wire_hook: true,
@@ -198,11 +219,30 @@ pub(super) fn sync(m: &mut Sim, parts: &mut [MutexGuard<'_, Sim>], cut: &Cut, ne
     m.records.counters = c;
     m.ends.completed = parts.iter().map(|p| p.ends.completed).sum();
     {
-        let flows = &m.ends.flows;
+        let mut order: Vec<_> = (parts.iter_mut())
+            .map(|p| {
+                std::mem::take(
+                    &mut p
+                        .parallel
+                        .part
+                        .as_deref_mut()
+                        .expect("a partition")
+                        .start_order,
+                )
+            })
+            .collect();
         let mut recs: Vec<_> = parts.iter_mut().map(|p| &mut p.records.recorder).collect();
         let port_owner = |port: u32| owner(m.fabric.net.ports[port as usize].node());
-        let order = |f: crate::net::FlowId| (flows[f.idx()].spec.start, f.0);
-        m.records.recorder.absorb(&mut recs, &port_owner, &order);
+        m.records
+            .recorder
+            .absorb(&mut recs, &port_owner, &mut order);
+    }
+    if need == Need::All {
+        let theirs: Vec<_> = parts.iter().map(|p| &p.ends.exchanges).collect();
+        let mut x = std::mem::take(&mut m.ends.exchanges);
+        let client = |h: HostId| part_of(m, cut, h) as usize;
+        x.absorb(&theirs, &client);
+        m.ends.exchanges = x;
     }
     if need != Need::Sample || m.records.recorder.samples_ports() {
         sync_ports(m, parts, cut);

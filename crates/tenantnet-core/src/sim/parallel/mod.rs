@@ -15,18 +15,28 @@
 //!   that scheduled it, its kind) is the same in whichever queue it sits; so each
 //!   partition processes its events in the sequential run's order, and the results
 //!   are the same bytes for any number of threads.
-//! - **Global events.** Samples are the run's own (the coordinator's queue): the
-//!   window ends at a sample's key, the coordinator copies each port from the
-//!   partition that owns it and each flow's sender and receiver halves from theirs
-//!   (`merge`), and samples. Flow starts are each partition's own: each starts the
-//!   flows whose source it owns, at the sequential run's keys.
+//! - **Hosts.** Each partition holds every host's vswitch as its start left it (so
+//!   shapers have the run's ids) and runs its own hosts': their policies, shapers,
+//!   ticks and, with the CPU model, PMD cores, C2TB refills and NIC monitor. A
+//!   policy's feedback travels as packets; a host tick reads one host. A packet a
+//!   small queue counts that leaves by a cut NIC stays at its sender as a ghost
+//!   until its `Sent` event. Request–response gates count deliveries and start
+//!   flows at one host (`merge::plan` checks), so in one partition.
+//! - **Global events.** Samples and controllers' wakes are the run's own (the
+//!   coordinator's queue): the window ends at the event's key, the coordinator
+//!   copies each port from the partition that owns it, each VM from its host's and
+//!   each flow's sender and receiver halves from theirs (`merge`), and handles it;
+//!   a controller's actions are then applied to every partition (a VM's host hooks
+//!   only in its host's). Flow starts are each partition's own: each starts the
+//!   flows whose source it owns, at the sequential run's keys. Per-host records
+//!   (`vm_rates`, the CPU model's) come back in the sequential run's order (`rows`).
 //! - **Stops.** A run that stops when every flow is done stops on the grid
 //!   (`Sim::stop_all_done`), which every partition can see at a window's end.
 //!
-//! What needs state of several partitions at every event runs sequentially, with a
-//! note saying why ([`Threads::note`]): scheduled ties, VMs and their host
-//! policies, a vswitch's CPU, fabric controllers and scheduled changes,
-//! request–response gates, a cut link without delay.
+//! What cannot be cut runs sequentially, with a note saying why
+//! ([`Threads::note`]): scheduled ties, a network of one piece, a cut link without
+//! delay, a gate whose flows span partitions, copies of the state past the memory
+//! budget.
 
 mod barrier;
 mod merge;
@@ -82,6 +92,11 @@ pub(super) struct PartCtx {
     /// Packets mailed that their sender's small queue still counts: here until
     /// they have left the NIC (`Sim::mail`).
     pub(super) ghosts: Vec<PktId>,
+    /// Where each flow the recorder samples started in the sequential run's order,
+    /// since the last sync (`Sim::note_start`).
+    pub(super) start_order: Vec<(u128, u32)>,
+    /// Flows started by the events it handled alone (gates).
+    gated: u32,
     /// When its last flow completed.
     pub(super) last_complete: Time,
 }
@@ -134,16 +149,41 @@ impl Sim {
         } else {
             None
         };
-        let pc = self.parallel.part.as_deref_mut();
-        let pc = pc.expect("only a partition mails");
-        if pkt.has(flags::TSQ) {
+        let by = Origin::port(port.0);
+        let ghost = pkt.has(flags::TSQ);
+        if ghost {
             pkt.flags &= !flags::TSQ;
-            pc.ghosts.push(id);
+            self.schedule(self.left_nic(port, at), Event::Sent(id), by);
         } else {
             self.fabric.pkts.free(id);
         }
-        let by = Origin::port(port.0);
+        let pc = self.parallel.part.as_deref_mut();
+        let pc = pc.expect("only a partition mails");
+        if ghost {
+            pc.ghosts.push(id);
+        }
         pc.outbox[pc.peer[port.idx()] as usize].push(Mail { at, by, pkt, sack });
+    }
+
+    /// Flow `f` started in this partition: if the recorder samples it, where in the
+    /// sequential run's order (the key of the event that started it, then the flow's
+    /// id when that event starts flows in every partition at once, a flow start, or
+    /// the order it handled them in, a gate's).
+    #[cold]
+    pub(super) fn note_start(&mut self, f: crate::net::FlowId) {
+        if !self.records.recorder.samples_flows() {
+            return;
+        }
+        let key = self.parallel.event_key;
+        let pc = self.parallel.part.as_deref_mut();
+        let pc = pc.expect("a partition");
+        let then = if key as u32 == Event::FlowStart.encode() {
+            f.0
+        } else {
+            pc.gated += 1;
+            pc.gated
+        };
+        pc.start_order.push((key, then));
     }
 
     /// Packet `id` has left its host's NIC: if it was mailed, its ghost goes.
