@@ -65,10 +65,8 @@ impl VmCpuCols {
     /// A parallel run's rows (`parts`, each partition's) in the sequential run's
     /// order: by time, then by the VM's host vswitch (`vswitch_of`).
     fn merged(parts: &[&Self], vswitch_of: impl Fn(u32) -> u32) -> Self {
-        let keyed: Vec<_> = (parts.iter())
-            .map(|r| (&r.time[..], r.vm.iter().map(|&v| vswitch_of(v)).collect()))
-            .collect();
-        let order = &rows::order(&keyed);
+        let key = |r: &Self| r.vm.iter().map(|&v| vswitch_of(v)).collect();
+        let order = &rows::order_by(parts, |r| &r.time, key);
         gather_columns!(parts, order; time, vm, cycles, share, packets, policed, tokens, class)
     }
 }
@@ -76,11 +74,7 @@ impl VmCpuCols {
 impl PmdCols {
     /// A parallel run's rows in the sequential run's order: by time, then host.
     fn merged(parts: &[&Self]) -> Self {
-        let keyed: Vec<_> = parts
-            .iter()
-            .map(|r| (&r.time[..], r.host.clone()))
-            .collect();
-        let order = &rows::order(&keyed);
+        let order = &rows::order_by(parts, |r| &r.time, |r| r.host.clone());
         gather_columns!(parts, order; time, host, core, busy, rx, poll, idle)
     }
 }
@@ -88,11 +82,7 @@ impl PmdCols {
 impl NicCols {
     /// A parallel run's rows in the sequential run's order: by time, then host.
     fn merged(parts: &[&Self]) -> Self {
-        let keyed: Vec<_> = parts
-            .iter()
-            .map(|r| (&r.time[..], r.host.clone()))
-            .collect();
-        let order = &rows::order(&keyed);
+        let order = &rows::order_by(parts, |r| &r.time, |r| r.host.clone());
         gather_columns!(parts, order; time, host, gbps, policing)
     }
 }

@@ -41,10 +41,8 @@ impl VmRateCols {
     /// its own hosts' rows) in the sequential run's order: by time, then by host
     /// vswitch (`vswitch_of` a VM), a host's VMs in the order it recorded them.
     pub(super) fn merged(parts: &[&VmRateCols], vswitch_of: impl Fn(u32) -> u32) -> Self {
-        let keyed: Vec<_> = (parts.iter())
-            .map(|r| (&r.time[..], r.vm.iter().map(|&v| vswitch_of(v)).collect()))
-            .collect();
-        let order = rows::order(&keyed);
+        let key = |r: &Self| r.vm.iter().map(|&v| vswitch_of(v)).collect();
+        let order = rows::order_by(parts, |r| &r.time, key);
         let mut out = VmRateCols::new();
         out.time = rows::gather(parts, &order, |r| &r.time);
         out.vm = rows::gather(parts, &order, |r| &r.vm);

@@ -15,6 +15,17 @@ pub(in crate::sim) fn order(parts: &[(&[f64], Vec<u32>)]) -> Vec<(usize, usize)>
     rows.into_iter().map(|(_, _, p, i)| (p, i)).collect()
 }
 
+/// [`order`] of the partitions' records `parts`, each row's time from `time` and its
+/// key from `key`.
+pub(in crate::sim) fn order_by<R>(
+    parts: &[&R],
+    time: impl Fn(&R) -> &[f64],
+    key: impl Fn(&R) -> Vec<u32>,
+) -> Vec<(usize, usize)> {
+    let keyed: Vec<_> = parts.iter().map(|r| (time(r), key(r))).collect();
+    order(&keyed)
+}
+
 /// Column `col` of the partitions' records `parts`, its rows in `order`.
 pub(in crate::sim) fn gather<R, T: Clone>(
     parts: &[&R],
