@@ -214,9 +214,7 @@ impl Sim {
         let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
-        if let Some(pc) = self.parallel.part.as_deref_mut() {
-            pc.shared.push((now, Event::NicMonitor.encode()));
-        }
+        self.parallel.handled_for_all(now, Event::NicMonitor);
         for (k, hv) in self.hosts.vswitches.iter().enumerate() {
             if !self.parallel.owns_vswitch(k) {
                 continue;
@@ -474,9 +472,7 @@ impl Sim {
         let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
-        if let Some(pc) = self.parallel.part.as_deref_mut() {
-            pc.shared.push((self.now, Event::C2tbTick.encode()));
-        }
+        self.parallel.handled_for_all(self.now, Event::C2tbTick);
         let mut wake = Vec::new();
         let rings = &cpu.rings;
         for (c, core) in cpu.cores.iter_mut().enumerate() {

@@ -24,9 +24,7 @@ pub(super) fn transport_of(kind: &FlowKind) -> usize {
 impl Sim {
     /// Starts every flow whose start time has come, then schedules the next start.
     pub(super) fn start_flows(&mut self) {
-        if let Some(pc) = self.parallel.part.as_deref_mut() {
-            pc.shared.push((self.now, Event::FlowStart.encode()));
-        }
+        self.parallel.handled_for_all(self.now, Event::FlowStart);
         while let Some(&f) = self.ends.start_order.get(self.ends.next_start) {
             let at = self.ends.flows[f as usize].spec.start;
             if at > self.now {

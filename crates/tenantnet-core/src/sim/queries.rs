@@ -22,12 +22,6 @@ pub struct ExchangeState {
 }
 
 impl ExchangeState {
-    /// Nothing has happened yet.
-    /// Whether the run has no gates and no queries.
-    pub fn is_empty(&self) -> bool {
-        self.spec.gates.is_empty() && self.spec.queries.is_empty()
-    }
-
     /// How many gates there are.
     pub fn gates(&self) -> usize {
         self.spec.gates.len()

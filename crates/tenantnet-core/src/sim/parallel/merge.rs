@@ -219,18 +219,7 @@ pub(super) fn sync(m: &mut Sim, parts: &mut [MutexGuard<'_, Sim>], cut: &Cut, ne
     m.records.counters = c;
     m.ends.completed = parts.iter().map(|p| p.ends.completed).sum();
     {
-        let mut order: Vec<_> = (parts.iter_mut())
-            .map(|p| {
-                std::mem::take(
-                    &mut p
-                        .parallel
-                        .part
-                        .as_deref_mut()
-                        .expect("a partition")
-                        .start_order,
-                )
-            })
-            .collect();
+        let mut order: Vec<_> = parts.iter_mut().map(|p| p.take_start_order()).collect();
         let mut recs: Vec<_> = parts.iter_mut().map(|p| &mut p.records.recorder).collect();
         let port_owner = |port: u32| owner(m.fabric.net.ports[port as usize].node());
         m.records
@@ -278,9 +267,13 @@ fn sync_ports(m: &mut Sim, parts: &[MutexGuard<'_, Sim>], cut: &Cut) {
 /// destination's, and the `vm_rates` rows of every partition in the sequential
 /// run's order (by time, then host vswitch).
 fn sync_hosts(m: &mut Sim, parts: &[MutexGuard<'_, Sim>], cut: &Cut, need: Need) {
-    let owner = |m: &Sim, v: crate::net::VmId| part_of(m, cut, m.hosts.vms[v.idx()].host) as usize;
+    // each host vswitch's partition; a VM's is its vswitch's
+    let owner: Vec<usize> = (m.hosts.vswitches.iter())
+        .map(|hv| part_of(m, cut, hv.host) as usize)
+        .collect();
+    let of_vm = |m: &Sim, v: crate::net::VmId| owner[m.hosts.vms[v.idx()].vswitch as usize];
     for i in 0..m.hosts.vms.len() {
-        let o = owner(m, crate::net::VmId(i as u32));
+        let o = of_vm(m, crate::net::VmId(i as u32));
         m.hosts.vms[i].clone_from(&parts[o].hosts.vms[i]);
     }
     if need == Need::Sample {
@@ -289,10 +282,10 @@ fn sync_hosts(m: &mut Sim, parts: &[MutexGuard<'_, Sim>], cut: &Cut, need: Need)
     for i in 0..m.hosts.pairs.len() {
         let (src, dst) = (m.hosts.pairs[i].src, m.hosts.pairs[i].dst);
         if let Some(v) = src {
-            m.hosts.pairs[i].tx_bytes = parts[owner(m, v)].hosts.pairs[i].tx_bytes;
+            m.hosts.pairs[i].tx_bytes = parts[of_vm(m, v)].hosts.pairs[i].tx_bytes;
         }
         if let Some(v) = dst {
-            m.hosts.pairs[i].rx_bytes = parts[owner(m, v)].hosts.pairs[i].rx_bytes;
+            m.hosts.pairs[i].rx_bytes = parts[of_vm(m, v)].hosts.pairs[i].rx_bytes;
         }
     }
     if need != Need::All {
@@ -301,9 +294,6 @@ fn sync_hosts(m: &mut Sim, parts: &[MutexGuard<'_, Sim>], cut: &Cut, need: Need)
     let rows: Vec<&VmRateCols> = parts.iter().map(|p| &p.hosts.vm_rates).collect();
     let vms = &m.hosts.vms;
     m.hosts.vm_rates = VmRateCols::merged(&rows, |vm| vms[vm as usize].vswitch);
-    let owner: Vec<usize> = (m.hosts.vswitches.iter())
-        .map(|hv| part_of(m, cut, hv.host) as usize)
-        .collect();
     if let Some(cpu) = m.hosts.cpu.as_deref_mut() {
         let theirs: Vec<&CpuState> = (parts.iter())
             .map(|p| {

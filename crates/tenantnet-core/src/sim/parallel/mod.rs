@@ -40,20 +40,20 @@
 
 mod barrier;
 mod merge;
+mod part;
 pub(super) mod rows;
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use super::parts::Parallelism;
 use super::{Event, Sim};
 use crate::engine::queue::Origin;
 use crate::engine::Time;
-use crate::net::packet::flags;
 use crate::net::partition::Cut;
-use crate::net::{Network, Packet, PktId, PortId};
-use crate::transport::sack::SackOption;
+use crate::net::Network;
 use barrier::SpinBarrier;
+use part::Mail;
+pub(super) use part::PartCtx;
 
 /// The threads a run was asked to use, and why it uses one if it does.
 #[derive(Clone, Debug, Default)]
@@ -75,143 +75,6 @@ pub fn grid(net: &Network) -> Time {
 /// The first multiple of `grid` after `t` (saturating).
 pub fn grid_after(t: Time, grid: Time) -> Time {
     (t / grid).saturating_add(1).saturating_mul(grid)
-}
-
-/// What a partition holds beside its copy of the simulation.
-pub(super) struct PartCtx {
-    me: u16,
-    /// The partition of the node at the far end of each port.
-    peer: Vec<u16>,
-    /// Mail to each partition, sent in the current window.
-    outbox: Vec<Vec<Mail>>,
-    /// The events it handled that the sequential run handles once for every
-    /// partition (flow starts, host ticks): their times and codes.
-    pub(super) shared: Vec<(Time, u32)>,
-    /// Which of the run's host vswitches are its own.
-    vswitches: Vec<bool>,
-    /// Packets mailed that their sender's small queue still counts: here until
-    /// they have left the NIC (`Sim::mail`).
-    pub(super) ghosts: Vec<PktId>,
-    /// Where each flow the recorder samples started in the sequential run's order,
-    /// since the last sync (`Sim::note_start`).
-    pub(super) start_order: Vec<(u128, u32)>,
-    /// Flows started by the events it handled alone (gates).
-    gated: u32,
-    /// When its last flow completed.
-    pub(super) last_complete: Time,
-}
-
-impl PartCtx {
-    /// Whether host vswitch `k` is this partition's own.
-    #[inline]
-    pub(super) fn owns_vswitch(&self, k: usize) -> bool {
-        self.vswitches[k]
-    }
-
-    /// Whether a packet leaving by `port` goes to another partition.
-    #[inline]
-    pub(super) fn cut(&self, port: PortId) -> bool {
-        self.peer[port.idx()] != self.me
-    }
-}
-
-impl Parallelism {
-    /// Whether host vswitch `k` runs here: in a partition, whether it is its own; in
-    /// the run a parallel run is of, never; in a sequential run, always.
-    #[inline]
-    pub(super) fn owns_vswitch(&self, k: usize) -> bool {
-        match self.part.as_deref() {
-            Some(pc) => pc.owns_vswitch(k),
-            None => !self.coordinator,
-        }
-    }
-}
-
-/// A packet on its way to another partition.
-struct Mail {
-    at: Time,
-    by: Origin,
-    pkt: Packet,
-    sack: Option<SackOption>,
-}
-
-impl Sim {
-    /// Mails packet `id`, which reaches the far end of cut port `port` at `at`. A
-    /// packet its sender's small queue counts stays here as a ghost until it has
-    /// left the NIC (its `Sent` event, always before it arrives: cut links have a
-    /// delay); the copy mailed no longer counts, as in the sequential run it no
-    /// longer does when it arrives.
-    #[inline(never)]
-    pub(super) fn mail(&mut self, id: PktId, at: Time, port: PortId) {
-        let mut pkt = self.fabric.pkts[id];
-        let sack = if pkt.has(flags::ACK) {
-            self.fabric.sacks.take(pkt.len)
-        } else {
-            None
-        };
-        let by = Origin::port(port.0);
-        let ghost = pkt.has(flags::TSQ);
-        if ghost {
-            pkt.flags &= !flags::TSQ;
-            self.schedule(self.left_nic(port, at), Event::Sent(id), by);
-        } else {
-            self.fabric.pkts.free(id);
-        }
-        let pc = self.parallel.part.as_deref_mut();
-        let pc = pc.expect("only a partition mails");
-        if ghost {
-            pc.ghosts.push(id);
-        }
-        pc.outbox[pc.peer[port.idx()] as usize].push(Mail { at, by, pkt, sack });
-    }
-
-    /// Flow `f` started in this partition: if the recorder samples it, where in the
-    /// sequential run's order (the key of the event that started it, then the flow's
-    /// id when that event starts flows in every partition at once, a flow start, or
-    /// the order it handled them in, a gate's).
-    #[cold]
-    pub(super) fn note_start(&mut self, f: crate::net::FlowId) {
-        if !self.records.recorder.samples_flows() {
-            return;
-        }
-        let key = self.parallel.event_key;
-        let pc = self.parallel.part.as_deref_mut();
-        let pc = pc.expect("a partition");
-        let then = if key as u32 == Event::FlowStart.encode() {
-            f.0
-        } else {
-            pc.gated += 1;
-            pc.gated
-        };
-        pc.start_order.push((key, then));
-    }
-
-    /// Packet `id` has left its host's NIC: if it was mailed, its ghost goes.
-    #[cold]
-    pub(super) fn forget_ghost(&mut self, id: PktId) {
-        let pc = self.parallel.part.as_deref_mut();
-        let ghosts = &mut pc.expect("a partition").ghosts;
-        if let Some(i) = ghosts.iter().position(|&g| g == id) {
-            ghosts.swap_remove(i);
-            self.fabric.pkts.free(id);
-        }
-    }
-
-    /// Whether host vswitch `k` runs here (`Parallelism::owns_vswitch`).
-    #[inline]
-    pub(super) fn owns_vswitch(&self, k: usize) -> bool {
-        self.parallel.owns_vswitch(k)
-    }
-
-    /// Schedules the arrival of mailed packet `m`.
-    fn accept(&mut self, m: Mail) {
-        let mut pkt = m.pkt;
-        if let Some(s) = m.sack {
-            pkt.len = self.fabric.sacks.put(s);
-        }
-        let id = self.alloc_packet(pkt);
-        self.schedule(m.at, Event::Arrive(id), m.by);
-    }
 }
 
 /// The state of a parallel run between calls.
