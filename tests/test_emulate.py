@@ -8,6 +8,7 @@ MBFQ, about 20 s."""
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
@@ -133,6 +134,51 @@ def test_phases_are_cut_where_long_lived_demand_changes() -> None:
     assert phases(sim) == [(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)]
 
 
+def test_a_backlogged_class_is_credited_up_to_one_packet_never_past_its_rate() -> None:
+    from tenantnet.emulation.agent import send_rate
+    packet = 12112  # 8 segments on the wire: 8 ms at 12 Mb/s
+    # 12 of the 12.8 packets a 12 Mb/s class sends in 0.1 s: 93 %, under MBFQ's 95 %
+    short = 12 * packet
+    assert send_rate(short, 0.1, False, 12e6, packet) == pytest.approx(11.63e6, rel=1e-3)
+    assert send_rate(short, 0.1, True, 12e6, packet) == 12e6  # never past its rate
+    # more than a packet short stays short, by all but one packet
+    assert send_rate(10 * packet, 0.1, True, 12e6, packet) == pytest.approx(11 * packet * 80)
+    assert send_rate(short, 0.1, True, None, packet) == short * 80  # no microscheduler
+
+
+def test_sent_while_backlogged_counts_only_intervals_with_packets_waiting_at_both_ends(
+        ) -> None:
+    from tenantnet.emulation.fidelity import sent_while_backlogged
+    t = [k * 0.05 for k in range(8)]
+    full = (t, [(int(k * 0.05 * 1e9 / 8), 1000, int(1e9)) for k in range(8)])
+    # half its rate while backlogged: 5 intervals; the two around k = 3 (no backlog)
+    # are not counted
+    half = (t, [(int(k * 0.025 * 1e9 / 8), 0 if k == 3 else 1000, int(1e9)) for k in range(8)])
+    assert sent_while_backlogged([full]) == pytest.approx((1.0, 1.0))
+    both = sent_while_backlogged([full, half])
+    assert both == pytest.approx(((7 + 2.5) / (7 + 5), 0.5))
+    assert sent_while_backlogged([(t, [(0, 0, 1000)] * 8)]) is None
+
+
+def test_a_run_is_trusted_only_when_every_measure_is_within_its_limit() -> None:
+    from tenantnet.emulation.fidelity import AGENT_LATE_S, PORT_RATE, START_LATE_S, CpuUse, judge
+    ok = judge([0.002, 0.01], [0.006, 0.02], (0.99, 0.97), CpuUse(1.0, 0.9))
+    assert ok.trusted and ok.verdict.startswith("trusted") and len(ok.measures()) == 4
+    late = judge([0.002, START_LATE_S + 0.001], None, None, None)
+    assert not late.trusted and "1 of 2 flows started over 20 ms late" in late.verdict
+    agent = judge([0.0], [AGENT_LATE_S + 0.01] * 3, None, None)
+    assert agent.over == ["MBFQ's rates were in force 35 ms late at the median"]
+    slow = judge([0.0], None, (PORT_RATE - 0.01, 0.5), None)
+    assert not slow.trusted and "sent 89.0% of their rates" in slow.verdict
+    assert slow.as_dict()["sent_while_backlogged"] == {"all": 0.89, "lowest": 0.5}
+
+
+def test_the_first_sample_is_taken_before_the_start_and_stamped_as_it() -> None:
+    from tenantnet.emulation.clock import LEAD_S, due, stamp
+    assert due(100.0, 0.05, 0) == 100.0 - LEAD_S and due(100.0, 0.05, 2) == 100.1
+    assert stamp(100.0, 0) == 0.0
+
+
 # ---- runs on this machine's Linux -------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -173,6 +219,11 @@ def symbols(lines: list[str]) -> dict[str, list[str]]:
     return out
 
 
+def trust_line(lines: list[str]) -> str:
+    """compare --emulate's sentence on whether its emulated runs can be trusted."""
+    return next(x for x in lines if x.startswith(("Every emulated run", "The emulated")))
+
+
 @pytest.fixture(scope="module")
 def demo_compare(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, Path]:
     if WHY_NOT is not None:
@@ -182,11 +233,14 @@ def demo_compare(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame
     started = time.monotonic()
     lines, shown = run_documented(1, out)
     assert time.monotonic() - started < 120
-    # the guide's notes line by line, and its table verdict by verdict: by the majority
-    # of three runs when the first differs, since one MBFQ run in about 30 misses a step
-    # of its ramp-up (docs: Emulation on Linux) and can flip a verdict on its own
-    assert [x for x in lines if not symbols([x])][:-1] == \
-        [x for x in shown if not symbols([x])][:-1]
+    # the guide's notes line by line (but where it says whether the emulated runs can be
+    # trusted: a run the machine was too busy for says so, naming what it measured),
+    # and its table verdict by verdict: by the majority of three runs when the first
+    # differs, since fairness, judged on ten 50 ms intervals, can read differently
+    notes = [x for x in lines if not symbols([x]) and x != trust_line(lines)][:-1]
+    assert notes == [x for x in shown if not symbols([x]) and x != trust_line(shown)][:-1]
+    trust = trust_line(lines)
+    assert trust == trust_line(shown) or " is NOT TRUSTED: the machine was too busy " in trust
     runs = {out: symbols(lines)}
     if runs[out] != symbols(shown):
         runs |= {o: symbols(run_documented(1, o)[0])
@@ -223,39 +277,40 @@ def test_static_holds_every_vm_at_its_guarantee_within_5_percent(
     assert (abs(busy["emulated_gbps"] / guarantee - 1) <= 0.05).all(), busy
 
 
+def trusted(runs: list[tuple[pd.DataFrame, dict]]) -> list[pd.DataFrame]:
+    """The side-by-side rates of the runs that can be trusted; each other run must say
+    why not (the measures over their limits)."""
+    for _, fid in runs:
+        assert fid["trusted"] or fid["over"], fid
+    ok = [r for r, fid in runs if fid["trusted"]]
+    if not ok:
+        pytest.skip("the machine was too busy for every emulated run: "
+                    + "; ".join(x for _, fid in runs for x in fid["over"]))
+    return ok
+
+
 @needs_namespaces
 @pytest.mark.slow
 def test_mbfq_gives_each_vm_the_simulators_rate_within_10_percent_in_every_phase(
         demo_compare: tuple[pd.DataFrame, Path]) -> None:
-    """Each VM's emulated rate in each phase, the median of five runs (the guide's and
-    four more), within 10 % of the simulator's. A run misses by a step of MBFQ's
-    ramp-up now and then (docs: Emulation on Linux; about 1 run in 6 to 25 here, more
-    on a busy machine), so a single run is not the measure; where three of the five
-    missed the same phase, five more runs are made and the median of the ten decides."""
+    """Each VM's emulated rate in each phase within 10 % of the simulator's: the median
+    of the trusted ones of three runs (the guide's and two more). A run is one sample,
+    and a run the machine was too busy for says so (docs: Emulation on Linux)."""
     from tenantnet.emulation import emulate
     _, out = demo_compare
-    runs = [side(out, "mbfq")]
-
-    def more(n: int) -> None:
-        runs.extend(rates(e.emulated, e.simulated) for e in
-                    (emulate(Scenario.builtin("demo"), "mbfq") for _ in range(n)))
-
+    first = Results.read(out / "mbfq")
+    runs = [(side(out, "mbfq"), first.summary["emulated"]["fidelity"])]
+    for e in (emulate(Scenario.builtin("demo"), "mbfq") for _ in range(2)):
+        runs.append((rates(e.emulated, e.simulated), e.fidelity.as_dict()))
     keys = ["phase", "vm"]
-    sim = runs[0].set_index(keys)["simulated_gbps"]
+    sim = runs[0][0].set_index(keys)["simulated_gbps"]
     busy = sim[sim > 0.05]
     assert len(busy) == 8
-
-    def off() -> pd.DataFrame:
-        emu = pd.concat([r.set_index(keys)["emulated_gbps"] for r in runs],
-                        axis=1).median(axis=1)[busy.index]
-        bad = (emu / busy - 1).abs() > 0.10
-        return pd.DataFrame({"simulated": busy, "median": emu, "runs": len(runs)})[bad]
-
-    more(4)
-    if not off().empty:
-        more(5)
-    assert off().empty, off()
-    agent = Results.read(out / "mbfq").vm_rates
+    emu = pd.concat([r.set_index(keys)["emulated_gbps"] for r in trusted(runs)],
+                    axis=1).median(axis=1)[busy.index]
+    off = pd.DataFrame({"simulated": busy, "median": emu})[(emu / busy - 1).abs() > 0.10]
+    assert off.empty, off
+    agent = first.vm_rates
     assert len(agent) == 4 * 30 and agent["allocated_gbps"].notna().sum() > 100
 
 
@@ -311,35 +366,62 @@ def table_rows(lines: list[str]) -> list[list[str]]:
     return rows
 
 
-@needs_namespaces
-def test_the_guides_emulation_prints_what_it_shows_and_writes_both_runs(
-        tmp_path: Path) -> None:
-    """The same rows (phase, VM or tenant) as the guide, each emulated rate within 10 %
-    of the guide's where the simulated one is at least 5 % of a NIC. A run is one
-    sample and misses by a step of MBFQ's ramp-up now and then (the guide's "How
-    repeatable a run is"): where one misses, two more runs are made and each row's
-    median of the three decides."""
-    lines, shown = run_documented(0, tmp_path / "emu-demo")
+def check_guides_emulation(out: Path) -> None:
+    """Runs the guide's emulation into `out`: the same rows (phase, VM or tenant) as the
+    guide, then its verdict on itself and a line per measure. A trusted run has each
+    emulated rate within 10 % of the guide's where the simulated one is at least 5 % of
+    a NIC; a run the machine was too busy for says so, naming the measures over their
+    limits (and its summary agrees)."""
+    lines, shown = run_documented(0, out)
     assert lines[0] == shown[0] and lines[1] == shown[1]
     rows, want = (table_rows(x) for x in (lines, shown))
     assert [r[:2] for r in rows] == [w[:2] for w in want]
-    runs = [[float(r[3]) for r in rows]]
+    i = next(k for k, x in enumerate(lines) if x.startswith(("trusted: ", "NOT TRUSTED: ")))
+    measures = [x.split()[0] for x in lines[i:] if x.startswith("  ")]
+    assert measures[-4:] == ["flows'", "MBFQ's", "queues", "CPUs"], lines[i:]
+    fid = Results.read(out).summary["emulated"]["fidelity"]
+    assert lines[i].startswith("trusted: ") == fid["trusted"]
+    if not fid["trusted"]:
+        assert fid["over"] and all(x.split(":")[0] in " ".join(lines[i:]) for x in fid["over"])
+        return
+    off = [(w[0], w[1], r[3], w[3]) for r, w in zip(rows, want, strict=True)
+           if float(w[2]) >= 0.05 and abs(float(r[3]) / float(w[3]) - 1) > 0.10]
+    assert off == [], (off, lines)
 
-    def off() -> list[tuple[str, str, float, float]]:
-        median = np.median(np.array(runs), axis=0)
-        return [(w[0], w[1], float(m), float(w[3])) for m, w in zip(median, want, strict=True)
-                if float(w[2]) >= 0.05 and abs(m / float(w[3]) - 1) > 0.10]
 
-    if off():
-        for i in (2, 3):
-            again = table_rows(run_documented(0, tmp_path / f"emu-demo-{i}")[0])
-            assert [r[:2] for r in again] == [w[:2] for w in want]
-            runs.append([float(r[3]) for r in again])
-    assert off() == [], (off(), runs)
+@needs_namespaces
+def test_the_guides_emulation_prints_what_it_shows_and_writes_both_runs(
+        tmp_path: Path) -> None:
+    check_guides_emulation(tmp_path / "emu-demo")
     for f in ("rates.csv", "fcts.csv", "report.html", "summary.json", "vm_rates.parquet",
               "simulated/summary.json"):
         assert (tmp_path / "emu-demo" / f).exists(), f
+    assert "Can this run be trusted?" in (tmp_path / "emu-demo" / "report.html").read_text()
     assert leftovers(PREFIX) == []
+
+
+@needs_namespaces
+@pytest.mark.slow
+def test_beside_three_long_simulations_it_matches_or_says_the_machine_was_too_busy(
+        tmp_path: Path) -> None:
+    """The guide's emulation with three simulations running beside it (both cores
+    busy): within 10 % of the simulator, or it says that the machine was too busy."""
+    long = Scenario.builtin("demo").data()
+    long["simulation"]["duration"] = "600s"
+    (tmp_path / "long.json").write_text(json.dumps(long))
+    sims = [subprocess.Popen([sys.executable, "-m", "tenantnet", "run",
+                              str(tmp_path / "long.json"), "-o", str(tmp_path / f"sim-{i}"),
+                              "-q", "--no-report"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL) for i in range(3)]
+    try:
+        time.sleep(2)
+        assert all(p.poll() is None for p in sims)
+        check_guides_emulation(tmp_path / "emu-demo")
+        assert all(p.poll() is None for p in sims)  # they ran all along
+    finally:
+        for p in sims:
+            p.kill()
+            p.wait()
 
 
 @needs_namespaces

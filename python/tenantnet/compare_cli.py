@@ -65,7 +65,7 @@ def print_verdicts(v: Any, label: str = "scheme") -> None:
 
 
 def _judged(a: argparse.Namespace, make: Callable[[Path], Any],
-            nothing: Callable[[Any], str]) -> None:
+            nothing: Callable[[Any], str]) -> Any:
     """Runs the comparison `make` builds into a fresh ``a.out`` (failing with
     `nothing`'s words if no scheme ran), writes its tables and report, and prints its
     verdicts."""
@@ -76,9 +76,10 @@ def _judged(a: argparse.Namespace, make: Callable[[Path], Any],
             if all(o.measures is None for o in c.outcomes):
                 fail(nothing(c))
             c.write(d)
-            kept["verdicts"] = c.verdicts
+            kept["c"] = c
         publish(a.out, go, "tenantnet compare", a.force)
-    print_verdicts(kept["verdicts"])
+    print_verdicts(kept["c"].verdicts)
+    return kept["c"]
 
 
 def cmd_compare_emulated(a: argparse.Namespace, sc: Scenario) -> None:
@@ -89,11 +90,13 @@ def cmd_compare_emulated(a: argparse.Namespace, sc: Scenario) -> None:
     why = why_not()
     if why:
         fail(f"compare --emulate needs network namespaces: {why}")
-    _judged(a, lambda d: compare_emulated(sc, a.schemes, d, a.scale, a.seed, a.settle,
+    c = _judged(a, lambda d: compare_emulated(sc, a.schemes, d, a.scale, a.seed, a.settle,
                                           progress.step),
             lambda c: f"{a.scenario}: no scheme can be emulated: " + "; ".join(
                 f"{s}: {w}" for s, w in c.skipped.items()))
     print("one run per scheme and side (the scenario's seed): no intervals")
+    if c.trust:
+        print(c.trust)
     print(f"report: {a.out / 'report.html'}")
 
 

@@ -143,6 +143,9 @@ class Comparison:
     runs_note: str = ""
     """How the runs were made and where their results are, for the report (default:
     each scheme under each seed, in ``<scheme>/seed-<N>/``)."""
+    trust: str = ""
+    """Whether the runs can be trusted, where a machine's timing decides it (emulated
+    runs: :mod:`tenantnet.emulation.fidelity`); shown after the verdicts."""
     skip_label: str = "does not apply"
     """What a skipped scheme's note says before its reason ("" for none: the reasons
     say it themselves)."""

@@ -12,9 +12,13 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import progress
 from .clitools import add_force, check_out, fail, number_arg, publish, seed_arg
+
+if TYPE_CHECKING:
+    from .emulation.fidelity import Fidelity
 
 
 def _table(df: object, cols: list[str], heads: list[str]) -> list[str]:
@@ -67,6 +71,14 @@ def print_side(rates: object, fcts: object) -> None:
             print(line)
 
 
+def fidelity_html(f: Fidelity) -> str:
+    """The run's fidelity for the report: the verdict, then the measures."""
+    import html
+    cls = "ok" if f.trusted else "warn"
+    return (f'<h2>Can this run be trusted?</h2><p class="{cls}">{html.escape(f.verdict)}</p>'
+            "<pre>" + "\n".join(html.escape(m) for m in f.measures()) + "</pre>")
+
+
 def cmd_emulate(a: argparse.Namespace) -> None:
     from . import linux_lab
     from .emulation import run as emu
@@ -94,12 +106,16 @@ def cmd_emulate(a: argparse.Namespace) -> None:
             from .report import write_report
             write_report({"emulated": e.emulated, "simulated": e.simulated},
                          d / "report.html", f"tenantnet emulate: {sc.data().get('name', '')}"
-                         f" under {e.scheme} at scale {e.scale:g}")
+                         f" under {e.scheme} at scale {e.scale:g}",
+                         extra=fidelity_html(e.fidelity))
         progress.step("writing results")
         publish(a.out, write, "tenantnet emulate", a.force)
     print(f"{e.scheme} emulated at scale {e.scale:g} ({e.transport}); beside the "
           "simulator's run of the same scaled scenario:")
     print_side(side, done)
+    print()
+    for line in e.fidelity.lines():
+        print(line)
     print(f"results in {a.out}/ (the simulator's in {a.out / 'simulated'}/)")
 
 

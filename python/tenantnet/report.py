@@ -245,6 +245,7 @@ table{border-collapse:collapse;margin:.5em 0;font-size:.9em}
 td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}
 .kv th{color:#555;font-weight:normal} img{max-width:100%} .note{color:#666}
 .runs{display:flex;flex-wrap:wrap;gap:2em}
+.ok{color:#1a7f37} .warn{color:#b3261e;font-weight:600}
 """
 
 

@@ -270,6 +270,7 @@ def write_report(c: Comparison, out: Path) -> Path:
              f"ran under each scheme and {len(c.seeds)} seeds; each run's results are in "
              "<code>&lt;scheme&gt;/seed-&lt;N&gt;/</code>") + ".</p>",
              verdict_html(v),
+             f"<p>{html.escape(c.trust)}</p>" if c.trust else "",
              _list("What makes a verdict less firm", c.warnings()),
              _did(c),
              "<h2>How each property is judged</h2>", _definitions(c),

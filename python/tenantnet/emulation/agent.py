@@ -10,6 +10,23 @@ delayed its reads by 9 ms at the median, and a read late by d ms in a 100 ms int
 misreads the send rates by up to d %, which is enough to stop MBFQ's ramp-up (it
 needs SR > 0.95 × AR).
 
+The send rates are measured over the span the last rates were in force: from just
+after the agent set them to its next reading, not over the nominal T. Reading the
+counters, running the macroscheduler and setting two classes over netlink takes the
+agent 3-9 ms; over the nominal T, a VM lifted from 18 Mb/s to 600 Mb/s spent those
+milliseconds at 18 Mb/s and read about 0.9 × AR, under the 0.95 that the next step
+needs, so that every big step cost a whole interval (the demo's web VMs 17 % short in
+the phase in which they start). The simulator sets its rates at the instant, so its
+T is that span.
+
+Where packets are large, a count of bytes is coarse: HTB counts a packet whole when it
+sends it, and at the emulation's rates a packet of 8 segments takes 8 ms of a 12 Mb/s
+class, so that a VM that used its whole rate read 93.5 % of it in one interval of two,
+under the 95 % MBFQ's ramp-up needs (the simulator's packets are 1.2 ms at that rate).
+A class that had packets waiting at both readings did use its rate: it is credited up
+to one packet, never past its rate (:func:`send_rate`). A class that was short of its
+rate by more than a packet stays short.
+
 Where Linux differs from the simulator: a VM's microscheduler switched off is an HTB
 class at the NIC's rate, so VMs without a limit share the NIC by HTB's round robin
 rather than in one FIFO.
@@ -17,10 +34,8 @@ rather than in one FIFO.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import multiprocessing as mp
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -29,7 +44,8 @@ from typing import Any
 
 from .. import _core
 from ..linux_tc import ROOT, TOP, Plan
-from .netns import enter
+from .netns import enter, realtime
+from .sampler import read_classes
 
 
 @dataclass
@@ -46,6 +62,12 @@ class Agent:
     say: Callable[[str], None] | None = None
     rows: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
+    packet_bytes: int = 65536 + 14
+    """The largest packet the NIC's classes send (bytes on the wire): a TSO packet,
+    64 KB on a hypervisor's NIC, as the emulation's ports make them."""
+    lateness: list[tuple[float, float]] = field(default_factory=list)
+    """Each run's lateness (s after its nominal instant): when it read the counters,
+    and when the rates it set were in force."""
 
     def run_here(self, seconds: float | None = None) -> None:
         """Runs the agent in this process (``deploy linux --apply``) for `seconds`
@@ -69,7 +91,7 @@ class Agent:
         """Waits for the process's rows (or its error) and ends it."""
         try:
             if self._conn.poll(timeout):
-                self.rows, self.error = self._conn.recv()
+                self.rows, self.error, self.lateness = self._conn.recv()
             else:
                 self.error = f"MBFQ agent in {self.ns}: no report in {timeout:g} s"
         except EOFError:
@@ -87,9 +109,7 @@ class Agent:
 
     def _child(self, t0: float, end: float, conn: Any) -> None:
         try:
-            # ahead of the traffic's threads for the CPU, where allowed
-            with contextlib.suppress(OSError, AttributeError):
-                os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+            realtime()
             if self.ns:
                 enter(self.ns)
             from pyroute2 import IPRoute
@@ -98,7 +118,7 @@ class Agent:
                     self._loop(ipr, t0, end, threading.Event())
             except Exception as e:
                 self.error = f"MBFQ agent in {self.ns}: {e}"
-            conn.send((self.rows, self.error))
+            conn.send((self.rows, self.error, self.lateness))
         except (KeyboardInterrupt, SystemExit, BrokenPipeError):
             pass
 
@@ -112,29 +132,33 @@ class Agent:
         if done.wait(max(0.0, t0 - time.monotonic())):
             return
         then = time.monotonic()
-        last = _bytes(ipr, idx)
+        last = read_classes(ipr, idx)
+        ar: list[float | None] = [None] * len(vms)
         k = 1
         while True:
             at = t0 + k * m.interval_s
             if at > t0 + end + 1e-9 or done.wait(max(0.0, at - time.monotonic())):
                 return
             when = time.monotonic()  # just before the kernel reads the counters
-            now = _bytes(ipr, idx)
-            t = when - then  # the interval measured, not the nominal T
-            sr = [(now.get(v.minor, 0) - last.get(v.minor, 0)) * 8 / t for v in vms]
-            util = (now.get(TOP, 0) - last.get(TOP, 0)) * 8 / t / c
-            last, then = now, when
+            now = read_classes(ipr, idx)
+            # the span the last rates were in force: from when they were set
+            t = when - then
+            sr = [send_rate(now[v.minor].tx_bytes - last[v.minor].tx_bytes, t,
+                            min(now[v.minor].backlog, last[v.minor].backlog) > 0, a,
+                            self.packet_bytes) for v, a in zip(vms, ar, strict=True)]
+            util = (now[TOP].tx_bytes - last[TOP].tx_bytes) * 8 / t / c
             decision = m.run(util, sr, mg, w)
-            ar: list[float | None] = list(decision[0]) if decision else [None] * len(vms)
+            ar = list(decision[0]) if decision else [None] * len(vms)
             tr: list[float | None] = list(decision[1]) if decision else [None] * len(vms)
             for v, a in zip(vms, ar, strict=True):
                 rate = max(1, round(a)) if a is not None else self.plan.nic_bps
                 ipr.tc("change-class", "htb", idx, (ROOT << 16) | v.minor,
                        parent=(ROOT << 16) | TOP, rate=f"{rate}bit", ceil=f"{rate}bit",
                        burst=self.plan.burst(rate), cburst=self.plan.burst(rate))
+            last, then = read_classes(ipr, idx), time.monotonic()
+            self.lateness.append((when - at, then - at))
             self._decided(k * m.interval_s, sr, ar, tr, m.ru, util)
             k += 1
-
 
     def _decided(self, at: float, sr: list[float], ar: list[float | None],
                  tr: list[float | None], ru: list[int], util: float) -> None:
@@ -161,12 +185,15 @@ def _gbps(bps: float | None) -> float | None:
     return None if bps is None else bps / 1e9
 
 
-def _bytes(ipr: Any, idx: int) -> dict[int, int]:
-    """Bytes sent by each HTB class of the device, by minor handle."""
-    out = {}
-    for msg in ipr.get_classes(index=idx):
-        s2 = msg.get_attr("TCA_STATS2")
-        basic = s2.get_attr("TCA_STATS_BASIC") if s2 else None
-        if basic:
-            out[msg["handle"] & 0xFFFF] = int(basic["bytes"])
-    return out
+def send_rate(sent: int, span: float, backlogged: bool, rate: float | None,
+              packet: int) -> float:
+    """SR: a VM class's `sent` bytes over `span` seconds. A class that had packets
+    waiting at both readings (`backlogged`) while a microscheduler held it at `rate`
+    is credited up to one packet of `packet` bytes, never past `rate`: HTB counts a
+    packet whole when it sends it, so a counter read at an arbitrary instant is up to
+    a packet ahead of what the rate has allowed, and a count between two such
+    readings is up to a packet short of it (module doc)."""
+    sr = sent * 8 / span
+    if backlogged and rate is not None:
+        return max(sr, min(rate, sr + packet * 8 / span))
+    return sr

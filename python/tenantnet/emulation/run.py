@@ -31,10 +31,11 @@ from ..results import Results
 from ..scenario import Scenario
 from . import prepare
 from .agent import Agent
-from .fabric import Fabric, build, plan_fabric
+from .fabric import GSO_SEGMENTS, Fabric, build, plan_fabric
+from .fidelity import CpuClock, CpuUse, Fidelity, judge, sent_while_backlogged
 from .plans import classifies, flow_dscps, host_tags, port_plans, socket_tos
 from .process import TrafficProcess
-from .sampler import NodeSampler
+from .sampler import NodeSampler, times
 from .tables import Measured, emulated_results
 from .traffic import FlowPlan
 
@@ -58,6 +59,8 @@ class Emulation:
     """The sampling interval (s)."""
     data: dict[str, Any]
     """The scenario both ran: under the scheme, scaled, with the kernel's transport."""
+    fidelity: Fidelity
+    """What the machine did to the emulated run, and whether it can be trusted."""
 
 
 def twin(scenario: Scenario, scheme: str | None, scale: float | None,
@@ -137,8 +140,10 @@ def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = No
         ns = build(f, lab, plans, rto, vm_stack)
         flows = _flows(sim, f, ns, duration, tos)
         m = _measure(f, ns, plans, flows, duration, interval, name, data)
+    fidelity = assess(f, plans, m)
     res = emulated_results(sim, f, m, scale, name, words)
-    e = Emulation(res, sim, scale, name, words, interval, data)
+    res.summary["emulated"]["fidelity"] = fidelity.as_dict()
+    e = Emulation(res, sim, scale, name, words, interval, data, fidelity)
     if out is not None:
         write(e, out)
     return e
@@ -166,18 +171,23 @@ def _measure(f: Fabric, ns: dict[str, str], plans: dict[tuple[str, str], Plan],
              data: dict[str, Any]) -> Measured:
     n = round(duration / interval)
     traffic = TrafficProcess(flows, duration, prepare.CC, interval)
-    nodes = [NodeSampler(ns[x], [p.ifname for p in f.ports if p.node == x], interval, n)
+    nodes = [NodeSampler(ns[x], [p.ifname for p in f.ports if p.node == x], interval, n,
+                         frozenset(p.ifname for p in f.ports
+                                   if p.node == x and plans[(x, p.ifname)].vms))
              for x in [*f.hosts, *f.switches]]
     agents = []
     if scheme == "mbfq":
         table = json.dumps(data.get("vswitch", {}).get("mbfq", {}))
         nics = [plans[(h, f.uplink(h).ifname)] for h in f.hosts]
-        agents = [Agent(ns[h], nic, table) for h, nic in zip(f.hosts, nics, strict=True)
-                  if nic.vms]
+        # the largest packet: TCP's segmentation offload sends GSO_SEGMENTS at once
+        packet = GSO_SEGMENTS * (nics[0].packet_bytes + 14) if nics else 0
+        agents = [Agent(ns[h], nic, table, packet_bytes=packet)
+                  for h, nic in zip(f.hosts, nics, strict=True) if nic.vms]
     done = threading.Event()
     try:
         traffic.open()
         t0 = time.monotonic() + 0.2
+        clock = CpuClock.now()
         for a in agents:  # processes forked before this one starts threads
             a.start(t0, duration)
         runs = [s.run for s in nodes]
@@ -187,6 +197,7 @@ def _measure(f: Fabric, ns: dict[str, str], plans: dict[tuple[str, str], Plan],
         traffic.start(t0)
         for t in threads:
             t.join(timeout=max(0.0, t0 + duration + 5 - time.monotonic()))
+        cpu = CpuUse.between(clock, CpuClock.now())
         outcome = traffic.finish(10)
         for a in agents:
             a.collect(max(1.0, t0 + duration + 5 - time.monotonic()))
@@ -203,4 +214,26 @@ def _measure(f: Fabric, ns: dict[str, str], plans: dict[tuple[str, str], Plan],
         raise ScenarioError("the emulation failed: " + "; ".join(errors[:3]))
     return Measured(nodes={x: s for x, s in zip([*f.hosts, *f.switches], nodes,
                                                  strict=True)},
-                    traffic=outcome, agents=agents, interval=interval, duration=duration)
+                    traffic=outcome, agents=agents, interval=interval, duration=duration,
+                    cpu=cpu)
+
+
+def assess(f: Fabric, plans: dict[tuple[str, str], Plan], m: Measured) -> Fidelity:
+    """The run's measures of itself and the verdict (:mod:`.fidelity`): the queues
+    judged are each VM's class on a host's NIC while its rate is its ceiling, and the
+    ports with one queue at the link's rate."""
+    series = []
+    for p in f.ports:
+        s, plan = m.nodes[p.node].samples, plans[(p.node, p.ifname)]
+        at = times(s, p.ifname)
+        if plan.vms:
+            for v in plan.vms:
+                rows = [x[p.ifname].classes.get(v.minor) for x in s]
+                series.append((at, [(c.tx_bytes, c.backlog, c.rate_bps)
+                                    if c is not None and c.rate_bps == c.ceil_bps
+                                    else (0, 0, 0) for c in rows]))
+        elif not plan.queues:
+            series.append((at, [(x[p.ifname].tx_bytes, x[p.ifname].backlog, p.rate_bps)
+                                for x in s]))
+    late = [b for a in m.agents for _, b in a.lateness] if m.agents else None
+    return judge(list(m.traffic.late.values()), late, sent_while_backlogged(series), m.cpu)

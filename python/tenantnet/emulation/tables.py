@@ -33,8 +33,9 @@ import pandas as pd
 from ..results import Results
 from .agent import Agent
 from .fabric import Fabric
-from .process import Outcome
-from .sampler import NodeSampler
+from .fidelity import CpuUse
+from .sampler import NodeSampler, times
+from .traffic import Report
 
 MSS = 1448
 WIRE = (MSS + 52 + 14) / MSS
@@ -46,10 +47,12 @@ class Measured:
     """Everything an emulation measured."""
 
     nodes: dict[str, NodeSampler]
-    traffic: Outcome
+    traffic: Report
     agents: list[Agent] = field(default_factory=list)
     interval: float = 0.05
     duration: float = 0.0
+    cpu: CpuUse | None = None
+    """What the CPUs did while the traffic ran."""
 
 
 def _typed(df: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
@@ -78,10 +81,14 @@ def _n(m: Measured) -> int:
 
 
 def _delivered(m: Measured) -> np.ndarray:
-    """instants × flows: bytes delivered at each nominal sampling instant."""
-    s = m.traffic.samples
-    raw = np.array(s.bytes, dtype=float).reshape(len(s.bytes), m.traffic.slots)
-    return on_grid(s.times, raw, m.interval, _n(m))
+    """instants × flows: bytes delivered at each nominal sampling instant (each
+    receiving loop's samples on the grid, added: a flow is in one loop's)."""
+    out = np.zeros((_n(m) + 1, 0))
+    for s in m.traffic.samples:
+        raw = np.array(s.bytes, dtype=float).reshape(len(s.bytes), -1)
+        grid = on_grid(s.times, raw, m.interval, _n(m))
+        out = grid if not out.shape[1] else out + grid
+    return out
 
 
 def _port_bytes(m: Measured, node: str, ifname: str) -> np.ndarray:
@@ -89,7 +96,7 @@ def _port_bytes(m: Measured, node: str, ifname: str) -> np.ndarray:
     s = m.nodes[node]
     raw = np.array([[x[ifname].tx_bytes, x[ifname].tx_packets, x[ifname].drops]
                     for x in s.samples], dtype=float).reshape(-1, 3)
-    return on_grid(s.times, raw, m.interval, _n(m))
+    return on_grid(times(s.samples, ifname), raw, m.interval, _n(m))
 
 
 def _throughput(sim: Results, f: Fabric, m: Measured) -> pd.DataFrame:
@@ -212,7 +219,7 @@ def emulated_results(sim: Results, f: Fabric, m: Measured, scale: float, scheme:
         "emulated": {"scheme": scheme, "scale": scale, "transport": transport,
                      "kernel": platform.release(), "cpus": os.cpu_count(),
                      "sample_interval_s": m.interval,
-                     "latest_start_s": round(m.traffic.late_s, 6),
+                     "latest_start_s": round(max(m.traffic.late.values(), default=0.0), 6),
                      "wire_bytes_per_payload_byte": round(WIRE, 6)}})
     summary["vswitch"] = {"packets_shaped": sum(n.shaped for n in m.nodes.values()),
                           "control_packets": 0}

@@ -1,6 +1,14 @@
 """The emulation's traffic generator: the scenario's flows on real sockets with the
-kernel's TCP, each sender a thread in its VM's (or host's) namespace, each receiving
-namespace one thread that serves all its connections (``selectors``).
+kernel's TCP. Each sending namespace's flows are one single-threaded event loop
+(:class:`Senders`), each receiving namespace's connections another
+(:class:`Receivers`), each loop in a process of its own (:mod:`.process`).
+
+Why loops and not a thread per flow: threads of one Python process take turns at its
+interpreter lock, and a thread woken for its flow's start waited for its turn behind
+the others' socket calls: on two busy cores web's flow in the demo started 12-30 ms
+late, and MBFQ, which ramps a VM up only when it used 95 % of its rate over a 100 ms
+interval, read that VM as not using its rate and ramped it a whole interval late
+(the VM's rate in that phase 17 % short). A loop wakes for the next start on its own.
 
 The flows are the simulator's own for the same scenario and seed (its ``flows`` table:
 who sends to whom, from when, how many bytes or until when), so the emulated and the
@@ -12,40 +20,43 @@ the receiver has read its last byte. A long-lived flow ends with a reset at its 
 so that the data its socket still buffers is not sent after it.
 
 What each flow delivered over time is read from the kernel, not the application: every
-sampling interval a thread reads each receiving socket's ``tcpi_bytes_received``
+sampling interval each receiving loop reads its sockets' ``tcpi_bytes_received``
 (``TCP_INFO``), with the instant it read it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import heapq
 import selectors
 import socket
 import struct
-import threading
 import time
 from dataclasses import dataclass, field
 
-from .clock import instants
 from .netns import enter
 
 PORT = 5001
-CHUNK = 1 << 20
+CHUNK = 1 << 17
+"""The most one send hands the kernel: a larger one holds the loop up for
+milliseconds, and the other flows' starts with it."""
 HEADER = struct.Struct("<Q")
 CONNECT_AHEAD_S = 0.05
 """A flow's connection opens this long before its start, and its data starts at the
 start: the simulator's flows have no handshake."""
 SOCKET_BUFFER = 8 << 20
 """Each socket's send and receive buffer (bytes). The sockets' own sizing keeps a few
-milliseconds of data at these rates, and a generator thread that the machine holds up
-for longer (10 ms, now and then, on 2 busy cores) then let its flow's class run dry:
-MBFQ read the gap as a VM not using its rate. 8 MB is over 60 ms at 1 Gb/s; like
-the simulator's sources, a flow always has data waiting."""
+milliseconds of data at these rates, and a sender that the machine holds up for
+longer (10 ms, now and then, on 2 busy cores) then let its flow's class run dry: MBFQ
+read the gap as a VM not using its rate. 8 MB is over 60 ms at 1 Gb/s; like the
+simulator's sources, a flow always has data waiting."""
 SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
 """Linux's socket options (not in Python's socket module) that set a buffer past
 ``net.core.wmem_max`` and ``rmem_max``, for root."""
 TCP_INFO_LEN = 136
 """``struct tcp_info`` up to ``tcpi_bytes_received`` (Linux 4.1 on)."""
+IDLE_S = 0.05
+"""The longest a loop sleeps without looking at the clock."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +78,7 @@ class FlowPlan:
     does not tag it)."""
 
 
-def _buffers(s: socket.socket) -> None:
+def set_buffers(s: socket.socket) -> None:
     """`s`'s buffers at ``SOCKET_BUFFER``, past the system's maximum where allowed."""
     for force, plain in ((SO_SNDBUFFORCE, socket.SO_SNDBUF),
                          (SO_RCVBUFFORCE, socket.SO_RCVBUF)):
@@ -92,214 +103,179 @@ def tcp_info(s: socket.socket) -> tuple[int, int]:
 
 @dataclass
 class Samples:
-    """Each flow's bytes delivered (``bytes``, one list per sample) at ``times`` (s
-    after the run's start)."""
+    """Each flow's bytes delivered (``bytes``, one list per sample, indexed by flow
+    number) at ``times`` (s after the run's start)."""
 
     times: list[float] = field(default_factory=list)
     bytes: list[list[int]] = field(default_factory=list)
 
 
 @dataclass
-class Traffic:
-    """Runs `flows` for `duration` seconds with congestion control `cc`, sampling what
-    each delivered every `interval` (``samples``)."""
+class Report:
+    """What a loop reports at its end; the loops' reports add up to the run's
+    (:meth:`merge`)."""
 
-    flows: list[FlowPlan]
-    duration: float
-    cc: str
-    interval: float
     ended: dict[int, float] = field(default_factory=dict)
     """When the receiver had read a sized flow's last byte (s after the start)."""
     retransmits: dict[int, int] = field(default_factory=dict)
-    late_s: float = 0.0
-    """The latest a sender started after its scheduled start."""
+    late: dict[int, float] = field(default_factory=dict)
+    """How late each flow's data started after its scheduled start (s)."""
     errors: list[str] = field(default_factory=list)
-    samples: Samples = field(default_factory=Samples)
-    t0: float = 0.0
+    samples: list[Samples] = field(default_factory=list)
+    """One per receiving loop, each on its own instants."""
 
-    def __post_init__(self) -> None:
-        n = max((f.flow_id for f in self.flows), default=-1) + 1
-        self._final = [0] * n
-        self._open: dict[int, socket.socket] = {}
-        self._size = {f.flow_id: f.size for f in self.flows}
-        self._done = threading.Event()
-        self._lock = threading.Lock()
-        self._listeners: list[socket.socket] = []
+    def merge(self, other: Report) -> None:
+        self.ended.update(other.ended)
+        self.retransmits.update(other.retransmits)
+        self.late.update(other.late)
+        self.errors += other.errors
+        self.samples += other.samples
 
-    def listen(self) -> None:
-        """Opens a listener at every receiving address (before :meth:`start`)."""
-        by_ns: dict[str, list[str]] = {}
-        for f in self.flows:
-            by_ns.setdefault(f.dst_ns, [])
-            if f.dst_addr not in by_ns[f.dst_ns]:
-                by_ns[f.dst_ns].append(f.dst_addr)
-        ready = []
-        for ns, addrs in sorted(by_ns.items()):
-            ev = threading.Event()
-            ready.append(ev)
-            self._spawn(self._serve, ns, sorted(addrs), ev)
-        for ev in ready:
-            if not ev.wait(10):
-                raise RuntimeError("a receiver did not start in 10 s")
-        if self.errors:
-            raise RuntimeError(self.errors[0])
 
-    def start(self, t0: float) -> None:
-        """Starts every flow at its time after `t0` (``time.monotonic``), and the
-        sampling."""
-        self.t0 = t0
-        self._spawn(self._schedule)
-        self._spawn(self._sample)
+@dataclass
+class _Flow:
+    plan: FlowPlan
+    key: int
+    """Its place in its loop's list."""
+    sock: socket.socket | None = None
+    state: str = "waiting"
+    """waiting, connecting, ready, sending, draining, done."""
+    started: bool = False
+    left: int | None = None
 
-    def stop(self) -> None:
-        """Ends the run: senders stop, receivers and listeners close."""
-        self._done.set()
-        for s in self._listeners:
-            with contextlib.suppress(OSError):
-                s.close()
 
-    def wait(self) -> None:
-        """Waits for the run's end (or :meth:`stop`)."""
-        self._done.wait(max(0.0, self.t0 + self.duration - time.monotonic()))
+class Senders:
+    """Every flow of one sending namespace, in one loop: each connection opens
+    ``CONNECT_AHEAD_S`` before its start, sends from its start on, and a long-lived
+    one is reset at its stop; the run ends at `duration` after ``t0``."""
 
-    def now(self) -> float:
-        return time.monotonic() - self.t0
+    def __init__(self, ns: str, flows: list[FlowPlan], duration: float, cc: str) -> None:
+        self.ns, self.duration, self.cc = ns, duration, cc
+        self.flows = [_Flow(f, i, left=f.size) for i, f in enumerate(flows)]
+        self.report = Report()
+        self._sel = selectors.DefaultSelector()
+        self._data = memoryview(b"\0" * CHUNK)
 
-    def _spawn(self, target: object, *args: object) -> None:
-        threading.Thread(target=self._guard, args=(target, *args), daemon=True).start()
-
-    def _guard(self, target: object, *args: object) -> None:
+    def run(self, t0: float) -> None:
+        """Runs the flows from `t0` (``time.monotonic``, the same clock in every
+        process) to the run's end."""
+        enter(self.ns)
+        timers: list[tuple[float, int, int, str]] = []
+        for i, f in enumerate(self.flows):
+            p = f.plan
+            timers.append((t0 + p.start_s - CONNECT_AHEAD_S, 0, i, "open"))
+            timers.append((t0 + p.start_s, 1, i, "start"))
+            if p.size is None:
+                timers.append((t0 + min(p.stop_s if p.stop_s is not None else self.duration,
+                                        self.duration), 2, i, "stop"))
+        heapq.heapify(timers)
+        end = t0 + self.duration
         try:
-            target(*args)  # type: ignore[operator]
-        except OSError as e:
-            if not self._done.is_set():
-                self.errors.append(f"{getattr(target, '__name__', target)}: {e}")
-
-    # ---- receivers -----------------------------------------------------------------
-
-    def _serve(self, ns: str, addrs: list[str], ready: threading.Event) -> None:
-        """Every connection to the namespace's addresses, in one thread."""
-        sel = selectors.DefaultSelector()
-        try:
-            enter(ns)
-            for addr in addrs:
-                s = socket.socket()
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                _buffers(s)  # accepted connections inherit them
-                s.bind((addr, PORT))
-                s.listen(1024)
-                s.setblocking(False)
-                self._listeners.append(s)
-                sel.register(s, selectors.EVENT_READ, None)
+            while (now := time.monotonic()) < end:
+                self._due(timers, t0)
+                wake = min(timers[0][0] if timers else end, end, now + IDLE_S)
+                for key, _ in self._sel.select(max(0.0, wake - time.monotonic())):
+                    self._due(timers, t0)  # a start is not kept waiting by others' sends
+                    f = self.flows[key.data]
+                    try:
+                        self._ready(f, t0)
+                    except OSError as e:  # the receivers close at the run's end
+                        if time.monotonic() < end:
+                            self._fail(f, str(e))
         finally:
-            ready.set()
-        buf = bytearray(1 << 20)
-        conns: dict[socket.socket, list[int]] = {}  # [flow, bytes read; -1 before header]
-        while not self._done.is_set():
-            for key, _ in sel.select(0.05):
-                c = key.fileobj
-                assert isinstance(c, socket.socket)
-                if key.data is None:  # a listener
-                    with contextlib.suppress(BlockingIOError):
-                        new, _ = c.accept()
-                        new.setblocking(False)
-                        conns[new] = [-1, 0]
-                        sel.register(new, selectors.EVENT_READ, True)
-                    continue
-                if not self._read(c, conns[c], buf):
-                    sel.unregister(c)
-                    del conns[c]
-                    c.close()
-        sel.close()
+            for f in self.flows:
+                self._close(f, reset=True)
+            self._sel.close()
 
-    def _read(self, c: socket.socket, st: list[int], buf: bytearray) -> bool:
-        """Reads what `c` has; False once it is over (end, reset)."""
+    def _due(self, timers: list[tuple[float, int, int, str]], t0: float) -> None:
+        """Opens, starts and stops the flows whose time has come."""
+        now = time.monotonic()
+        while timers and timers[0][0] <= now:
+            _, _, i, what = heapq.heappop(timers)
+            getattr(self, f"_{what}")(self.flows[i], t0)
+
+    def _open(self, f: _Flow, t0: float) -> None:
+        p = f.plan
+        s = socket.socket()
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, self.cc.encode())
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        set_buffers(s)
+        if p.tos:
+            s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, p.tos)
+        s.bind((p.src_addr, 0))
+        s.setblocking(False)
+        err = s.connect_ex((p.dst_addr, PORT))
+        f.sock, f.state = s, "connecting"
+        if err not in (0, 115):  # EINPROGRESS
+            self._fail(f, f"connect to {p.dst_addr}: {err}")
+            return
+        self._sel.register(s, selectors.EVENT_WRITE, f.key)
+
+    def _start(self, f: _Flow, t0: float) -> None:
+        f.started = True
+        if f.state == "ready":
+            self._begin(f, t0)
+
+    def _begin(self, f: _Flow, t0: float) -> None:
+        assert f.sock is not None
+        f.state = "sending"
+        self.report.late[f.plan.flow_id] = max(0.0, time.monotonic() - t0 - f.plan.start_s)
         try:
-            if st[0] < 0:
-                head = c.recv(HEADER.size, socket.MSG_PEEK)
-                if len(head) < HEADER.size:
-                    return bool(head)
-                c.recv(HEADER.size)
-                st[0] = HEADER.unpack(head)[0]
-                with self._lock:
-                    self._open[st[0]] = c
-                return True
-            k = c.recv_into(buf)
-        except BlockingIOError:
-            return True
-        except ConnectionResetError:  # a long-lived flow's stop
-            k = 0
-        fid = st[0]
-        st[1] += k
-        size = self._size.get(fid)
-        if size is not None and st[1] >= size and fid not in self.ended:
-            self.ended[fid] = self.now()
-        if k:
-            return True
-        with self._lock:
-            self._final[fid] = max(self._final[fid], tcp_info(c)[1] - HEADER.size, st[1])
-            self._open.pop(fid, None)
-        return False
+            self._sel.modify(f.sock, selectors.EVENT_WRITE, f.key)
+        except KeyError:
+            self._sel.register(f.sock, selectors.EVENT_WRITE, f.key)
 
-    def _sample(self) -> None:
-        n = round(self.duration / self.interval)
-        for at in instants(self.t0, self.interval, n, self._done):
-            with self._lock:
-                row = list(self._final)
-                for fid, c in self._open.items():
-                    row[fid] = max(row[fid], tcp_info(c)[1] - HEADER.size)
-            self.samples.times.append(at)
-            self.samples.bytes.append(row)
+    def _stop(self, f: _Flow, t0: float) -> None:
+        self._close(f, reset=True)
 
-    # ---- senders -------------------------------------------------------------------
-
-    def _schedule(self) -> None:
-        for f in sorted(self.flows, key=lambda f: (f.start_s, f.flow_id)):
-            wait = self.t0 + f.start_s - CONNECT_AHEAD_S - time.monotonic()
-            if wait > 0 and self._done.wait(wait):
+    def _ready(self, f: _Flow, t0: float) -> None:
+        s = f.sock
+        assert s is not None
+        if f.state == "connecting":
+            err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if err:
+                self._fail(f, f"connect to {f.plan.dst_addr}: {err}")
                 return
-            self._spawn(self._send, f)
+            s.send(HEADER.pack(f.plan.flow_id))  # an empty buffer takes 8 bytes
+            f.state = "ready"
+            if f.started:  # connected after its start: it starts late
+                self._begin(f, t0)
+            else:
+                self._sel.unregister(s)  # idle until its start
+        elif f.state == "sending":
+            n = CHUNK if f.left is None else min(CHUNK, f.left)
+            with contextlib.suppress(BlockingIOError):
+                sent = s.send(self._data[:n])
+                if f.left is not None:
+                    f.left -= sent
+            if f.left == 0:  # the receiver closes once it has read it all
+                s.shutdown(socket.SHUT_WR)
+                f.state = "draining"
+                self._sel.modify(s, selectors.EVENT_READ, f.key)
+        elif f.state == "draining":
+            try:
+                over = not s.recv(64)
+            except BlockingIOError:
+                over = False
+            except OSError:
+                over = True
+            if over:
+                self._close(f, reset=False)
 
-    def _send(self, f: FlowPlan) -> None:
-        enter(f.src_ns)
-        end = self.t0 + min(f.stop_s if f.stop_s is not None else self.duration,
-                            self.duration)
-        data = memoryview(b"\0" * CHUNK)
-        with socket.socket() as s:
-            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, self.cc.encode())
-            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            _buffers(s)
-            if f.tos:
-                s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, f.tos)
-            s.settimeout(max(1.0, self.duration))
-            s.bind((f.src_addr, 0))
-            s.connect((f.dst_addr, PORT))
-            s.settimeout(0.05)
-            s.sendall(HEADER.pack(f.flow_id))
-            wait = self.t0 + f.start_s - time.monotonic()
-            if wait > 0 and self._done.wait(wait):
-                return
-            self.late_s = max(self.late_s, self.now() - f.start_s)
-            left = f.size
-            while not self._done.is_set() and (now := time.monotonic()) < end and left != 0:
-                n = CHUNK if left is None else min(CHUNK, left)
-                # a send waits at most until the stop, so that the reset comes on time
-                s.settimeout(max(0.001, min(0.05, end - now)))
-                try:
-                    sent = s.send(data[:n])
-                except TimeoutError:
-                    continue
-                if left is not None:
-                    left -= sent
-            self.retransmits[f.flow_id] = tcp_info(s)[0]
-            if left is None:
-                # a long-lived flow stops offering data: what its socket still holds is
-                # dropped (a reset), as the simulator's source stops at once
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                return
-            s.shutdown(socket.SHUT_WR)
-            # keep the socket open until the receiver has it all (or the run ends)
-            while not self._done.is_set() and f.flow_id not in self.ended \
-                    and time.monotonic() < self.t0 + self.duration:
-                time.sleep(0.005)
-            self.retransmits[f.flow_id] = tcp_info(s)[0]
+    def _close(self, f: _Flow, reset: bool) -> None:
+        s = f.sock
+        if s is None or f.state == "done":
+            return
+        self.report.retransmits[f.plan.flow_id] = tcp_info(s)[0]
+        with contextlib.suppress(KeyError, ValueError):
+            self._sel.unregister(s)
+        if reset:
+            # what its socket still holds is dropped (a reset), as the simulator's
+            # source stops at once
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()
+        f.state = "done"
+
+    def _fail(self, f: _Flow, why: str) -> None:
+        self.report.errors.append(f"flow {f.plan.flow_id}: {why}")
+        self._close(f, reset=True)

@@ -14,6 +14,7 @@ from .. import metrics
 from ..comparison import Comparison, Outcome, applicable
 from ..engagement import engagement
 from ..scenario import Scenario
+from .fidelity import Fidelity
 from .prepare import POLICIES, not_emulated
 from .run import emulate, write
 
@@ -36,6 +37,7 @@ def compare_emulated(scenario: Scenario, specs: Sequence[str] | None = None,
     outcomes: list[Outcome] = []
     ran: list[int] = []
     scales: set[float] = set()
+    trust: dict[str, Fidelity] = {}
     for spec in specs:
         if spec not in POLICIES:
             why[spec] = f"not emulated: {not_emulated(spec)}"
@@ -49,9 +51,20 @@ def compare_emulated(scenario: Scenario, specs: Sequence[str] | None = None,
                                     engagement=engagement(spec, res, e.data)))
         ran.append(int(e.simulated.summary["seed"]))
         scales.add(e.scale)
+        trust[spec] = e.fidelity
     note = (f"ran once under each scheme an emulation enforces, on this machine's Linux "
             f"(emulated) and in the simulator (simulated), both at scale "
             f"{', '.join(f'{x:g}' for x in sorted(scales)) or '-'}; each scheme's emulated "
             "results are in <scheme>/, the simulated ones in <scheme>/simulated/")
     return Comparison(scenario, sorted(set(ran)), outcomes, why, settle, {}, runs_note=note,
-                      skip_label="")
+                      trust=trusted(trust), skip_label="")
+
+
+def trusted(runs: dict[str, Fidelity]) -> str:
+    """Whether each scheme's emulated run can be trusted, in a sentence."""
+    bad = {s: f for s, f in runs.items() if not f.trusted}
+    if not runs:
+        return ""
+    if not bad:
+        return "Every emulated run is trusted: the machine kept up."
+    return " ".join(f"The emulated {s} run is {f.verdict}." for s, f in bad.items())
