@@ -34,7 +34,7 @@ def partitioned(d: dict[str, Any]) -> dict[str, Any]:
 
 def ran(d: dict[str, Any], threads: int | None) -> tuple[str, tenantnet.Simulation]:
     """The run's digest (every table and the summary but its wall time) on `threads`."""
-    sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(threads)
+    sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(threads, exact=True)
     tenantnet.api.advance(sim, None, chunks=7)
     r = sim.results()
     check_conservation(r)
@@ -97,7 +97,7 @@ def test_a_run_that_stops_when_done_stops_on_the_grid_of_link_delays() -> None:
 def test_stepping_a_parallel_run_does_not_change_it() -> None:
     d = permutation(4, "2ms")
     whole, _ = ran(d, 2)
-    sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(2)
+    sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(2, exact=True)
     for t in (0.0003, 0.0003, 0.00071, 0.0015):
         sim.run_until(t)
         assert sim.now_s == pytest.approx(t)
@@ -212,7 +212,9 @@ def test_run_takes_threads_and_notes_why_not(tmp_path: Any) -> None:
     sc.write_text(json.dumps(permutation(4, "1ms")))
     out = cli("run", str(sc), "--threads", "2", "-o", str(tmp_path / "a"), "-q")
     assert out.returncode == 0, out.stderr
-    assert "note" not in out.stderr
+    # no note, unless the machine's other work (the suite's other tests) kept its
+    # cores busy when the run started
+    assert "note" not in out.stderr or "the machine's other work" in out.stderr, out.stderr
     out = cli("run", str(sc), "--threads", "2", "--ties", "scheduled", "-o",
               str(tmp_path / "b"), "-q")
     assert out.returncode == 0 and "runs on one thread" in out.stderr, out.stderr
@@ -241,7 +243,7 @@ def test_queue_weights_set_mid_run_reach_every_partition() -> None:
     d["network"]["dscp_map"] = "identity"
 
     def stepped(threads: int) -> str:
-        sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(threads)
+        sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(threads, exact=True)
         sim.run_until(0.0005)
         node, peer = sim.flow_paths[0][2].split("->")
         sim.set_queue_weights(node, [1, 7], peer=peer)
@@ -302,9 +304,9 @@ def test_a_run_whose_copies_would_pass_the_memory_budget_runs_on_one_thread() ->
     fp = tenantnet.Scenario.from_dict(d).simulation().footprint
     fixed = sum(p.bytes for p in fp if p.kind == "fixed")
     tight = int(max(fp.bytes, fixed * 4.5))  # the sequential run fits, 5 copies do not
-    sim = tenantnet.Scenario.from_dict(d).simulation(memory_budget=tight).set_threads(4)
+    sim = tenantnet.Scenario.from_dict(d).simulation(memory_budget=tight).set_threads(4, exact=True)
     sim.run()
     assert sim.threads == 1
     assert "memory budget" in (sim.threads_note or "")
     sim = tenantnet.Scenario.from_dict(d).simulation(memory_budget=int(fixed * 6 + fp.bytes))
-    assert sim.set_threads(4).run().threads == 4
+    assert sim.set_threads(4, exact=True).run().threads == 4

@@ -268,13 +268,13 @@ def bench_crosscheck(a: argparse.Namespace) -> None:
                               f"{a.repeat} seed(s) each")
 
 
-def timed_run(sc: Scenario, threads: int = 1) -> tuple[Any, dict[str, Any], list[float],
-                                                     float]:
-    """Builds and runs `sc` (with progress) on up to `threads` threads: the
-    simulation, its summary, each flow's Gb/s and the wall time in seconds, building
-    included."""
+def timed_run(sc: Scenario, threads: int = 1, exact: bool = False
+              ) -> tuple[Any, dict[str, Any], list[float], float]:
+    """Builds and runs `sc` (with progress) on up to `threads` threads (`exact`: on
+    `threads`, whatever the machine's load): the simulation, its summary, each
+    flow's Gb/s and the wall time in seconds, building included."""
     t0 = time.perf_counter()
-    sim = sc.simulation().set_threads(threads)
+    sim = sc.simulation().set_threads(threads, exact)
     advance(sim)
     s, gbps = sim.summary()
     return sim, s, gbps, time.perf_counter() - t0
@@ -304,16 +304,17 @@ def bench_cut(name: str, sc: Scenario, threads: int) -> None:
 
 
 def bench_threads(name: str, sc: Scenario, threads: int, repeat: int) -> None:
-    """Times `sc` under partitioned ties on 1 and on `threads` threads, interleaved,
-    `repeat` times: a JSON line per run, then one with the medians, the speedup and
-    the parallel efficiency (the speedup over the threads)."""
+    """Times `sc` under partitioned ties on 1 and on `threads` threads (the engine's
+    partitions, whatever the machine's load), interleaved, `repeat` times: a JSON line
+    per run, then one with the medians, the speedup and the parallel efficiency (the
+    speedup over the threads)."""
     from statistics import median
     sc = sc.with_overrides(simulation={"ties": "partitioned"})
     walls: dict[int, list[float]] = {1: [], threads: []}
     used = 1
     for _ in range(repeat):
         for n in dict.fromkeys((1, threads)):
-            sim, s, _, wall = timed_run(sc, n)
+            sim, s, _, wall = timed_run(sc, n, exact=True)
             used = max(used, sim.threads)
             walls[n].append(wall)
             print(json.dumps({"benchmark": name, "k": sc.data()["topology"].get("k"),

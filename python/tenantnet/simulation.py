@@ -122,15 +122,19 @@ class Simulation:
         """Bytes the run holds now (estimated at the footprint's costs)."""
         return self._core.memory_in_use
 
-    def set_threads(self, threads: int | None) -> Simulation:
+    def set_threads(self, threads: int | None, exact: bool = False) -> Simulation:
         """Lets the run use up to ``threads`` threads (1 to 4096; ``None``: chosen for
-        the run, by the rule in the Performance guide). A run under
-        ``simulation.ties = "partitioned"`` is cut into partitions, one per thread, and
-        gives the same bytes for any number; one that cannot be cut runs on one, and
-        :attr:`threads_note` says why. Only before the run starts."""
+        the run, by the rule in the Performance guide), and no more than the machine has
+        idle cores when the run starts (``exact``: as many as asked whatever the load,
+        which tests of the parallel engine need). A run under ``simulation.ties =
+        "partitioned"`` is cut into partitions, one per thread, and gives the same bytes
+        for any number; one that cannot be cut runs on one, and :attr:`threads_note`
+        says why. Only before the run starts."""
         if threads is not None and not is_whole(threads, 1, 4096):
             raise ValueError(f"threads = {threads!r}: expected a whole number from 1 to 4096")
-        self._core.set_threads(0 if threads is None else int(threads))
+        if not isinstance(exact, bool):
+            raise TypeError(f"exact = {exact!r}: expected True or False")
+        self._core.set_threads(0 if threads is None else int(threads), exact)
         return self
 
     @property
@@ -140,7 +144,8 @@ class Simulation:
 
     @property
     def threads_note(self) -> str | None:
-        """Why the run uses one thread although more were asked for, once it started."""
+        """Why the run uses one thread although more were asked for, or how the
+        machine's other work made its threads run alone, once it started."""
         note: str | None = self._core.threads_note
         return note
 

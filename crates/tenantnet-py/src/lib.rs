@@ -226,9 +226,11 @@ impl Simulation {
     }
 
     /// Lets the run use up to `threads` threads (1 to 4096; 0: as many as the
-    /// machine's cores when the run is large enough to gain, `Sim::set_threads`).
-    /// Only before the run starts.
-    fn set_threads(&mut self, threads: usize) -> PyResult<()> {
+    /// machine's cores when the run is large enough to gain, `Sim::set_threads`), no
+    /// more than the machine has idle cores; with `exact`, as many as asked whatever
+    /// the load. Only before the run starts.
+    #[pyo3(signature = (threads, exact = false))]
+    fn set_threads(&mut self, threads: usize, exact: bool) -> PyResult<()> {
         if threads > 4096 {
             return Err(PyValueError::new_err(format!(
                 "set_threads({threads}): expected 1 to 4096 threads (0: chosen for the run)"
@@ -239,7 +241,11 @@ impl Simulation {
                 "set_threads: the run has started; set threads on a new simulation",
             ));
         }
-        self.sim.set_threads(threads);
+        if exact {
+            self.sim.set_threads_exact(threads);
+        } else {
+            self.sim.set_threads(threads);
+        }
         Ok(())
     }
 

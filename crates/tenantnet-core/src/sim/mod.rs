@@ -323,13 +323,25 @@ impl Sim {
     }
 
     /// Lets the run use up to `threads` threads (1: sequential; 0, the default: as
-    /// many as the machine has cores when the run gains from them, `parallel`).
-    /// Before its first event; a run that cannot be cut runs on one, and
+    /// many as the machine has cores when the run gains from them, `parallel`), and
+    /// no more than the machine has idle cores when it starts. Before its first event;
+    /// a run that cannot be cut runs on one, and
     /// [`threads_note`](Self::threads_note) says why.
     pub fn set_threads(&mut self, threads: usize) {
+        self.ask_threads(threads, false);
+    }
+
+    /// Makes the run use `threads` threads whatever the machine's load, if it can be
+    /// cut (what the tests of the parallel engine need). Before its first event.
+    pub fn set_threads_exact(&mut self, threads: usize) {
+        self.ask_threads(threads, true);
+    }
+
+    fn ask_threads(&mut self, threads: usize, exact: bool) {
         if self.events.processed() == 0 && self.parallel.par.is_none() {
             self.parallel.threads = parallel::Threads {
                 asked: threads,
+                exact,
                 note: None,
             };
         }

@@ -1,12 +1,16 @@
 //! A parallel run: the network cut into partitions (`net::partition`: by pod, or by
 //! leaf), each a copy of the simulation that handles only the events of its own
-//! nodes, on a thread of its own, synchronised conservatively (Chandy and Misra).
+//! nodes, synchronised conservatively (Chandy and Misra), on the run's threads.
 //!
 //! - **Windows.** Every thread processes the events whose keys are below the
-//!   window's bound, then all meet at a barrier. A window ends at the next multiple
-//!   of the grid (the smallest link delay, no longer than the cut's lookahead), at
-//!   the next global event, or at the run's end, whichever comes first; it starts
-//!   at the earliest pending event, so idle stretches cost one window.
+//!   window's bound; the thread that finishes a window's last partition opens the
+//!   next (`pool`: which thread runs which partition changes nothing, so threads
+//!   that lose their cores to other work leave theirs to the others). A window
+//!   ends at the next multiple of the grid (the smallest link delay, no longer
+//!   than the cut's lookahead), at the next global event, or at the run's end,
+//!   whichever comes first; it starts at the earliest pending event, so idle
+//!   stretches cost one window. Mail sent in a window is read in the next one (two
+//!   sets of mailboxes, by the window's parity).
 //! - **Mail.** A packet that leaves by a cut port is taken out of its partition's
 //!   pool and mailed, with its SACK option, to the partition of the far node, which
 //!   schedules its arrival with the key the sequential run gives it. It arrives a
@@ -38,11 +42,14 @@
 //! delay, a gate whose flows span partitions, copies of the state past the memory
 //! budget.
 
-mod barrier;
+mod clock;
+mod load;
 mod merge;
 mod part;
+mod pool;
 pub(super) mod rows;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
@@ -51,15 +58,19 @@ use crate::engine::queue::Origin;
 use crate::engine::Time;
 use crate::net::partition::Cut;
 use crate::net::Network;
-use barrier::SpinBarrier;
+use clock::WindowClock;
 use part::Mail;
 pub(super) use part::PartCtx;
+use pool::{Awake, Claims, Pace};
 
 /// The threads a run was asked to use, and why it uses one if it does.
 #[derive(Clone, Debug, Default)]
 pub struct Threads {
-    /// Threads asked for (0 or 1: sequential).
+    /// Threads asked for (0: chosen for the run; 1: sequential).
     pub asked: usize,
+    /// Whether the run takes as many threads as asked whatever the machine's load
+    /// (otherwise, as many as it has idle cores, up to those asked).
+    pub exact: bool,
     /// Why the run is sequential although more were asked for: one line.
     pub note: Option<String>,
 }
@@ -80,10 +91,13 @@ pub fn grid_after(t: Time, grid: Time) -> Time {
 /// The state of a parallel run between calls.
 pub(super) struct ParState {
     parts: Vec<Mutex<Sim>>,
+    /// Mail from partition `s` to `t` sent in a window of parity `w`:
+    /// `mail[(w * n + s) * n + t]` (a window reads its predecessor's).
     mail: Vec<Mutex<Vec<Mail>>>,
     cut: Cut,
     consts: ParConsts,
     lp: LoopState,
+    pace: Pace,
 }
 
 impl ParState {
@@ -111,10 +125,12 @@ fn lock(m: &Mutex<Sim>) -> MutexGuard<'_, Sim> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Where the windows stand: every thread keeps its own copy and updates it the same
-/// way from the same reports, so all agree on every window without a coordinator.
+/// Where the windows stand: the thread that closes a window updates it from the
+/// partitions' reports and opens the next.
 #[derive(Clone, Debug)]
 struct LoopState {
+    /// The next window's index.
+    k: usize,
     /// The bound of the last window.
     prev: u128,
     /// The earliest pending event or mail of any partition.
@@ -159,18 +175,20 @@ impl LoopState {
     /// Takes in every partition's report on the window that ended at `b`.
     fn absorb(&mut self, reports: &[Mutex<Report>], b: u128, ps: &ParConsts) {
         self.prev = b;
-        let r: Vec<Report> = reports.iter().map(|r| *r.lock().unwrap()).collect();
-        self.t_min = r
-            .iter()
-            .map(|r| r.head.min(r.mail_min))
-            .min()
-            .unwrap_or(Time::MAX);
-        self.failed = r.iter().any(|r| r.failed);
-        self.now = r.iter().map(|r| r.now).max().unwrap_or(0).max(self.now);
-        let completed: u64 = r.iter().map(|r| r.completed).sum();
+        self.k += 1;
+        let (mut t_min, mut completed, mut last) = (Time::MAX, 0, 0);
+        self.failed = false;
+        for r in reports {
+            let r = *r.lock().unwrap();
+            t_min = t_min.min(r.head.min(r.mail_min));
+            self.failed |= r.failed;
+            self.now = self.now.max(r.now);
+            completed += r.completed;
+            last = last.max(r.last_complete);
+        }
+        self.t_min = t_min;
         if ps.stop_when_done && !self.stopped && ps.finite > 0 && completed == ps.finite {
             self.stopped = true;
-            let last = r.iter().map(|r| r.last_complete).max().unwrap_or(0);
             self.run_end = self.run_end.min(grid_after(last, ps.grid));
         }
     }
@@ -188,10 +206,25 @@ struct Shared<'a> {
     parts: &'a [Mutex<Sim>],
     mail: &'a [Mutex<Vec<Mail>>],
     cut: &'a Cut,
-    reports: [Vec<Mutex<Report>>; 2],
-    global: Mutex<(u128, bool)>,
-    barrier: SpinBarrier,
+    reports: Vec<Mutex<Report>>,
     consts: &'a ParConsts,
+    clock: WindowClock,
+    claims: Claims,
+    /// Partitions done in the open window.
+    done: AtomicUsize,
+    awake: Awake,
+    /// What the thread that closes a window updates: the windows, the pace and when
+    /// the open window was opened.
+    closing: Mutex<Closing>,
+    /// The run the partitions are of, for its global events.
+    run: Mutex<&'a mut Sim>,
+}
+
+/// What the thread that closes a window updates.
+struct Closing {
+    lp: LoopState,
+    pace: Pace,
+    opened: Instant,
 }
 
 /// Cuts `m` for the threads it was allowed, if it can be cut; otherwise leaves it
@@ -207,7 +240,27 @@ pub(super) fn start(m: &mut Sim) {
         },
         n => n,
     };
-    match merge::plan(m, n) {
+    let planned = merge::plan(m, n).and_then(|cut| {
+        if m.parallel.threads.exact {
+            return Ok(cut);
+        }
+        // up to as many threads as the machine has idle cores now
+        let Some(idle) = load::idle_cores() else {
+            return Ok(cut);
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let usable = ((idle + 0.25).floor() as usize).min(n);
+        if usable < 2 {
+            return Err(format!(
+                "runs on one thread: the machine's other work kept its cores busy when it started ({idle:.1} of {cores} idle)"
+            ));
+        }
+        if usable < cut.parts {
+            return merge::plan(m, usable);
+        }
+        Ok(cut)
+    });
+    match planned {
         Err(why) => m.parallel.threads.note = Some(why),
         Ok(cut) => {
             let grid = m.budget.grid;
@@ -227,9 +280,11 @@ pub(super) fn start(m: &mut Sim) {
                 .unwrap_or(Time::MAX);
             let n = parts.len();
             m.parallel.par = Some(Box::new(ParState {
-                mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
+                mail: (0..2 * n * n).map(|_| Mutex::new(Vec::new())).collect(),
                 parts: parts.into_iter().map(Mutex::new).collect(),
+                pace: Pace::new(n),
                 lp: LoopState {
+                    k: 0,
                     prev: 0,
                     t_min,
                     global: m.events.peek_key().unwrap_or(u128::MAX),
@@ -266,7 +321,8 @@ fn take_events(m: &mut Sim) -> Vec<(Time, u32)> {
 pub const MIN_EVENTS_PER_WINDOW: f64 = 100.0;
 
 /// The threads a run left to choose uses: the machine's cores when its windows hold
-/// enough events ([`MIN_EVENTS_PER_WINDOW`]), else one.
+/// enough events ([`MIN_EVENTS_PER_WINDOW`]), else one; `start` then leaves out the
+/// cores the machine's other work keeps busy (`load`).
 fn auto(m: &Sim) -> Result<usize, String> {
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     if cores < 2 {
@@ -309,34 +365,52 @@ pub(super) fn run_until(m: &mut Sim, t: Time) {
     let n = ps.parts.len();
     let mut lp = ps.lp.clone();
     lp.target = t;
+    let first = lp.bound(ps.consts.grid);
+    let k = lp.k;
     let sh = Shared {
         parts: &ps.parts,
         mail: &ps.mail,
         cut: &ps.cut,
-        reports: [0, 1].map(|_| (0..n).map(|_| Mutex::new(Report::default())).collect()),
-        global: Mutex::new((lp.global, false)),
-        barrier: SpinBarrier::new(n),
+        reports: (0..n).map(|_| Mutex::new(Report::default())).collect(),
         consts: &ps.consts,
+        clock: WindowClock::new(n),
+        claims: Claims::new(n, k),
+        done: AtomicUsize::new(0),
+        awake: Awake::new(n),
+        closing: Mutex::new(Closing {
+            lp,
+            pace: ps.pace.clone(),
+            opened: Instant::now(),
+        }),
+        run: Mutex::new(&mut *m),
     };
-    let end = std::thread::scope(|s| {
+    match first {
+        Some(b) => sh.clock.publish(k, b),
+        None => sh.clock.finish(),
+    }
+    let ends = std::thread::scope(|s| {
         let others: Vec<_> = (1..n)
             .map(|i| {
-                let (sh, lp) = (&sh, lp.clone());
-                s.spawn(move || guarded(i, sh, lp, None))
+                let sh = &sh;
+                s.spawn(move || guarded(i, sh))
             })
             .collect();
-        let mine = guarded(0, &sh, lp, Some(&mut *m));
+        let mine = guarded(0, &sh);
         let theirs = others.into_iter().map(|h| h.join().unwrap_or_else(Err));
         std::iter::once(mine)
             .chain(theirs)
             .collect::<Result<Vec<_>, _>>()
     });
-    // a thread that panicked (a bug) let the others through the barrier: the panic
-    // goes on in the caller's thread, as it would have in a sequential run
-    let end = end
-        .unwrap_or_else(|p| std::panic::resume_unwind(p))
-        .swap_remove(0);
-    ps.lp = end;
+    // a thread that panicked (a bug) let the others out: the panic goes on in the
+    // caller's thread, as it would have in a sequential run
+    let ends = ends.unwrap_or_else(|p| std::panic::resume_unwind(p));
+    let Shared { closing, .. } = sh;
+    let Closing { lp, mut pace, .. } = closing.into_inner().unwrap();
+    for (i, naps) in ends.into_iter().enumerate() {
+        pace.naps[i] = naps;
+    }
+    ps.lp = lp;
+    ps.pace = pace;
     let lp = &ps.lp;
     m.budget.end = lp.run_end;
     if lp.failed {
@@ -349,43 +423,88 @@ pub(super) fn run_until(m: &mut Sim, t: Time) {
         m.now = m.now.max(t.min(lp.run_end));
     }
     m.records.wall += started.elapsed().as_secs_f64();
+    m.parallel.threads.note = ps.pace.folded(n);
     m.parallel.par = Some(ps);
 }
 
-/// `worker`, which lets the other threads through the barrier if it panics.
-fn guarded(
-    i: usize,
-    sh: &Shared,
-    lp: LoopState,
-    m: Option<&mut Sim>,
-) -> std::thread::Result<LoopState> {
-    let run = std::panic::AssertUnwindSafe(|| worker(i, sh, lp, m));
-    std::panic::catch_unwind(run).inspect_err(|_| sh.barrier.abort())
+/// `worker`, which lets the other threads out if it panics.
+fn guarded(i: usize, sh: &Shared) -> std::thread::Result<pool::Naps> {
+    let run = std::panic::AssertUnwindSafe(|| worker(i, sh));
+    std::panic::catch_unwind(run).inspect_err(|_| sh.clock.finish())
 }
 
-/// One thread's part of a call: window after window of partition `i` (thread 0 also
-/// runs the global events on `m`, the run the partitions are of).
-fn worker(i: usize, sh: &Shared, mut lp: LoopState, mut m: Option<&mut Sim>) -> LoopState {
-    let mut k = 0usize;
-    while let Some(b) = lp.bound(sh.consts.grid) {
-        window(i, sh, b, &sh.reports[k & 1][i]);
-        if !sh.barrier.wait() {
-            break;
-        }
-        lp.absorb(&sh.reports[k & 1], b, sh.consts);
-        if b == lp.global && !lp.failed {
-            if let Some(m) = m.as_deref_mut() {
-                let next = global_step(m, sh, lp.run_end, b);
-                *sh.global.lock().unwrap() = next;
-            }
-            if !sh.barrier.wait() {
-                break;
-            }
-            (lp.global, lp.failed) = *sh.global.lock().unwrap();
-        }
-        k += 1;
+/// One thread's part of a call: in each window its own partition, then any other
+/// no thread has claimed yet; the thread that finishes a window's last partition
+/// closes it (`close`), and naps when it held the window up (`pool`). Its naps.
+fn worker(i: usize, sh: &Shared) -> pool::Naps {
+    let n = sh.parts.len();
+    let mut naps = lock_closing(sh).pace.naps[i];
+    if let Some(left) = naps.left() {
+        nap(sh, &mut naps, left); // one a call's end cut short
     }
-    lp
+    let mut seen = usize::MAX;
+    while let Some((k, b)) = sh.clock.next(seen) {
+        seen = k;
+        let mut closes = false;
+        let mut ran = 0;
+        for p in (0..n).map(|j| (i + j) % n) {
+            if !sh.claims.claim(p, k) {
+                continue;
+            }
+            window(p, sh, k, b);
+            ran += 1;
+            closes |= sh.done.fetch_add(1, Ordering::AcqRel) + 1 == n;
+        }
+        let held = if closes { close(sh, b, ran == n) } else { None };
+        if let Some(d) = naps.ran(ran, n, held) {
+            nap(sh, &mut naps, d);
+        }
+    }
+    naps
+}
+
+/// Naps for `d` if another thread stays awake. A nap the call's end cuts short goes
+/// on when the next call starts.
+fn nap(sh: &Shared, naps: &mut pool::Naps, d: std::time::Duration) {
+    if !sh.awake.may_nap() {
+        naps.woke();
+        return;
+    }
+    sh.clock.nap(d);
+    sh.awake.wake();
+    if naps.left().is_none() {
+        naps.woke();
+    }
+}
+
+fn lock_closing<'a>(sh: &'a Shared) -> MutexGuard<'a, Closing> {
+    sh.closing.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Closes the window that ended at `b` (every partition done; `solo`: one thread ran
+/// them all): takes in the reports, runs the run's global event at `b` if there is
+/// one, and opens the next window, or ends the call. How long the window took if it
+/// took so long that the thread closing it must have lost its core while it held a
+/// partition.
+fn close(sh: &Shared, b: u128, solo: bool) -> Option<std::time::Duration> {
+    let mut c = lock_closing(sh);
+    let c = &mut *c;
+    let now = Instant::now();
+    let held = c.pace.held_up(now - c.opened);
+    c.pace.solo += u64::from(solo);
+    c.lp.absorb(&sh.reports, b, sh.consts);
+    c.opened = now;
+    if b == c.lp.global && !c.lp.failed {
+        let mut run = sh.run.lock().unwrap_or_else(PoisonError::into_inner);
+        (c.lp.global, c.lp.failed) = global_step(&mut run, sh, c.lp.run_end, b);
+        c.opened = Instant::now(); // its time is not the next window's
+    }
+    sh.done.store(0, Ordering::Relaxed);
+    match c.lp.bound(sh.consts.grid) {
+        Some(next) => sh.clock.publish(c.lp.k, next),
+        None => sh.clock.finish(),
+    }
+    held
 }
 
 /// The run's own event at key `b` (a sample, or a controller's wake), on `m` brought
@@ -412,13 +531,14 @@ fn global_step(m: &mut Sim, sh: &Shared, run_end: Time, b: u128) -> (u128, bool)
     (next, m.budget.done)
 }
 
-/// Partition `i`'s window: the mail sent to it, its events below `b`, its mail out
-/// and its report.
-fn window(i: usize, sh: &Shared, b: u128, report: &Mutex<Report>) {
+/// Partition `i`'s part of window `k` (bound `b`): the mail sent to it in the window
+/// before, its events below `b`, its mail out and its report.
+fn window(i: usize, sh: &Shared, k: usize, b: u128) {
     let n = sh.parts.len();
+    let (inbox, outbox) = (((k + 1) & 1) * n * n, (k & 1) * n * n);
     let mut sim = lock(&sh.parts[i]);
     for src in 0..n {
-        let mut inbox = sh.mail[src * n + i].lock().unwrap();
+        let mut inbox = sh.mail[inbox + src * n + i].lock().unwrap();
         for m in inbox.drain(..) {
             sim.accept(m);
         }
@@ -437,10 +557,10 @@ fn window(i: usize, sh: &Shared, b: u128, report: &Mutex<Report>) {
             .min()
             .unwrap_or(Time::MAX)
             .min(mail_min);
-        sh.mail[i * n + to].lock().unwrap().append(out);
+        sh.mail[outbox + i * n + to].lock().unwrap().append(out);
     }
     let last_complete = pc.last_complete;
-    *report.lock().unwrap() = Report {
+    *sh.reports[i].lock().unwrap() = Report {
         head: sim.events.peek_time().unwrap_or(Time::MAX),
         mail_min,
         completed: sim.ends.completed,
@@ -448,4 +568,69 @@ fn window(i: usize, sh: &Shared, b: u128, report: &Mutex<Report>) {
         failed: sim.budget.done,
         now: sim.now,
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{load, Format, LoadOptions};
+    use std::path::Path;
+
+    const PERMUTATION: &str = r#"
+        [simulation]
+        duration = "2ms"
+        ties = "partitioned"
+        [topology]
+        kind = "fat_tree"
+        k = 4
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [network]
+        buffer = "100pkt"
+        ecn_threshold = "15pkt"
+        [transport]
+        protocol = "dctcp"
+        [[workloads]]
+        kind = "permutation"
+        [output]
+        throughput = ["flow", "link"]
+        sample_interval = "100us"
+    "#;
+
+    fn sim(threads: usize) -> Sim {
+        let mut s = load(
+            PERMUTATION,
+            "test.toml",
+            Path::new("."),
+            Format::Toml,
+            &LoadOptions::default(),
+        )
+        .expect("valid scenario");
+        s.set_threads_exact(threads);
+        s
+    }
+
+    fn summary(s: &mut Sim) -> String {
+        let mut r = s.results();
+        r.summary.wall_s = 0.0;
+        serde_json::to_string(&r.summary).unwrap()
+    }
+
+    #[test]
+    fn threads_that_nap_leave_their_partitions_to_the_others_with_the_same_results() {
+        let mut one = sim(1);
+        one.run();
+        let mut two = sim(2);
+        two.run_until(crate::engine::from_secs(2e-5));
+        let ps = two.parallel.par.as_mut().expect("cut in two");
+        ps.pace.naps[1].nap_for(std::time::Duration::from_secs(3600));
+        two.run();
+        let ps = two.parallel.par.as_ref().unwrap();
+        assert!(ps.pace.solo * 10 > ps.pace.windows * 9, "{:?}", ps.pace);
+        assert_eq!(summary(&mut two), summary(&mut one));
+        assert!(two
+            .threads_note()
+            .unwrap()
+            .starts_with("ran on 2 threads, but one thread ran every partition in"));
+    }
 }
