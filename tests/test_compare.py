@@ -109,7 +109,7 @@ def leaf_spine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     assert "--seeds 5" in command and "compare-leaf-spine.toml" in command
     res = shell(command, work)
     assert res.returncode == 0, res.stderr
-    return work / "compare", res.stdout
+    return work / "tenantnet-out" / "compare", res.stdout
 
 
 NUMBERS = re.compile(r"^(✔|✘|≈ inconclusive:) (.*)$")
@@ -278,3 +278,40 @@ def test_a_run_that_fails_with_a_bug_is_its_row_and_the_comparison_goes_on(
     o = run_scheme(data, "static", seed=1)
     assert o.measures is None
     assert o.error.startswith("failed: internal error (RuntimeError: boom)")
+
+
+@pytest.mark.slow
+def test_the_readme_picture_shows_the_verdicts_the_readme_command_gives_today(
+        leaf_spine: tuple[Path, str]) -> None:
+    """docs/img/compare-verdicts.png is drawn (scripts/verdict_png.py) from
+    compare-verdicts.csv beside it, which holds this command's verdicts as the picture
+    shows them: regenerate both when the verdicts change."""
+    import hashlib
+    import importlib.util
+
+    from PIL import Image
+    spec = importlib.util.spec_from_file_location(
+        "verdict_png", EXAMPLES.parent / "scripts" / "verdict_png.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    img = EXAMPLES.parent / "docs" / "img"
+    csv = (img / "compare-verdicts.csv").read_text(encoding="utf-8")
+    shown = pd.read_csv(img / "compare-verdicts.csv", dtype=str,
+                        keep_default_na=False).to_dict("records")
+    assert shown == script.cells(Path(leaf_spine[0])), "run scripts/verdict_png.py"
+    stamp = Image.open(img / "compare-verdicts.png").text["Description"]
+    assert stamp == f"tenantnet verdicts {hashlib.sha256(csv.encode()).hexdigest()}"
+
+
+@pytest.mark.slow
+def test_the_numbers_the_guide_and_the_example_quote_are_this_runs(
+        leaf_spine: tuple[Path, str]) -> None:
+    runs = pd.read_parquet(Path(leaf_spine[0]) / "runs.parquet")
+    per_seed = runs[runs["status"] == "ok"].groupby("seed")["short_flows"].min()
+    lo, hi = int(per_seed.min()), int(per_seed.max())
+    quoted = f"{lo} to {hi}"
+    guide = (EXAMPLES.parent / "docs" / "guide" / "compare.md").read_text(encoding="utf-8")
+    example = (EXAMPLES / "compare-leaf-spine.toml").read_text(encoding="utf-8")
+    assert f"{quoted} flows under 100 KB finish" in " ".join(guide.split()), quoted
+    assert f"{quoted} search flows under 100 KB" in " ".join(example.split()), quoted

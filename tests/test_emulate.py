@@ -169,7 +169,7 @@ def test_a_run_is_trusted_only_when_every_measure_is_within_its_limit() -> None:
     agent = judge([0.0], [AGENT_LATE_S + 0.01] * 3, None, None)
     assert agent.over == ["MBFQ's rates were in force 35 ms late at the median"]
     slow = judge([0.0], None, (PORT_RATE - 0.01, 0.5), None)
-    assert not slow.trusted and "sent 89.0% of their rates" in slow.verdict
+    assert not slow.trusted and "sent 89.0 % of their rates" in slow.verdict
     assert slow.as_dict()["sent_while_backlogged"] == {"all": 0.89, "lowest": 0.5}
 
 

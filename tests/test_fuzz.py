@@ -150,3 +150,37 @@ def _case(i: int) -> dict[str, Any]:
         else:
             parent[p[-1]] = value
     return d
+
+
+def test_a_scenario_of_200_000_workload_tables_is_validated(tmp_path: Path) -> None:
+    """Validation grows with the file, not its square (a total the estimate summed
+    again after each of its parts made it quadratic: 80 000 tables took 8 s, 200 000
+    more than 30); `tenantnet bench validate` times it."""
+    head = ('[simulation]\nduration = "10ms"\n[topology]\nkind = "star"\nhosts = 8\n'
+            'link_rate = "10Gbps"\n')
+    f = tmp_path / "many.toml"
+    f.write_text(head + "".join(
+        f'[[workloads]]\nkind = "long_lived"\nsrc = "h{i % 4}"\ndst = "h{4 + i % 4}"\n'
+        for i in range(200_000)))
+    p = cli("validate", str(f), timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(f"{f}: ok; its run needs about"), p.stdout
+
+
+@pytest.mark.parametrize("text", [
+    "big = 18446744073709551616\n", "v = [1, 99999999999999999999999]\n",
+    "t = { a = 36893488147419103232 }\n", "seed = 0x1FFFFFFFFFFFFFFFFF\n",
+    "neg = -9223372036854775809\n"])
+def test_integers_beyond_64_bits_anywhere_are_one_plain_error(tmp_path: Path,
+                                                              text: str) -> None:
+    for name, body in (("s.toml", f'name = "x"\n{text}'),
+                       ("s.json", '{"name": "x", "v": ' + text.split("= ", 1)[1].strip()
+                        .replace("{ a = ", '{"a": ').replace("0x1FFFFFFFFFFFFFFFFF",
+                                                              "590295810358705651711")
+                        + "}")):
+        f = tmp_path / name
+        f.write_text(body)
+        p = cli("validate", str(f))
+        assert p.returncode == 2, (name, p.stderr)
+        plain(p.stderr.strip())
+        assert "9223372036854775807" in p.stderr, (name, p.stderr)

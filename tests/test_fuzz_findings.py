@@ -190,3 +190,133 @@ def test_the_api_names_arguments_of_the_wrong_type() -> None:
         tenantnet.run(None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="scenario = None"):
         tenantnet.compare(None)  # type: ignore[arg-type]
+
+
+# ---- what the fuzz of issue 57 found ---------------------------------------------------
+
+NO_TRAFFIC = """\
+[simulation]
+duration = "10ms"
+[topology]
+kind = "star"
+hosts = 2
+"""
+
+
+def test_compare_without_workloads_is_refused_up_front(tmp_path: Path) -> None:
+    f = tmp_path / "empty.toml"
+    f.write_text(NO_TRAFFIC)
+    p = cli("compare", str(f), "-o", str(tmp_path / "c"), "--seeds", "1")
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith(f"error: {f}: no [[workloads]]: compare judges")
+    assert not (tmp_path / "c").exists()
+    with pytest.raises(tenantnet.ScenarioError, match="no \\[\\[workloads\\]\\]"):
+        tenantnet.compare(tenantnet.Scenario.from_toml(NO_TRAFFIC).data(), ["none"], seeds=1)
+
+
+def test_compare_with_traffic_of_no_tenant_writes_its_report(tmp_path: Path) -> None:
+    # nothing to judge but work conservation: the report has no tenant figure
+    c = tenantnet.compare(tenantnet.Scenario.from_toml(BASE.replace('"1ms"', '"10ms"')),
+                          ["none"], seeds=1, out=tmp_path / "c")
+    assert c.verdicts.set_index("scheme").loc["none", "work conservation"][:1] in "✔✘≈"
+    assert (tmp_path / "c" / "report.html").is_file()
+
+
+@pytest.mark.parametrize("text", [
+    'name = "x"\nbig = 18446744073709551616\n',
+    'name = "x"\nv = [1, 99999999999999999999999]\n',
+    'name = "x"\nt = { a = 36893488147419103232 }\n',
+    'name = "x"\n[simulation]\nseed = 0x1FFFFFFFFFFFFFFFFF\n',
+])
+def test_an_integer_beyond_64_bits_is_named_in_toml(tmp_path: Path, text: str) -> None:
+    f = tmp_path / "big.toml"
+    f.write_text(text)
+    p = cli("validate", str(f))
+    assert p.returncode == 2, p.stderr
+    assert "a whole number beyond 9223372036854775807" in p.stderr, p.stderr
+    assert "i128" not in p.stderr and "invalid type" not in p.stderr, p.stderr
+
+
+def test_an_integer_beyond_64_bits_in_json_is_shown_as_written(tmp_path: Path) -> None:
+    f = tmp_path / "big.json"
+    f.write_text('{"simulation": {"duration": "1ms", "seed": 123456789012345678901234567890}}')
+    p = cli("validate", str(f))
+    assert p.returncode == 2
+    assert "simulation.seed = 123456789012345678901234567890: expected a whole number" \
+        in p.stderr, p.stderr
+
+
+def test_a_product_too_large_names_the_key_the_user_made_large() -> None:
+    d = tenantnet.Scenario.from_toml(BASE).data()
+    d["topology"] = {"kind": "leaf_spine", "leaves": 1_000_000_000, "spines": 2,
+                     "hosts_per_leaf": 6}
+    refused(d, "topology.leaves", "6000000000 hosts (1000000000 leaves x 6 hosts_per_leaf)")
+
+
+def test_packets_on_long_links_name_the_link_delay() -> None:
+    d = tenantnet.Scenario.from_toml(BASE).data()
+    d["topology"]["link_delay"] = "99999999999us"
+    refused(d, "topology.link_delay", "packets alive at once", "memory budget")
+
+
+def test_a_workload_of_a_tenant_not_declared_is_refused() -> None:
+    d = tenantnet.Scenario.from_toml(BASE).data()
+    d["tenants"] = [{"name": "analytics", "guarantee": "1Gbps", "hosts": ["h0", "h1"]}]
+    d["workloads"][0]["tenant"] = "analytics_x"
+    refused(d, "workloads[0].tenant", "names no tenant", '"analytics"')
+    del d["workloads"][0]["tenant"]  # traffic of no tenant stays allowed
+    tenantnet.Scenario.from_dict(d).validate()
+
+
+@pytest.mark.parametrize(("call", "words"), [
+    (lambda s: s.simulation().set_dscp_map("s0", None), "mapping = None"),  # type: ignore
+    (lambda s: s.simulation().set_queue_weights(None, [1]), "switch = None"),  # type: ignore
+    (lambda s: s.simulation().set_queue_weights("s0", [1], peer=5), "peer = 5"),  # type: ignore
+    (lambda s: tenantnet.schemes.apply(None, "none"), "data = None"),  # type: ignore
+    (lambda s: s.with_overrides(simulation=5), "simulation = 5"),  # type: ignore
+    (lambda s: tenantnet.sweep(s, {"parameters": {}}, "/tmp/x", max_events="x"),
+     "max_events = 'x'"),
+    (lambda s: tenantnet.sweep(s, {"parameters": {}}, "/tmp/x", jobs=0), "jobs = 0"),
+    (lambda s: tenantnet.compare(s, ["none"], seeds=1, memory_budget="zz"), "zz"),
+    (lambda s: tenantnet.run(tenantnet.Scenario.from_toml(BASE)).write(None),  # type: ignore
+     "out_dir = None"),
+])
+def test_the_python_api_names_a_wrong_argument(call: Any, words: str) -> None:
+    import tenantnet.schemes
+    sc = tenantnet.Scenario.builtin("demo")
+    with pytest.raises((TypeError, ValueError)) as e:
+        call(sc)
+    assert words in str(e.value), str(e.value)
+
+
+def test_results_write_into_a_file_says_so(tmp_path: Path) -> None:
+    r = tenantnet.run(tenantnet.Scenario.from_toml(BASE))
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ValueError, match="f: cannot write the results there"):
+        r.write(tmp_path / "f")
+
+
+def test_command_line_errors_are_tenantnets_own(tmp_path: Path) -> None:
+    binary = tmp_path / "grid.toml"
+    binary.write_bytes(bytes([0x80, 0xD6, 0xFF, 0x00]) * 20)
+    p = cli("sweep", str(EXAMPLES / "compare-leaf-spine.toml"), "--grid", str(binary), "-o",
+            str(tmp_path / "s"))
+    assert p.returncode == 2 and "not a text file in UTF-8 (byte 0 is 0x80)" in p.stderr
+    empty = tmp_path / "empty.toml"
+    empty.write_text("")
+    p = cli("crosscheck", "ns3", str(empty), "-o", str(tmp_path / "x"))
+    assert p.returncode == 2 and "simulation: required key is missing" in p.stderr, p.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"name": "x", "topology": ')
+    said = cli("validate", str(broken)).stderr
+    for args in (["deploy", "sonic", str(broken), "--scheme", "trinity", "-o",
+                  str(tmp_path / "d")],
+                 ["deploy", "linux", str(broken), "--scheme", "static", "--host", "h0",
+                  "--dev", "eth0", "--dry-run"],
+                 ["schemes", str(broken)]):
+        p = cli(*args)
+        assert p.returncode == 2 and p.stderr == said, (args, p.stderr)
+    invalid = tmp_path / "invalid.toml"
+    invalid.write_text('[topology]\nkind = "star"\nhosts = "many"\n')
+    p = cli("schemes", str(invalid))
+    assert p.returncode == 2 and "applies:     yes" not in p.stdout

@@ -4,6 +4,7 @@ second of SIGINT with exit code 130 and one line, leaving no partial results fol
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -21,9 +22,12 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def interrupt(args: list[str], cwd: Path, ready: Callable[[], bool],
-              wait: float = 120) -> tuple[subprocess.CompletedProcess[str], float]:
-    """Starts ``tenantnet ARGS``, sends SIGINT once `ready()` holds, and returns the
-    finished process and the seconds it took to end after the signal."""
+              wait: float = 120, twice: bool = False
+              ) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Starts ``tenantnet ARGS``, sends SIGINT once `ready()` holds (`twice`: and again
+    a moment later, as Ctrl-C pressed twice, or a wrapper in the same process group
+    passing it on), and returns the finished process and the seconds it took to end
+    after the signal."""
     env = dict(os.environ, TENANTNET_DEBUG="")
     proc = subprocess.Popen([sys.executable, "-m", "tenantnet", *args], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
@@ -35,6 +39,10 @@ def interrupt(args: list[str], cwd: Path, ready: Callable[[], bool],
     time.sleep(0.3)
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
+    if twice:
+        time.sleep(0.02)
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     took = time.monotonic() - sent
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), took
@@ -64,20 +72,40 @@ def started(path: Path) -> Callable[[], bool]:
     return lambda: any(q.name.startswith(f".{path.name}.") for q in path.parent.iterdir())
 
 
-def test_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("twice", [False, True])
+def test_run(tmp_path: Path, twice: bool) -> None:
     src = tmp_path / "perm.toml"
     src.write_text(tenantnet.Scenario.builtin("permutation").text)
     out = tmp_path / "o"
     # the run builds its scenario, then simulates for seconds before writing anything
-    p, took = interrupt(["run", str(src), "--out", str(out)], tmp_path, after(2.5))
+    p, took = interrupt(["run", str(src), "--out", str(out)], tmp_path, after(2.5),
+                        twice=twice)
     check(p, took, tmp_path)
     assert not out.exists()
 
 
-def test_compare(tmp_path: Path) -> None:
+def test_a_second_ctrl_c_while_a_run_writes_leaves_no_folder(tmp_path: Path) -> None:
+    src = tmp_path / "perm.toml"
+    d = tenantnet.Scenario.builtin("permutation").data()
+    d["simulation"]["duration"] = "20ms"
+    d["output"] = {"throughput": ["flow", "link"], "sample_interval": "10us",
+                   "queues": True}  # tables that take a while to write
+    src.write_text(tenantnet.Scenario.from_dict(d).text)
+    src = src.rename(src.with_suffix(".json"))
+    out = tmp_path / "o"
+    p, took = interrupt(["run", str(src), "--out", str(out), "--no-report"], tmp_path,
+                        lambda: any((q / "throughput.parquet").exists()
+                                    for q in tmp_path.iterdir() if q.name.startswith(".o.")),
+                        twice=True)
+    check(p, took, tmp_path)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("twice", [False, True])
+def test_compare(tmp_path: Path, twice: bool) -> None:
     out = tmp_path / "o"
     p, took = interrupt(["compare", str(EXAMPLES / "compare-leaf-spine.toml"), "--out",
-                         str(out), "-j", "2"], tmp_path, started(out))
+                         str(out), "-j", "2"], tmp_path, started(out), twice=twice)
     check(p, took, tmp_path)
     assert not out.exists()
     time.sleep(0.5)

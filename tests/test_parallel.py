@@ -34,7 +34,8 @@ def partitioned(d: dict[str, Any]) -> dict[str, Any]:
 
 def ran(d: dict[str, Any], threads: int | None) -> tuple[str, tenantnet.Simulation]:
     """The run's digest (every table and the summary but its wall time) on `threads`."""
-    sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(threads, exact=True)
+    sim = tenantnet.Scenario.from_dict(d, "<test>").simulation()
+    sim.set_threads(threads, exact=True)
     tenantnet.api.advance(sim, None, chunks=7)
     r = sim.results()
     check_conservation(r)
@@ -243,7 +244,8 @@ def test_queue_weights_set_mid_run_reach_every_partition() -> None:
     d["network"]["dscp_map"] = "identity"
 
     def stepped(threads: int) -> str:
-        sim = tenantnet.Scenario.from_dict(d, "<test>").simulation().set_threads(threads, exact=True)
+        sim = tenantnet.Scenario.from_dict(d, "<test>").simulation()
+        sim.set_threads(threads, exact=True)
         sim.run_until(0.0005)
         node, peer = sim.flow_paths[0][2].split("->")
         sim.set_queue_weights(node, [1, 7], peer=peer)

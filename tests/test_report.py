@@ -212,3 +212,21 @@ def test_a_qshare_run_charts_its_binding_and_weights(tmp_path: Path) -> None:
     h = out.read_text()
     assert "QShare: binding and weights over time" in h
     assert 'alt="QShare binding over time"' in h and 'alt="QShare weights over time"' in h
+
+
+def test_a_port_has_one_colour_and_place_in_every_run_s_queue_figure(ran: Ran) -> None:
+    d = ran("demo")
+    runs = {s: tenantnet.Results.read(d / s) for s in ("none", "static", "mbfq")}
+    order = sorted({k for r in runs.values() for k in report.busiest_queues(r)})
+    t = report.TimeAxis(runs)
+    seen: dict[str, Any] = {}
+    for label, r in runs.items():
+        fig = report.queue_figure(r, t, title=label, order=order)
+        assert fig is not None
+        lines = [ln for ln in fig.axes[0].get_lines() if not ln.get_label().startswith("_")]
+        labels = [ln.get_label() for ln in lines]
+        assert labels == sorted(labels, key=order.index), labels  # one order everywhere
+        for ln in lines:
+            colour = (ln.get_color(), ln.get_linestyle(), ln.get_marker())
+            assert seen.setdefault(ln.get_label(), colour) == colour, ln.get_label()
+    assert len(seen) >= 4

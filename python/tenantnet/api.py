@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import SEED_MAX, is_whole
+from .errors import SEED_MAX, check_type, is_whole
 from .progress import Progress
 from .results import Results
-from .scenario import MemoryBudget, Scenario
+from .scenario import MemoryBudget, Scenario, memory_budget_bytes
 from .simulation import Simulation
 
 if TYPE_CHECKING:
@@ -29,19 +29,13 @@ def as_scenario(scenario: Scenario | str | Path | dict[str, Any],
                     f"tenantnet.Scenario or a dict, not {type(scenario).__name__}")
 
 
-def _check_type(name: str, value: Any, ok: bool, expected: str) -> None:
-    if not ok:
-        raise TypeError(f"{name} = {value!r}: expected {expected}, not "
-                        f"{type(value).__name__}")
-
-
 def _scheme_specs(schemes: Any) -> list[str] | None:
     """``schemes``: None, "a,b+c" or a list of names and combinations."""
     if schemes is None:
         return None
     if isinstance(schemes, str):
         schemes = [s.strip() for s in schemes.split(",") if s.strip()]
-    _check_type("schemes", schemes, isinstance(schemes, list | tuple) and bool(schemes)
+    check_type("schemes", schemes, isinstance(schemes, list | tuple) and bool(schemes)
                 and all(isinstance(s, str) for s in schemes),
                 'a list of scheme names such as ["none", "qshare+barberq"], or None')
     return list(schemes)
@@ -67,18 +61,19 @@ def compare(scenario: Scenario | str | Path | dict[str, Any],
     specs = _scheme_specs(schemes)
     seeds = DEFAULT_SEEDS if seeds is None else seeds
     whole = isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1
-    _check_type("seeds", seeds, whole or (isinstance(seeds, list | tuple) and bool(seeds)
+    check_type("seeds", seeds, whole or (isinstance(seeds, list | tuple) and bool(seeds)
                                          and all(is_whole(s, 0, SEED_MAX) for s in seeds)),
                 "a number of seeds (1 or more) or a list of seeds")
-    _check_type("seed", seed, seed is None or is_whole(seed, 0, SEED_MAX),
+    check_type("seed", seed, seed is None or is_whole(seed, 0, SEED_MAX),
                 "a seed from 0 to 2^63 - 1, or None")
-    _check_type("jobs", jobs, jobs is None or is_whole(jobs, 1, 2**31),
+    check_type("jobs", jobs, jobs is None or is_whole(jobs, 1, 2**31),
                 "a number of runs at a time (1 or more), or None")
     settle = metrics.SETTLE_S if settle is None else settle
-    _check_type("settle", settle, isinstance(settle, int | float) and not isinstance(
+    check_type("settle", settle, isinstance(settle, int | float) and not isinstance(
         settle, bool) and 0 <= settle < 1e6, "seconds (a number from 0)")
-    _check_type("out", out, out is None or isinstance(out, str | Path),
+    check_type("out", out, out is None or isinstance(out, str | Path),
                 "a folder's path, or None")
+    memory_budget_bytes(memory_budget)  # a bad budget fails here, not in every run
     if out is None:
         return run_all(sc, specs, None, jobs, seeds, seed, float(settle), memory_budget)
     from .outdir import publish
@@ -114,6 +109,8 @@ def run(scenario: Scenario | str | Path | dict[str, Any], progress: Progress | N
     if threads is not None:
         sim.set_threads(threads)
     advance(sim, progress, chunks)
+    from .eta import ran_one
+    ran_one()
     return sim.results()
 
 

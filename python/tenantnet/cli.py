@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import resource
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from .clitools import (
     Parser,
     add_force,
     check_out,
+    checked_scenario,
     count_arg,
     fail,
     int_arg,
@@ -59,6 +61,8 @@ BENCHMARKS = {
                   "per setting, 40 at k=8 and 12 at k=12 for power)",
     "compare": "tenantnet compare on examples/compare-leaf-spine.toml: every scheme, 3 seeds, "
                "2 workers; wall time split between simulation, writing and analysis",
+    "validate": "tenantnet validate (a fresh process) on scenarios of 20 000 to 200 000 "
+                "[[workloads]] tables: the time grows with the file, not its square",
 }
 
 
@@ -121,7 +125,7 @@ def cmd_schema(a: argparse.Namespace) -> None:
 
 def cmd_schemes(a: argparse.Namespace) -> None:
     from . import schemes
-    sc = Scenario.from_file(a.scenario) if a.scenario else None
+    sc = checked_scenario(a.scenario) if a.scenario else None
     data = sc.data() if sc else None
     rows = schemes.table()
     for row in rows:
@@ -217,8 +221,9 @@ def cmd_reproduce(a: argparse.Namespace) -> None:
             ensure_ascii=False) + "\n")
         written.append(d / "transport.json")
 
+    from .eta import reproducing
     with (progress.showing(not a.quiet), transport_profile(profile),
-          env_setting(TIES_ENV, a.ties)):
+          env_setting(TIES_ENV, a.ties), reproducing(a.name)):
         publish(a.out, write, f"tenantnet reproduce {a.name}", a.force)
     for path in written:
         print(f"wrote {a.out / path.name}")
@@ -419,6 +424,27 @@ def _bench_compare(repeat: int) -> None:
     bench(repeat)
 
 
+def _bench_validate(repeat: int) -> None:
+    """``tenantnet validate`` on star scenarios of n long-lived workloads each, whole
+    processes, `repeat` times: one JSON line per file and run."""
+    import tempfile
+    head = ('[simulation]\nduration = "10ms"\n[topology]\nkind = "star"\nhosts = 8\n'
+            'link_rate = "10Gbps"\n')
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (20_000, 40_000, 80_000, 200_000):
+            f = Path(tmp) / f"w{n}.toml"
+            f.write_text(head + "".join(
+                f'[[workloads]]\nkind = "long_lived"\nsrc = "h{i % 4}"\ndst = "h{4 + i % 4}"'
+                f'\nstart = "{i % 1000}us"\nstop = "{1000 + i % 1000}us"\n' for i in range(n)))
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                r = subprocess.run([sys.executable, "-m", "tenantnet", "validate", str(f)],
+                                   capture_output=True, text=True)
+                print(json.dumps({"benchmark": "validate", "workloads": n,
+                                  "bytes": f.stat().st_size, "exit": r.returncode,
+                                  "wall_s": round(time.perf_counter() - t0, 3)}), flush=True)
+
+
 def cmd_bench(a: argparse.Namespace) -> None:
     if a.k is not None and not a.name.startswith("permutation") and a.name != "crosscheck":
         fail(f"--k {a.k}: sets the fat-tree of the permutation benchmarks, not of {a.name}")
@@ -441,7 +467,8 @@ def cmd_bench(a: argparse.Namespace) -> None:
         return
     repeat_only: dict[str, Callable[[int], None]] = {
         "qshare-place": bench_qshare, "fct": bench_fct, "qshare-rebind": bench_rebind,
-        "barberq-macro": _bench_macro, "sweep": _bench_sweep, "compare": _bench_compare}
+        "barberq-macro": _bench_macro, "sweep": _bench_sweep, "compare": _bench_compare,
+        "validate": _bench_validate}
     if a.name in repeat_only:
         repeat_only[a.name](a.repeat)
         return
@@ -598,9 +625,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_emulate(cmd)
     from .deploy_cli import add_commands as add_deploy
     add_deploy(sub.add_parser(
-        "deploy", help="Configuration that enforces a scheme on real equipment (SONiC "
-        "switches).", description="Configuration that enforces a compared scheme on real "
-        "equipment: SONiC switches' config_db.", formatter_class=fmt))
+        "deploy", help="Configuration that enforces a scheme on real equipment: SONiC "
+        "switches' config_db (deploy sonic), a Linux hypervisor's traffic control and "
+        "MBFQ's agent (deploy linux).", description="Configuration that enforces a "
+        "compared scheme on real equipment: SONiC switches' config_db (deploy sonic), a "
+        "Linux hypervisor's traffic control and MBFQ's agent (deploy linux).",
+        formatter_class=fmt))
     from .qshare_cli import add_commands
     add_commands(sub.add_parser(
         "qshare", help="QShare's controller: placement, queue binding, SONiC configuration.",

@@ -116,3 +116,12 @@ def read_text(path: Path) -> str:
         fail(f"{path}: not a UTF-8 text file")
     except OSError as e:
         fail(f"{path}: cannot read: {e.strerror}")
+
+
+def checked_scenario(path: Path) -> Any:
+    """The scenario file a command was given, checked as ``tenantnet validate`` checks
+    it (its errors in the same words, the file named once) before the command uses it."""
+    from .scenario import Scenario
+    sc = Scenario.from_file(path)
+    sc.validate()
+    return sc

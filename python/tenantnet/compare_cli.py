@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,27 +42,45 @@ def scheme_list(text: str) -> list[str]:
     return specs
 
 
+WIDTH = 100
+"""Lines of the verdict table's notes and legend wrap at this width."""
+
+
+def _wrapped(text: str, indent: int) -> str:
+    return "\n".join(textwrap.wrap(text, WIDTH, subsequent_indent=" " * indent,
+                                    break_on_hyphens=False))
+
+
 def print_verdicts(v: Any, label: str = "scheme") -> None:
     """The verdict table as text, a row per scheme (a property no scheme could be
-    judged on left out, and said so), then the notes that make a verdict less firm."""
+    judged on left out, and said so; "≈ inconclusive:" as "≈", which the legend below
+    says), then the notes that make a verdict less firm, wrapped."""
     from . import verdicts
     props = [p for p in verdicts.NAMES if any(verdicts.symbol(x) for x in v[p])]
+
+    def cell(x: Any) -> str:
+        return str(x).replace("≈ inconclusive: ", "≈ ")
     width = max(len(label), *(len(str(s)) for s in v["scheme"]))
-    cols = [max(len(p), *(len(str(x)) for x in v[p])) for p in props]
-    print(f"{label:<{width}}  " + "  ".join(f"{p:<{w}}" for p, w in zip(props, cols,
-                                                                          strict=True)))
+    cols = [max(len(p), *(len(cell(x)) for x in v[p])) for p in props]
+    print((f"{label:<{width}}  " + "  ".join(f"{p:<{w}}" for p, w in zip(props, cols,
+                                                                           strict=True))
+           ).rstrip())
     for _, r in v.iterrows():
         if r["note"]:
-            print(f"{r['scheme']:<{width}}  {r['note']}")
+            print(_wrapped(f"{r['scheme']:<{width}}  {r['note']}", width + 2))
         else:
             print(f"{r['scheme']:<{width}}  " + "  ".join(
-                f"{r[p]!s:<{w}}" for p, w in zip(props, cols, strict=True)).rstrip())
+                f"{cell(r[p]):<{w}}" for p, w in zip(props, cols, strict=True)).rstrip())
+    if props:
+        print(_wrapped("each cell: the mean over seeds [its 95 % interval]; ✔ the whole "
+                       "interval passes, ✘ none of it does, ≈ inconclusive: it straddles "
+                       "the threshold, or cannot be told from it", 0))
     for p in verdicts.NAMES:
         if p not in props:
             print(f"({p}: nothing to judge in these runs)")
     from .comparison_tables import group_warnings
     for w, names in group_warnings(v).items():
-        print(f"note: {', '.join(names)}: {w}")
+        print(_wrapped(f"note: {', '.join(names)}: {w}", 6))
 
 
 def _judged(a: argparse.Namespace, make: Callable[[Path], Any],

@@ -21,10 +21,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import metrics, schemes, stats
+from . import metrics, progress, schemes, stats
 from .defaults import DEFAULT_SEEDS as DEFAULT_SEEDS
 from .engagement import Engagement, engagement
 from .errors import SEED_MAX, ScenarioError
+from .eta import OVERHEAD, Eta, trial
 from .pool import pool_map, workers
 from .scenario import MemoryBudget, Scenario
 
@@ -221,6 +222,10 @@ def compare(scenario: Scenario, specs: Sequence[str] | None = None,
     is given."""
     data = scenario.data()
     base = str(scenario.base_dir)
+    if not data.get("workloads"):
+        raise ScenarioError(f"{scenario.source}: no [[workloads]]: compare judges how each "
+                            "scheme shares the tenants' traffic, and this scenario has "
+                            "none (see the Scenarios guide: Workloads)")
     if specs is None:
         specs, why = applicable(data, base)
     else:
@@ -233,13 +238,39 @@ def compare(scenario: Scenario, specs: Sequence[str] | None = None,
     tasks = [(data, s, k, settle, out / s / f"seed-{k}" if out else None, memory_budget,
               source, base) for s, k in jobs_list]
 
-    def label(done: int, total: int, now: list[str]) -> str:
-        return f"compare: {done}/{total} runs done; running {', '.join(now)}"
-
     names = [f"{s} (seed {k})" for s, k in jobs_list]
-    outcomes = pool_map(run_scheme, tasks, workers(jobs, len(tasks)), label, names)
+    n = workers(jobs, len(tasks))
+    eta = timed(data, specs, jobs_list, n, source, base)
+    outcomes = pool_map(run_scheme, tasks, n, eta.label("compare") if eta else _label, names,
+                        eta.finished if eta else None)
     return Comparison(scenario, seeds_run, outcomes, why, settle,
                       {s: schemes.choices(data, s) for s in specs})
+
+
+def _label(done: int, total: int, now: list[str]) -> str:
+    return f"compare: {done}/{total} runs done; running {', '.join(now)}"
+
+
+def timed(data: Mapping[str, Any], specs: Sequence[str], jobs: Sequence[tuple[str, int]],
+          n: int, source: str, base: str) -> Eta | None:
+    """Where a command shows its progress: a trial of each scheme (:mod:`tenantnet.eta`),
+    the runs' estimate said up front, and the ETA to follow them; None otherwise."""
+    if not progress.active() or not jobs:
+        return None
+    per: dict[str, float] = {}
+    start = time.monotonic()
+    for i, s in enumerate(specs, start=1):
+        progress.step(f"compare: timing the start of each scheme's run ({i}/{len(specs)}): {s}")
+        applied = schemes.apply(instrumented(data), s, base)
+        speed, events = trial(applied, source, base, jobs[0][1])
+        per[s] = speed * events * (1 + OVERHEAD)
+    eta = Eta([f"{s} (seed {k})" for s, k in jobs], [per[s] for s, _ in jobs], n)
+    seeds = len({k for _, k in jobs})
+    progress.note(f"compare: {len(specs)} scheme{'s' if len(specs) != 1 else ''} x {seeds} "
+                  f"seed{'s' if seeds != 1 else ''}: " + eta.up_front(
+                      f"timed by a {time.monotonic() - start:.1f} s trial of the start of "
+                      "each scheme's run"))
+    return eta
 
 
 def estimates(values: Mapping[str, Sequence[float]], reasons: Mapping[str, Sequence[str]],

@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from . import metrics, stats, verdicts
@@ -90,7 +91,40 @@ def _warning(runs: pd.DataFrame, scheme: str) -> str:
     ok = r[r["status"] == "ok"]
     if "short_flows" in ok and len(ok) and ok["short_p99_slowdown"].notna().any():
         parts.append(verdicts.few_flows([int(x) for x in ok["short_flows"]]))
+    parts.append(_like_none(runs, scheme))
     return WARNINGS.join(p for p in parts if p)
+
+
+LIKE = 1e-3
+"""A scheme scores like no enforcement on a property when its figure is within this
+share of none's in every seed (under the same seed)."""
+
+
+def _like_none(runs: pd.DataFrame, scheme: str) -> str:
+    """A note when an acting scheme's guarantees figure (and which others) is none's
+    in every seed, with what it did (its engagement): what it enforced changed
+    nothing that figure measures."""
+    if scheme == "none" or not _judged(runs, "none"):
+        return ""
+    ok = runs[runs["status"] == "ok"]
+    mine = ok[ok["scheme"] == scheme].set_index("seed")
+    base = ok[ok["scheme"] == "none"].set_index("seed")
+    seeds = mine.index.intersection(base.index)
+    same = []
+    for p in verdicts.PROPERTIES:
+        f = "short_p99_slowdown" if p.figure == "short_p99_ratio" else p.figure
+        if not len(seeds) or f not in mine or f not in base:
+            continue
+        a = mine.loc[seeds, f].astype(float).to_numpy()
+        b = base.loc[seeds, f].astype(float).to_numpy()
+        if np.isfinite(a).all() and np.isfinite(b).all() and \
+                (np.abs(a - b) <= LIKE * np.maximum(1.0, np.abs(b))).all():
+            same.append(p.name)
+    if "guarantees" not in same:
+        return ""
+    return (f"scores like none on {' and '.join(same)} in every seed (within "
+            "a thousandth of none's): what it did changed nothing there "
+            f"({mine['engagement'].iloc[0]})")
 
 
 WARNINGS = " | "

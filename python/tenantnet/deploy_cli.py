@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 
 from . import schemes
-from .clitools import add_force, fail, number_arg, publish
+from .clitools import add_force, checked_scenario, fail, number_arg, publish
 from .layout import switch_layout
 from .scenario import Scenario
 from .sonic import validate
@@ -59,11 +59,13 @@ def publish_sonic(dbs: dict[str, dict[str, object]], out: Path, by: str, force: 
 
 def cmd_sonic(a: argparse.Namespace) -> None:
     """Write the scheme's SONiC config_db per switch."""
-    sc = Scenario.from_file(a.scenario)
+    sc = checked_scenario(a.scenario)
     try:
         dbs, notes = sonic_configs(sc, a.scheme)
     except ValueError as e:
-        fail(f"{a.scenario}: scheme {a.scheme}: {e}")
+        text = str(e)
+        fail(text if text.startswith(f"{a.scenario}:") else f"{a.scenario}: scheme "
+             f"{a.scheme}: {text}")
     publish_sonic(dbs, a.out, "tenantnet deploy sonic", a.force, notes)
     print(f"{len(dbs)} switch configs for {a.scheme} in {a.out}/ (validated against the "
           "SONiC YANG rules)")
@@ -82,7 +84,7 @@ def cmd_linux(a: argparse.Namespace) -> None:
         addrs[vm] = ip
     if a.seconds is not None and not (a.apply and a.scheme == "mbfq"):
         fail("--for applies to --apply --scheme mbfq only (how long its agent runs)")
-    p = plan(Scenario.from_file(a.scenario), a.scheme, a.host, a.dev, addrs)
+    p = plan(checked_scenario(a.scenario), a.scheme, a.host, a.dev, addrs)
     if not a.apply:
         print("\n".join(p.commands()))
         if a.scheme == "mbfq":

@@ -38,3 +38,11 @@ def check_whole(name: str, v: Any, lo: int, hi: int) -> int:
     if not is_whole(v, lo, hi):
         raise ValueError(f"{name} = {v!r}: expected a whole number from {lo} to {hi}")
     return int(v)
+
+
+def check_type(name: str, value: Any, ok: bool, expected: str) -> None:
+    """Raises TypeError naming argument `name`, its value and what was `expected`
+    unless `ok`."""
+    if not ok:
+        raise TypeError(f"{name} = {value!r}: expected {expected}, not "
+                        f"{type(value).__name__}")

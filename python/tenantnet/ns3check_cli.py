@@ -9,15 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .clitools import CliError, add_force, publish
+from .clitools import CliError, add_force, checked_scenario, publish
 
 
 def cmd_crosscheck(a: argparse.Namespace) -> None:
     """``tenantnet crosscheck ns3 SCENARIO [--out DIR]``."""
     from .ns3check import CrosscheckError, crosscheck, report
-    from .scenario import Scenario
     try:
-        table, s, flows = crosscheck(Scenario.from_file(a.scenario),
+        table, s, flows = crosscheck(checked_scenario(a.scenario),
                                      progress=lambda m: print(m, file=sys.stderr, flush=True))
     except CrosscheckError as e:
         raise CliError(f"{a.scenario}: {e}") from None

@@ -17,8 +17,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +86,22 @@ def check_out(out: Path, force: bool = False) -> None:
         raise OutputError(f"{out}: cannot create it: {parent} is not a writable folder")
 
 
+@contextmanager
+def shielded() -> Iterator[None]:
+    """Holds Ctrl-C back while a cleanup runs (in the main thread): a second Ctrl-C,
+    pressed while the first one's cleanup removes a half-written folder, would stop
+    the removal half-way and leave the folder behind. The held signal arrives once
+    the cleanup is done."""
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        if main:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def publish(out: Path, write: Callable[[Path], object], by: str,
             force: bool = False) -> None:
     """Runs ``write`` into a fresh folder beside `out`, lists what it wrote in a
@@ -104,9 +123,10 @@ def publish(out: Path, write: Callable[[Path], object], by: str,
             os.replace(out, old / "d")
         os.replace(tmp, out)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        with shielded():
+            shutil.rmtree(tmp, ignore_errors=True)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
 
 
 def add_to(folder: Path, write: Callable[[Path], object], by: str) -> None:
@@ -124,7 +144,8 @@ def add_to(folder: Path, write: Callable[[Path], object], by: str) -> None:
                 shutil.rmtree(dest)
             os.replace(item, dest)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        with shielded():
+            shutil.rmtree(tmp, ignore_errors=True)
     doc = manifest(folder)
     if doc is not None:
         doc["files"] = sorted(set(doc["files"]) | set(new))

@@ -142,7 +142,9 @@ def pool_map(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], n: int,
                     j = pending.pop(0)
                     w.start(j, fn, jobs[j])
     finally:
-        sel.close()
-        for w in pool:
-            w.stop()
+        from .outdir import shielded
+        with shielded():  # a second Ctrl-C must not leave a worker writing
+            sel.close()
+            for w in pool:
+                w.stop()
     return [results[i] for i in range(len(jobs))]

@@ -37,8 +37,9 @@ class Display:
         self._bar = RichProgress(
             SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=24),
             TextColumn("{task.fields[sim]}"), TimeElapsedColumn(),
+            TextColumn("{task.fields[eta]}"),
             console=Console(stderr=True), transient=True)
-        self._task = self._bar.add_task("", total=None, sim="")
+        self._task = self._bar.add_task("", total=None, sim="", eta="")
         self._started = time.monotonic()
 
     def start(self) -> None:
@@ -46,6 +47,14 @@ class Display:
 
     def stop(self) -> None:
         self._bar.stop()
+
+    def eta(self, text: str) -> None:
+        """Shows ``text`` (how long the whole command has left) at the line's end."""
+        self._bar.update(self._task, eta=text)
+
+    def note(self, text: str) -> None:
+        """Prints ``text`` above the progress line, where it stays."""
+        self._bar.console.print(text, markup=False, highlight=False)
 
     def step(self, text: str) -> None:
         """Shows ``text`` as the current step; the bar idles until a simulation runs."""
@@ -62,23 +71,45 @@ class Display:
 
 
 _display: ContextVar[Display | None] = ContextVar("tenantnet_display", default=None)
+_notes: ContextVar[bool] = ContextVar("tenantnet_notes", default=False)
 
 
 @contextmanager
 def showing(enabled: bool = True) -> Iterator[Display | None]:
     """Shows progress on stderr for the duration, if ``enabled`` and stderr is a
-    terminal."""
-    if not (enabled and sys.stderr.isatty()):
-        yield None
-        return
-    d = Display()
-    token = _display.set(d)
-    d.start()
+    terminal; :func:`note` prints its lines to stderr if ``enabled``, terminal or not."""
+    notes = _notes.set(enabled)
     try:
-        yield d
+        if not (enabled and sys.stderr.isatty()):
+            yield None
+            return
+        d = Display()
+        token = _display.set(d)
+        d.start()
+        try:
+            yield d
+        finally:
+            d.stop()
+            _display.reset(token)
     finally:
-        d.stop()
-        _display.reset(token)
+        _notes.reset(notes)
+
+
+def active() -> bool:
+    """Whether a command shows its progress (what is worth timing for it)."""
+    return _notes.get()
+
+
+def note(text: str) -> None:
+    """A line for the user of a long command (what it will run and how long that
+    takes): on stderr, above the progress line; nothing from Python or with -q."""
+    if not _notes.get():
+        return
+    d = _display.get()
+    if d is not None:
+        d.note(text)
+    else:
+        print(text, file=sys.stderr, flush=True)
 
 
 def step(text: str) -> None:
@@ -99,3 +130,10 @@ def steps(items: list[Any], label: Callable[[Any], str]) -> Iterator[Any]:
     for i, x in enumerate(items, start=1):
         step(f"{label(x)} ({i}/{len(items)})")
         yield x
+
+
+def eta(text: str) -> None:
+    """Shows how long the whole command has left (nothing without a display)."""
+    d = _display.get()
+    if d is not None:
+        d.eta(text)

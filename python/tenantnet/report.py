@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import html
 import io
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,21 +126,42 @@ def fct_figure(runs: Mapping[str, Results]) -> Figure | None:
     return fig
 
 
-def queue_figure(r: Results, t: TimeAxis, top: int = 6, title: str = "") -> Figure | None:
+def _queue_keys(q: pd.DataFrame) -> pd.Series:
+    """Each queue sample's series: its port (``switch→peer``), and its queue where the
+    port has several."""
+    multi = q.groupby(["switch", "peer"])["queue"].transform("nunique") > 1
+    return q["switch"] + "→" + q["peer"] + np.where(multi, ":q" + q["queue"].astype(str),
+                                                    "")
+
+
+def busiest_queues(r: Results, top: int = 6) -> list[str]:
+    """The `top` queues of run `r` with the highest mean occupancy (those ever
+    occupied), busiest first."""
+    q = r.queues
+    if not len(q):
+        return []
+    busiest = q.assign(key=_queue_keys(q)).groupby("key")["bytes"].mean().nlargest(top)
+    return [str(k) for k in busiest[busiest > 0].index]
+
+
+def queue_figure(r: Results, t: TimeAxis, top: int = 6, title: str = "",
+                 order: Sequence[str] | None = None) -> Figure | None:
     """Occupancy over time of the busiest recorded queues (one series per queue of a
-    multi-queue port); ``None`` if no queue was recorded."""
+    multi-queue port); ``None`` if no queue was recorded. `order` gives each queue its
+    style, so that a port has one colour in every run's figure."""
     q = r.queues
     if not len(q):
         return None
-    multi = q.groupby(["switch", "peer"])["queue"].transform("nunique") > 1
-    key = q["switch"] + "→" + q["peer"] + np.where(multi, ":q" + q["queue"].astype(str), "")
-    busiest = q.assign(key=key).groupby("key")["bytes"].mean().nlargest(top)
-    busiest = busiest[busiest > 0]
+    key = _queue_keys(q)
+    busiest = busiest_queues(r, top)
+    order = list(order) if order is not None else busiest
     fig, ax = plt.subplots(figsize=(7.0, 3.6))
-    for i, k in enumerate(busiest.index):
+    # in the shared order: each run's legend lists its ports in the same order
+    for k in sorted(busiest, key=lambda k: order.index(k) if k in order else len(order)):
         g = q[key == k]
-        ax.plot(t(g["time_s"]), g["bytes"] / 1e3, label=k, drawstyle="steps-post", **style(i))
-    if not len(busiest):
+        ax.plot(t(g["time_s"]), g["bytes"] / 1e3, label=k, drawstyle="steps-post",
+                **style(order.index(k) if k in order else len(order)))
+    if not busiest:
         ax.text(0.5, 0.5, "no queue held a packet at any sample", ha="center",
                 transform=ax.transAxes, color="grey")
     ax.set_ylabel("occupancy (KB)")
@@ -227,8 +248,9 @@ def number(v: float) -> str:
 def _df_html(df: pd.DataFrame, empty: str) -> str:
     if df.empty:
         return f"<p class=note>{html.escape(empty)}</p>"
-    return str(df.to_html(index=False, float_format=number, border=0, classes="data",
-                          na_rep="-"))
+    table = str(df.to_html(index=False, float_format=number, border=0, classes="data",
+                           na_rep="-"))
+    return f"<div class=scroll>{table}</div>"
 
 
 def _per_run(runs: Mapping[str, Results], table: Callable[[Results], pd.DataFrame],
@@ -239,12 +261,14 @@ def _per_run(runs: Mapping[str, Results], table: Callable[[Results], pd.DataFram
 
 
 CSS = """
-body{font-family:system-ui,sans-serif;max-width:1500px;margin:2em auto;color:#222}
+body{font-family:system-ui,sans-serif;max-width:1500px;margin:2em auto;padding:0 2em;
+color:#222;box-sizing:border-box}
+.scroll{overflow-x:auto;max-width:100%}
 h1{font-size:1.5em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}
 td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}
 .kv th{color:#555;font-weight:normal} img{max-width:100%} .note{color:#666}
-.runs{display:flex;flex-wrap:wrap;gap:2em}
+.runs{display:flex;flex-wrap:wrap;gap:2em} .runs>div{min-width:0;max-width:100%}
 .ok{color:#1a7f37} .warn{color:#b3261e;font-weight:600}
 """
 
@@ -290,8 +314,10 @@ def _sections(runs: Mapping[str, Results]) -> list[tuple[str, Callable[[], str]]
 
     def queues() -> str:
         imgs = []
+        # one style per queue across the runs' figures
+        order = sorted({k for r in runs.values() for k in busiest_queues(r)})
         for label, r in runs.items():
-            fig = queue_figure(r, t, title=label)
+            fig = queue_figure(r, t, title=label, order=order)
             imgs.append(_img(fig, f"queues {label}") if fig is not None else
                         f"<p class=note>{html.escape(label)}: no queue recorded "
                         "(output.queues, output.host_queues)</p>")

@@ -26,14 +26,18 @@ if TYPE_CHECKING:
 VERDICT_CSS = """
 .verdict td.yes{background:#e3f4e3} .verdict td.no{background:#fbe3e3}
 .verdict td.maybe{background:#fdf3d6} .verdict td.na{color:#888}
-.verdict td{white-space:nowrap}
+.verdict td{white-space:nowrap} .verdict .ci{color:#555;font-size:.9em}
 .verdict td.note{white-space:normal;color:#666}
 """
 
 
 def _cell(text: str) -> str:
+    """A verdict cell: the verdict and mean, its interval on a line of its own (so
+    that the table fits a laptop's screen)."""
     cls = {"✔": "yes", "✘": "no", "≈": "maybe"}.get(verdicts.symbol(text), "na")
-    return f'<td class={cls}>{html.escape(text or "not judged")}</td>'
+    head, bracket, rest = (text or "not judged").partition(" [")
+    ci = f"<br><span class=ci>[{html.escape(rest)}</span>" if bracket else ""
+    return f"<td class={cls}>{html.escape(head)}{ci}</td>"
 
 
 def verdict_html(v: pd.DataFrame, label: str = "scheme") -> str:
@@ -48,7 +52,7 @@ def verdict_html(v: pd.DataFrame, label: str = "scheme") -> str:
         else:
             cells = "".join(_cell(str(r[p])) for p in props)
         rows.append(f"<tr><th>{html.escape(str(r['scheme']))}</th>{cells}</tr>")
-    return f"<table class=verdict><tr>{head}</tr>{''.join(rows)}</table>"
+    return f"<div class=scroll><table class=verdict><tr>{head}</tr>{''.join(rows)}</table></div>"
 
 
 def _did(c: Comparison) -> str:
@@ -81,6 +85,8 @@ def tenant_figure(c: Comparison) -> Figure | None:
     """Per tenant, each judged scheme's bar: the tenant's data rate while it had
     demand (mean over seeds, with its 95 % interval); the black tick: what it was
     entitled to (its guarantee, hose-split)."""
+    if "rate_with_demand_gbps" not in c.tenants:  # no tenant had demand in any run
+        return None
     t = _judged(c, c.tenants).dropna(subset=["rate_with_demand_gbps"])
     if not len(t):
         return None

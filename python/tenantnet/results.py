@@ -160,8 +160,18 @@ class Results:
         """Writes the Parquet tables, ``summary.json`` and a manifest listing them
         into ``out_dir``; tables of another run already there are not listed, so
         :meth:`read` does not read them."""
-        from .outdir import write_manifest
+        from .outdir import OutputError, write_manifest
+        if not isinstance(out_dir, str | Path):
+            raise TypeError(f"out_dir = {out_dir!r}: expected a folder's path, not "
+                            f"{type(out_dir).__name__}")
         d = Path(out_dir)
+        try:
+            return self._write(d, write_manifest)
+        except OSError as e:
+            raise OutputError(f"{d}: cannot write the results there: "
+                              f"{e.strerror or e}") from None
+
+    def _write(self, d: Path, write_manifest: Any) -> list[Path]:
         d.mkdir(parents=True, exist_ok=True)
         written = []
         for name in TABLES + OPTIONAL_TABLES:

@@ -6,6 +6,7 @@ came from, so errors name the right file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _core
-from .errors import SEED_MAX, ScenarioError, is_whole
+from .errors import SEED_MAX, ScenarioError, check_type, is_whole
 
 if TYPE_CHECKING:
     from .simulation import Footprint, Simulation
@@ -161,6 +162,13 @@ class Scenario:
         except OSError as e:
             raise ScenarioError(f"{p}: cannot read the scenario: {e.strerror}", str(p)) from None
         fmt = "json" if p.suffix == ".json" else "toml"
+        if fmt == "json":
+            # JSON's numbers have no size limit: an integer beyond 64 bits would reach the
+            # core as a float, shown as another number; named here as written
+            parsed = None
+            with contextlib.suppress(ValueError):  # the core says what is wrong with it
+                parsed = json.loads(text, parse_float=lambda x: 0.0)
+            _check_plain(parsed, "", str(p))
         return cls(text, str(p), p.parent, fmt)
 
     @classmethod
@@ -192,6 +200,7 @@ class Scenario:
         try:
             d = json.loads(self.text) if self.fmt == "json" else tomllib.loads(self.text)
         except (ValueError, tomllib.TOMLDecodeError) as e:
+            self._core(None, None)  # the core says what is wrong as validate does
             raise ScenarioError(f"{self.source}: not valid {self.fmt.upper()}: {e}",
                                 self.source) from None
         if not isinstance(d, dict):
@@ -202,6 +211,7 @@ class Scenario:
         """A copy with keys replaced, e.g. ``with_overrides(simulation={"seed": 2})``."""
         d = self.data()
         for sec, kv in sections.items():
+            check_type(sec, kv, isinstance(kv, dict), f"a dictionary of [{sec}]'s keys")
             cur = d.setdefault(sec, {})
             if not isinstance(cur, dict):
                 raise ScenarioError(f"{self.source}: {sec} = {cur!r}: expected a table",

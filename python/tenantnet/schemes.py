@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _core
-from .errors import ScenarioError
+from .errors import ScenarioError, check_type
 
 PLACES: dict[str, str] = {
     "host": "the hosts' virtual switches: what limits each VM's traffic",
@@ -335,6 +335,9 @@ def apply(data: Mapping[str, Any], spec: str, base_dir: str = ".") -> dict[str, 
     """The scenario `data` under the scheme or combination `spec`: its own
     enforcement removed, then every piece's keys set. An error says why a scheme
     does not apply."""
+    check_type("data", data, isinstance(data, Mapping), "a scenario as a dictionary")
+    check_type("spec", spec, isinstance(spec, str), "a scheme's name, or names joined "
+               "with '+'")
     schemes = parse(spec)
     for s in schemes:
         reason = why_not(s, data, base_dir)

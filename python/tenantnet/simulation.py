@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _core
-from .errors import ScenarioError, check_whole, is_whole
+from .errors import ScenarioError, check_type, check_whole, is_whole
 from .results import Results
 
 
@@ -200,6 +200,9 @@ class Simulation:
         ports with a single queue have no weights to set. A host's name sets its NIC's
         (under ``network.host_nic = "dscp"``, where host NICs have the switches'
         queues)."""
+        _node_args(switch, peer)
+        check_type("weights", weights, isinstance(weights, Sequence) and not isinstance(
+            weights, str), "a list of whole numbers, one per queue")
         ws = [check_whole(f"weights[{i}]", w, 1, 2**32 - 1) for i, w in enumerate(weights)]
         self._core.set_queue_weights(switch, ws, peer)
 
@@ -209,6 +212,9 @@ class Simulation:
         toward ``peer``) from now on (DSCP 0-63 to a queue of the port); DSCPs not
         listed go to queue 0. A host's name sets its NIC's map (under
         ``network.host_nic = "dscp"``)."""
+        _node_args(switch, peer)
+        check_type("mapping", mapping, isinstance(mapping, Mapping),
+                   "a dictionary of DSCP to queue")
         m = {check_whole("DSCP", d, 0, 63): check_whole(f"queue of DSCP {d}", q, 0, 255)
              for d, q in mapping.items()}
         self._core.set_dscp_map(switch, m, peer)
@@ -230,3 +236,10 @@ class Simulation:
         # at t = 0 nothing was delivered: every goodput is 0, not a division by zero
         return summary, [b * 8 / span / 1e9 if span > 0 else 0.0
                          for (b,) in struct.iter_unpack("<Q", data)]
+
+
+def _node_args(switch: Any, peer: Any) -> None:
+    """A switch's (or host's) name and its peer's name, or None."""
+    check_type("switch", switch, isinstance(switch, str), "a switch's or host's name")
+    check_type("peer", peer, peer is None or isinstance(peer, str),
+               "the name of the node at the port's far end, or None")

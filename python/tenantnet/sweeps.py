@@ -35,6 +35,7 @@ import math
 import os
 import re
 import shutil
+import time
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,7 +48,8 @@ import pandas as pd
 from . import metrics, progress, schemes, stats
 from .comparison import applicable, instrumented
 from .engagement import engagement
-from .errors import SEED_MAX, ScenarioError
+from .errors import SEED_MAX, ScenarioError, check_type, is_whole
+from .eta import OVERHEAD, Eta, trial
 from .pool import pool_map, workers
 from .scenario import MemoryBudget, Scenario
 
@@ -123,7 +125,10 @@ def read_grid(path: Path) -> Grid:
         g = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise ScenarioError(f"{where}: cannot read the grid: {e.strerror}") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{where}: not a text file in UTF-8 (byte {e.start} is "
+                            f"0x{e.object[e.start]:02x}): expected a grid in TOML") from None
+    except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{where}: not valid TOML: {e}") from None
     return grid_from(g, where)
 
@@ -252,16 +257,17 @@ def _count(x: float) -> str:
 
 
 def _check(scenario: Scenario, grid: Grid, runs_per_combo: int,
-           memory_budget: MemoryBudget, max_events: float) -> None:
+           memory_budget: MemoryBudget, max_events: float) -> list[float]:
     """Every combination of values must make a valid scenario whose run fits the
     budget, and all the runs together the events limit: refused up front, the
     grid's size first (from its first point's estimate), before anything is
-    validated further or written."""
+    validated further or written. Each combination's estimated events, in order."""
     data = scenario.data()
     keys = list(grid.parameters)
     combos = math.prod(len(grid.parameters[k]) for k in keys)
     where = f"grid ({combos:,} combinations x {runs_per_combo} seeds and schemes)"
     total = 0.0
+    events = []
     for i, values in enumerate(itertools.product(*(grid.parameters[k] for k in keys))):
         if i % 20 == 0:
             progress.step(f"sweep: validating grid point {i + 1:,}/{combos:,}")
@@ -278,8 +284,29 @@ def _check(scenario: Scenario, grid: Grid, runs_per_combo: int,
         if i == 0:
             _grid_limit(combos * runs_per_combo, fp.events, max_events, where)
         total += fp.events * runs_per_combo
+        events.append(fp.events)
     _grid_limit(combos * runs_per_combo, total / (combos * runs_per_combo), max_events,
                 where)
+    return events
+
+
+def _timed(data: dict[str, Any], todo: list[Point], events: list[float], per_combo: int,
+           n: int, source: str, base: str) -> Eta | None:
+    """Where a command shows its progress: a trial of each scheme on the scenario
+    (:mod:`tenantnet.eta`), each point's estimate (its combination's events at its
+    scheme's speed) said up front, and the ETA to follow them; None otherwise."""
+    if not progress.active():
+        return None
+    start = time.monotonic()
+    speed: dict[str, float] = {}
+    for s in dict.fromkeys(p.scheme for p in todo):
+        progress.step(f"sweep: timing the start of a run under {s}")
+        speed[s], _ = trial(schemes.apply(instrumented(data), s, base), source, base)
+    secs = [speed[p.scheme] * events[p.index // per_combo] * (1 + OVERHEAD) for p in todo]
+    eta = Eta([str(p.index) for p in todo], secs, n, "points")
+    progress.note("sweep: " + eta.up_front(f"timed by a {time.monotonic() - start:.1f} s "
+                                          "trial of the start of each scheme's run"))
+    return eta
 
 
 def _run_ray(tasks: list[tuple[Any, ...]], address: str | None, n: int,
@@ -349,7 +376,17 @@ def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str
     costs beside its simulation) is refused before anything runs or is written."""
     from .api import as_scenario
     from .outdir import write_manifest
+    from .scenario import memory_budget_bytes
     sc = as_scenario(scenario)
+    check_type("jobs", jobs, jobs is None or is_whole(jobs, 1, 2**31),
+               "a number of runs at a time (1 or more), or None")
+    check_type("max_events", max_events, isinstance(max_events, int | float) and not
+               isinstance(max_events, bool) and math.isfinite(max_events) and max_events > 0,
+               "a positive number of events")
+    check_type("settle", settle, isinstance(settle, int | float) and not isinstance(
+        settle, bool) and 0 <= settle < 1e6, "seconds (a number from 0)")
+    check_type("backend", backend, isinstance(backend, str), "local or ray")
+    memory_budget_bytes(memory_budget)
     if not isinstance(grid, Grid | str | Path | Mapping):
         raise TypeError(f"grid = {grid!r}: expected a grid file's path, a dict shaped like "
                         f"one or a Grid, not {type(grid).__name__}")
@@ -364,7 +401,7 @@ def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str
     names = list(specs or g.schemes or applicable(data, base)[0])
     for s in names:
         schemes.parse(s)
-    _check(sc, g, len(g.seeds) * len(names), memory_budget, max_events)
+    events = _check(sc, g, len(g.seeds) * len(names), memory_budget, max_events)
     out = Path(out)
     folder = _prepare(out, force)
     pts = points(g, names)
@@ -379,10 +416,19 @@ def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str
     if backend == "ray" and tasks:
         _run_ray(tasks, address, workers(jobs, len(tasks)), on_done)
     elif backend == "local" and tasks:
+        n = workers(jobs, len(tasks))
+        eta = _timed(data, todo, events, len(g.seeds) * len(names), n, sc.source, base)
+
         def label(done: int, total: int, _: list[str]) -> str:
-            return f"sweep: {done}/{total} points done ({len(pts) - total} done before)"
-        pool_map(run_point, tasks, workers(jobs, len(tasks)), label,
-                 [p.scheme for p in todo], on_done)
+            left = f", {eta.left()}" if eta else ""
+            return (f"sweep: {done}/{total} points done{left} ({len(pts) - total} done "
+                    "before)")
+
+        def finished(i: int, row: dict[str, Any]) -> None:
+            on_done(i, row)
+            if eta:
+                eta.finished(i)
+        pool_map(run_point, tasks, n, label, [p.scheme for p in todo], finished)
     rows = [pd.read_parquet(folder / f"{k}.parquet") for k in keys]
     df = pd.concat(rows, ignore_index=True).sort_values("point", kind="stable")
     df = df.reset_index(drop=True)

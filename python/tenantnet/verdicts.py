@@ -3,7 +3,11 @@ over seeds and 95 % interval (:mod:`tenantnet.stats`) against a stated threshold
 ✔ when the whole interval holds, ✘ when none of it does, ≈ inconclusive when it
 straddles the threshold. Every number a cell shows has the decimals needed to see
 which side of the threshold it is on, so two cells that read the same never carry
-opposite verdicts.
+opposite verdicts; up to ``EXTRA_DECIMALS`` more than the property's own. A figure
+that would need more sits at the threshold as far as the runs can tell (two tenants
+at 2:1 give a Jain index of exactly 0.9, which a simulation measures as 0.899997): its
+cell reads "≈ 0.9000 (at the threshold)", the figure at that precision (its interval
+would read the same).
 
 Short-flow latency has no absolute bound that fits every fabric (the ideal FCT of a
 10 KB flow on a 10 Gb/s rack is a few microseconds, so one ECN threshold's worth of
@@ -34,6 +38,9 @@ SHORT_P99 = 2.0
 scheme's in the same comparison (module doc)."""
 FAIR = 0.90
 """Fair by weight when the mean Jain index is at least this."""
+EXTRA_DECIMALS = 2
+"""A cell shows at most this many decimals more than its property's own; a figure
+that needs more to show its side of the threshold is at the threshold (module doc)."""
 MIN_FLOWS = 100
 """A size bucket's p99 rests on at least this many finished flows per seed, or compare
 warns: with fewer, the p99 is the largest value or interpolated toward it."""
@@ -87,8 +94,9 @@ def _numbers(e: stats.Estimate, p: Property, d: int) -> str:
 def cells(estimates: Sequence[stats.Estimate | None], p: Property) -> list[str]:
     """The cells of property `p` for a column of estimates (None: not judged): ✔, ✘
     or "≈ inconclusive" with the mean and its interval (none from one value), each
-    with the decimals that show which side of the threshold its numbers are on; "—"
-    where no seed gave a value."""
+    with the decimals that show which side of the threshold its numbers are on, or
+    "≈ <mean> (at the threshold)" where that would take more than ``EXTRA_DECIMALS``
+    more than the property's own; "—" where no seed gave a value."""
     out = []
     for e in estimates:
         if e is None:
@@ -99,6 +107,11 @@ def cells(estimates: Sequence[stats.Estimate | None], p: Property) -> list[str]:
             d = stats.decimals([e.mean, e.lo, e.hi], p.threshold, p.least)
             v = stats.judge(e, p.holds)
             word = "≈ inconclusive:" if v == "≈" else v
+            if d > p.least + EXTRA_DECIMALS:  # its interval would read as its mean
+                d = p.least + EXTRA_DECIMALS
+                seeds = f", {e.n} of {e.total} seeds" if e.n < e.total else ""
+                out.append(f"≈ {e.mean:.{d}f}{p.unit} (at the threshold{seeds})")
+                continue
             out.append(f"{word} {_numbers(e, p, d)}")
     return out
 

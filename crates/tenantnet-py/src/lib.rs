@@ -109,7 +109,7 @@ struct Simulation {
 const SLICE_WALL_S: f64 = 0.1;
 
 fn footprint_rows(f: &Footprint) -> Vec<(&'static str, String, String, f64)> {
-    f.parts
+    f.parts()
         .iter()
         .map(|p| {
             let kind = match p.kind {
@@ -289,7 +289,7 @@ impl Simulation {
     }
 
     /// The estimate in words: `about 13.2 MiB of memory (6.7 MiB for …, …) and about
-    /// 9.6e7 events (about 14 s at 150 ns each)`.
+    /// 9.6e7 events (at most about 14 s at 150 ns each)`.
     #[getter]
     fn footprint_summary(&self) -> String {
         let f = self.sim.footprint();

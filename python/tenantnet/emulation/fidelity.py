@@ -25,15 +25,14 @@ the machine was too busy for the run's numbers to be trusted.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import textwrap
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ..machine import CpuUse, busy_words
 
 START_LATE_S = 0.02
 """A flow whose data starts later than this after its scheduled start: a fifth of
@@ -47,45 +46,6 @@ backlog (all of them together)."""
 MIN_INTERVALS = 5
 """The backlogged intervals a single queue needs for its own share to be shown."""
 LIMITS = {"start": START_LATE_S, "agent": AGENT_LATE_S, "sent": PORT_RATE}
-PSI = Path("/proc/pressure/cpu")
-
-
-@dataclass
-class CpuClock:
-    """The machine's CPU counters at one instant: jiffies in all and idle (``/proc/stat``),
-    and the microseconds runnable tasks waited for a core (``/proc/pressure/cpu``'s
-    ``some`` total; None where the kernel has no pressure information)."""
-
-    total: int
-    idle: int
-    waited_us: int | None
-    at: float
-
-    @staticmethod
-    def now() -> CpuClock:
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:]]
-        waited = None
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            waited = int(PSI.read_text().split("total=")[1].split()[0])
-        return CpuClock(sum(v[:8]), v[3] + v[4], waited, time.monotonic())
-
-
-@dataclass
-class CpuUse:
-    """What the CPUs did between two :class:`CpuClock` readings: the share busy and the
-    share of the time runnable tasks waited for a core (None: not measured)."""
-
-    busy: float
-    waiting: float | None
-
-    @staticmethod
-    def between(a: CpuClock, b: CpuClock) -> CpuUse:
-        busy = 1 - (b.idle - a.idle) / max(1, b.total - a.total)
-        wait = None
-        if a.waited_us is not None and b.waited_us is not None and b.at > a.at:
-            wait = (b.waited_us - a.waited_us) / 1e6 / (b.at - a.at)
-        return CpuUse(busy, wait)
 
 
 @dataclass
@@ -125,13 +85,13 @@ class Fidelity:
                          f"at the median, {_ms(self.agent_late_s[1])} at most",
                          f"median {_ms(AGENT_LATE_S)}"))
         if self.sent is not None:
-            rows.append(("queues", f"sent {self.sent[0]:.1%} of their rates while "
-                         f"backlogged, the lowest {self.sent[1]:.1%}",
-                         f"at least {PORT_RATE:.0%}"))
+            rows.append(("queues", f"sent {_pct(self.sent[0], 1)} of their rates while "
+                         f"backlogged, the lowest {_pct(self.sent[1], 1)}",
+                         f"at least {_pct(PORT_RATE)}"))
         if self.cpu is not None:
-            rows.append(("CPUs", f"{self.cpu.busy:.0%} busy" + (
-                f", tasks waited for a core {self.cpu.waiting:.0%} of the time"
-                if self.cpu.waiting is not None else ""), "context"))
+            rows.append(("CPUs", f"{_pct(self.cpu.busy)} busy" + (
+                f", {busy_words(self.cpu)}" if self.cpu.waiting is not None else ""),
+                "context"))
         width = max(len(r[1]) for r in rows)
         return [f"{n:<15}{m:<{width}}  ({lim})" for n, m, lim in rows]
 
@@ -153,6 +113,10 @@ class Fidelity:
             "cpu_busy": None if self.cpu is None else _r(self.cpu.busy),
             "cpu_waiting": None if self.cpu is None or self.cpu.waiting is None
             else _r(self.cpu.waiting)}
+
+
+def _pct(x: float, decimals: int = 0) -> str:
+    return f"{100 * x:.{decimals}f} %"
 
 
 def _ms(s: float) -> str:
@@ -212,6 +176,6 @@ def judge(start_late: list[float], agent_late: list[float] | None,
                           "the median")
     f.sent = sent
     if sent is not None and sent[0] < PORT_RATE:
-        f.over.append(f"queues with a backlog sent {sent[0]:.1%} of their rates: packets "
+        f.over.append(f"queues with a backlog sent {_pct(sent[0], 1)} of their rates: packets "
                       "were not forwarded in time")
     return f

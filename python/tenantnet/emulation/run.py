@@ -27,12 +27,13 @@ from ..comparison import instrumented
 from ..errors import ScenarioError
 from ..layout import size_bytes, switch_layout
 from ..linux_tc import Plan
+from ..machine import CpuClock, CpuUse
 from ..results import Results
 from ..scenario import Scenario
 from . import prepare
 from .agent import Agent
 from .fabric import GSO_SEGMENTS, Fabric, build, plan_fabric
-from .fidelity import CpuClock, CpuUse, Fidelity, judge, sent_while_backlogged
+from .fidelity import Fidelity, judge, sent_while_backlogged
 from .plans import classifies, flow_dscps, host_tags, port_plans, socket_tos
 from .process import TrafficProcess
 from .sampler import NodeSampler, times

@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..machine import CpuUse
 from ..results import Results
 from .agent import Agent
 from .fabric import Fabric
-from .fidelity import CpuUse
 from .sampler import NodeSampler, times
 from .traffic import Report
 

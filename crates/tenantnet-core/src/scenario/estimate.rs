@@ -207,12 +207,16 @@ impl Estimator {
         let max_delay = net.ports.iter().map(|p| p.delay()).max().unwrap_or(0);
         let max_rate = net.ports.iter().map(|p| p.rate_bps()).max().unwrap_or(0);
         let bdp = |rate: u64, delay: Time| rate as f64 * to_secs(delay) / 8.0;
-        let everything: f64 = net
-            .ports
-            .iter()
-            .map(|p| (p.buffer() as f64 + bdp(p.rate_bps(), p.delay())) / smallest)
-            .sum::<f64>()
+        let buffers: f64 = net.ports.iter().map(|p| p.buffer() as f64).sum();
+        let wires: f64 = net.ports.iter().map(|p| bdp(p.rate_bps(), p.delay())).sum();
+        let everything = (buffers + wires) / smallest
             + r.vswitch.vms.len() as f64 * r.vm_queue as f64 / smallest;
+        // what holds most of them: the buffers, or the links (their delay)
+        let key = if wires > buffers {
+            "topology.link_delay"
+        } else {
+            "network.buffer"
+        };
         let biggest_buffer = net.ports.iter().map(|p| p.buffer()).max().unwrap_or(0) as f64;
         let per_flow_cap = biggest_buffer + 8.0 * bdp(max_rate, max_delay);
         let alive = flows_alive_at_once(r.flows, net, r.end, |f| {
@@ -226,13 +230,7 @@ impl Estimator {
         let sack = sack_flows(r.flows, r.tcp);
         let what = format!("{} packets alive at once", human_count(n));
         let per_packet = fp::per_packet(sack > 0);
-        self.add(
-            ctx,
-            PartKind::Packets,
-            what,
-            "network.buffer",
-            n * per_packet,
-        )?;
+        self.add(ctx, PartKind::Packets, what, key, n * per_packet)?;
         if sack == 0 {
             return Ok(());
         }

@@ -284,10 +284,15 @@ fn parse_workload(
 /// message quotes the offending line, which may be megabytes long).
 fn toml_syntax(text: &str, e: &toml::de::Error) -> String {
     let mut what = e.message().trim().trim_end_matches('.').to_string();
-    if what.contains("value was too large") || what.contains("number too large") {
-        what = "a whole number beyond 9223372036854775807 (2^63 - 1), the largest a scenario \
-                holds"
-            .into();
+    let huge = what.contains("value was too large")
+        || what.contains("number too large")
+        || (what.contains("invalid type: integer") && what.contains("as i128"));
+    if huge {
+        let shown = what.split('`').nth(1).filter(|_| what.contains('`'));
+        what = format!(
+            "{}a whole number beyond 9223372036854775807 (2^63 - 1), the largest a scenario holds",
+            shown.map_or(String::new(), |n| format!("{n} is "))
+        );
     }
     match e.span() {
         Some(span) => {

@@ -108,9 +108,9 @@ impl Jellyfish {
         if self.hosts_per_switch == 0 {
             return Err(("hosts_per_switch".into(), "expected at least 1".into()));
         }
-        super::check_hosts(
-            "hosts_per_switch",
-            self.switches as u64 * self.hosts_per_switch as u64,
+        super::check_product(
+            ("switches", self.switches as u64),
+            ("hosts_per_switch", self.hosts_per_switch as u64),
         )?;
         let (hr, fr, d) = (
             self.link_rate.0,

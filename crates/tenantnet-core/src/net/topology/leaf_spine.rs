@@ -78,9 +78,9 @@ impl LeafSpine {
                 return Err((k.into(), "expected at least 1".into()));
             }
         }
-        super::check_hosts(
-            "hosts_per_leaf",
-            self.leaves as u64 * self.hosts_per_leaf as u64,
+        super::check_product(
+            ("leaves", self.leaves as u64),
+            ("hosts_per_leaf", self.hosts_per_leaf as u64),
         )?;
         if self.spines > 4096 {
             return Err(("spines".into(), "expected at most 4096".into()));

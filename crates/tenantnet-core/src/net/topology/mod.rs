@@ -35,6 +35,24 @@ pub type SpecError = (std::borrow::Cow<'static, str>, String);
 /// Most hosts a topology may have.
 pub const MAX_HOSTS: u64 = 1 << 20;
 
+/// Fails if `a` switches of `b` hosts each (each a parameter's name and value) make
+/// more than [`MAX_HOSTS`] hosts, naming the larger of the two, which the user is
+/// likelier to have set too high, with the product.
+pub fn check_product(a: (&'static str, u64), b: (&'static str, u64)) -> Result<(), SpecError> {
+    let hosts = a.1.saturating_mul(b.1);
+    if hosts > MAX_HOSTS {
+        let big = if a.1 >= b.1 { a } else { b };
+        return Err((
+            big.0.into(),
+            format!(
+                "{} hosts ({} {} x {} {}); expected at most {MAX_HOSTS}",
+                hosts, a.1, a.0, b.1, b.0
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Fails with a message naming `param` if `hosts` exceeds [`MAX_HOSTS`].
 pub fn check_hosts(param: &'static str, hosts: u64) -> Result<(), SpecError> {
     if hosts > MAX_HOSTS {

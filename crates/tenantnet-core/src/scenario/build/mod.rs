@@ -191,6 +191,18 @@ fn traffic(
     for (wi, w) in sc.workloads.iter().enumerate() {
         let key = format!("workloads[{wi}]");
         let k = |f: &str| join(&key, f);
+        let declared = &sh.declared.names;
+        let named = ctx.written(&k("tenant"));
+        if named && !declared.is_empty() && !declared.contains(&w.common.tenant) {
+            let names: Vec<String> = declared.iter().map(|n| format!("{n:?}")).collect();
+            return Err(ctx.err(
+                &k("tenant"),
+                format!(
+                    "names no tenant; expected one of {} (the [[tenants]]' names), or no tenant key for traffic of no tenant",
+                    names.join(", ")
+                ),
+            ));
+        }
         let tenant = match t.tenants.iter().position(|n| *n == w.common.tenant) {
             Some(i) => i as u32,
             None => {
