@@ -259,11 +259,15 @@ def test_packets_on_long_links_name_the_link_delay() -> None:
     refused(d, "topology.link_delay", "packets alive at once", "memory budget")
 
 
-def test_a_workload_of_a_tenant_not_declared_is_refused() -> None:
+def test_a_workload_whose_tenant_is_a_typo_of_a_declared_one_is_refused() -> None:
     d = tenantnet.Scenario.from_toml(BASE).data()
     d["tenants"] = [{"name": "analytics", "guarantee": "1Gbps", "hosts": ["h0", "h1"]}]
-    d["workloads"][0]["tenant"] = "analytics_x"
-    refused(d, "workloads[0].tenant", "names no tenant", '"analytics"')
+    for typo in ("analytics_x", "analytcs", "Analytics"):
+        d["workloads"][0]["tenant"] = typo
+        refused(d, "workloads[0].tenant", "names no tenant", 'close to "analytics"')
+    # a tenant apart from the declared ones is traffic of no VMs, as the guides use it
+    d["workloads"][0]["tenant"] = "storage"
+    tenantnet.Scenario.from_dict(d).validate()
     del d["workloads"][0]["tenant"]  # traffic of no tenant stays allowed
     tenantnet.Scenario.from_dict(d).validate()
 

@@ -69,7 +69,12 @@ def test_numbers_show_which_side_of_the_threshold_they_are_on() -> None:
     fair = verdicts.PROPERTIES[3]
     a, b = verdicts.cells([stats.Estimate(0.899998, 0.899998, 0.899998, 1, 1),
                            stats.Estimate(0.900004, 0.900004, 0.900004, 1, 1)], fair)
-    assert (a, b) == ("✘ 0.899998", "✔ 0.900004")
+    # six decimals would show noise, not information: both sit at the threshold
+    assert (a, b) == ("≈ 0.9000 (at the threshold)",) * 2
+    # one that two extra decimals tell apart shows its side
+    g, h = verdicts.cells([stats.Estimate(0.8996, 0.8996, 0.8996, 1, 1),
+                           stats.Estimate(0.9004, 0.9004, 0.9004, 1, 1)], fair)
+    assert (g, h) == ("✘ 0.8996", "✔ 0.9004")
     c, d = verdicts.cells([stats.Estimate(0.9, 0.85, 0.95, 3, 3), None], fair)
     assert c == "≈ inconclusive: 0.90 [0.85, 0.95]" and d == ""
     (e,) = verdicts.cells([stats.Estimate(0.97, 0.95, 0.99, 3, 5)], fair)

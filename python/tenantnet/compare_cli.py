@@ -71,10 +71,13 @@ def print_verdicts(v: Any, label: str = "scheme") -> None:
         else:
             print(f"{r['scheme']:<{width}}  " + "  ".join(
                 f"{cell(r[p]):<{w}}" for p, w in zip(props, cols, strict=True)).rstrip())
-    if props:
+    if any("[" in str(x) for p in props for x in v[p]):
         print(_wrapped("each cell: the mean over seeds [its 95 % interval]; ✔ the whole "
                        "interval passes, ✘ none of it does, ≈ inconclusive: it straddles "
                        "the threshold, or cannot be told from it", 0))
+    elif props:
+        print(_wrapped("each cell: its run's figure; ✔ it passes, ✘ it does not, ≈ it "
+                       "cannot be told from the threshold", 0))
     for p in verdicts.NAMES:
         if p not in props:
             print(f"({p}: nothing to judge in these runs)")

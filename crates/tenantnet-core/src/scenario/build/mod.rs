@@ -172,6 +172,22 @@ fn fits_ports(
     Ok(())
 }
 
+/// The declared tenant that an undeclared `name` is probably a misspelling of: one
+/// whose name it starts with or that starts with it, or one at most a quarter of its
+/// letters away. A tenant the scenario does not declare is allowed (traffic of no VMs,
+/// no guarantee), so only a name this close to a declared one is taken for a typo.
+fn typo<'a>(name: &str, declared: &'a [String]) -> Option<&'a str> {
+    if declared.iter().any(|d| d == name) {
+        return None;
+    }
+    let close = |d: &String| {
+        let prefix =
+            d.len().min(name.len()) >= 3 && (d.starts_with(name) || name.starts_with(d.as_str()));
+        prefix || strsim::normalized_levenshtein(d, name) >= 0.75
+    };
+    declared.iter().find(|d| close(d)).map(String::as_str)
+}
+
 /// Draws every workload's flows, in workload order.
 fn traffic(
     sc: &Scenario,
@@ -191,17 +207,15 @@ fn traffic(
     for (wi, w) in sc.workloads.iter().enumerate() {
         let key = format!("workloads[{wi}]");
         let k = |f: &str| join(&key, f);
-        let declared = &sh.declared.names;
-        let named = ctx.written(&k("tenant"));
-        if named && !declared.is_empty() && !declared.contains(&w.common.tenant) {
-            let names: Vec<String> = declared.iter().map(|n| format!("{n:?}")).collect();
-            return Err(ctx.err(
-                &k("tenant"),
-                format!(
-                    "names no tenant; expected one of {} (the [[tenants]]' names), or no tenant key for traffic of no tenant",
-                    names.join(", ")
-                ),
-            ));
+        if ctx.written(&k("tenant")) {
+            if let Some(near) = typo(&w.common.tenant, &sh.declared.names) {
+                return Err(ctx.err(
+                    &k("tenant"),
+                    format!(
+                        "names no tenant of [[tenants]], but is close to {near:?}: a tenant not declared has no VMs and no guarantee (its traffic is the hosts'); expected {near:?}, or a name apart from the declared ones"
+                    ),
+                ));
+            }
         }
         let tenant = match t.tenants.iter().position(|n| *n == w.common.tenant) {
             Some(i) => i as u32,

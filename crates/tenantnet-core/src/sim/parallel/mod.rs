@@ -573,6 +573,8 @@ fn window(i: usize, sh: &Shared, k: usize, b: u128) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    // up the layers: the test builds its run from a scenario, as a user's run is built,
+    // so that the partitions it checks are the ones a partitioned-ties run makes
     use crate::scenario::{load, Format, LoadOptions};
     use std::path::Path;
 
