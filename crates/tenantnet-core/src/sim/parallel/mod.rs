@@ -456,7 +456,7 @@ fn worker(i: usize, sh: &Shared) -> pool::Naps {
             closes |= sh.done.fetch_add(1, Ordering::AcqRel) + 1 == n;
         }
         let held = if closes { close(sh, b, ran == n) } else { None };
-        if let Some(d) = naps.ran(ran, n, held) {
+        if let Some(d) = naps.ran(ran, n, held, Instant::now) {
             nap(sh, &mut naps, d);
         }
     }

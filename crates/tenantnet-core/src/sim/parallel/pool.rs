@@ -143,27 +143,36 @@ impl Pace {
 
 impl Naps {
     /// A window it saw, of `n` partitions: it ran `ran` of them, and held the window
-    /// up for `held` if it did. The nap it should take now, if any. Only windows it shared
-    /// with another thread make a streak: a thread alone keeps up with no one.
-    pub(super) fn ran(&mut self, ran: usize, n: usize, held: Option<Duration>) -> Option<Duration> {
+    /// up for `held` if it did. The nap it should take now, if any. Only windows it
+    /// shared with another thread make a streak: a thread alone keeps up with no one.
+    /// `clock` tells the time, read only when the thread ran nothing or held the
+    /// window up (a test's clock is its own).
+    pub(super) fn ran(
+        &mut self,
+        ran: usize,
+        n: usize,
+        held: Option<Duration>,
+        clock: impl Fn() -> Instant,
+    ) -> Option<Duration> {
+        let Some(now) = (ran == 0 || held.is_some()).then(clock) else {
+            self.missing = None;
+            return self.kept_up(ran, n);
+        };
         let missing = if ran == 0 {
-            let since = *self.missing.get_or_insert_with(Instant::now);
-            since.elapsed() >= MISSING
+            let since = *self.missing.get_or_insert(now);
+            now.saturating_duration_since(since) >= MISSING
         } else {
             self.missing = None;
             false
         };
         if held.is_none() && !missing {
-            self.streak += u64::from(ran < n);
-            if self.streak >= STREAK {
-                self.level = 0;
-            }
-            return None;
+            return self.kept_up(ran, n);
         }
-        let now = Instant::now();
         if let Some(took) = held {
             let (since, lost) = match self.period {
-                Some((since, lost)) if now - since < PERIOD => (since, lost + took),
+                Some((since, lost)) if now.saturating_duration_since(since) < PERIOD => {
+                    (since, lost + took)
+                }
                 _ => (now, took),
             };
             self.period = Some((since, lost));
@@ -180,6 +189,15 @@ impl Naps {
         self.level += 1;
         self.until = Some(now + d);
         Some(d)
+    }
+
+    /// A window it kept up with: one of a streak if it shared it with another thread.
+    fn kept_up(&mut self, ran: usize, n: usize) -> Option<Duration> {
+        self.streak += u64::from(ran < n);
+        if self.streak >= STREAK {
+            self.level = 0;
+        }
+        None
     }
 
     /// What is left of its nap.
@@ -268,39 +286,41 @@ mod tests {
     fn a_thread_naps_once_the_windows_it_held_up_cost_a_twentieth_of_the_time() {
         let mut n = Naps::default();
         let ms = Duration::from_millis;
-        assert_eq!(n.ran(1, 2, Some(ms(3))), None);
-        std::thread::sleep(PERIOD);
-        assert_eq!(n.ran(1, 2, Some(ms(3))), None, "a new period");
-        assert_eq!(n.ran(1, 2, Some(ms(3))), Some(NAP_MIN), "6 ms of 100");
+        let t = Instant::now();
+        assert_eq!(n.ran(1, 2, Some(ms(3)), || t), None);
+        let t = t + PERIOD;
+        assert_eq!(n.ran(1, 2, Some(ms(3)), || t), None, "a new period");
+        let t = t + ms(1);
+        assert_eq!(n.ran(1, 2, Some(ms(3)), || t), Some(NAP_MIN), "6 ms of 100");
     }
 
     #[test]
     fn naps_grow_up_to_the_most_and_a_streak_resets_them() {
         let mut n = Naps::default();
         let late = Some(Duration::from_millis(10));
-        let naps: Vec<_> = (0..6).map(|_| n.ran(1, 2, late).unwrap()).collect();
+        let t = Instant::now();
+        let naps: Vec<_> = (0..6).map(|_| n.ran(1, 2, late, || t).unwrap()).collect();
         assert_eq!(naps[0], NAP_MIN);
         assert_eq!(naps[1], NAP_MIN * 4);
         assert_eq!(naps[5], NAP_MAX);
         for _ in 0..STREAK {
-            assert!(n.ran(2, 2, None).is_none()); // windows it ran alone
+            assert!(n.ran(2, 2, None, || t).is_none()); // windows it ran alone
         }
-        assert_eq!(n.ran(1, 2, late), Some(NAP_MAX));
+        assert_eq!(n.ran(1, 2, late, || t), Some(NAP_MAX));
         for _ in 0..STREAK {
-            assert!(n.ran(1, 2, None).is_none());
+            assert!(n.ran(1, 2, None, || t).is_none());
         }
-        assert_eq!(n.ran(1, 2, late), Some(NAP_MIN));
+        assert_eq!(n.ran(1, 2, late, || t), Some(NAP_MIN));
     }
 
     #[test]
     fn a_thread_that_finds_no_partition_left_again_and_again_naps() {
         let mut n = Naps::default();
-        assert_eq!(n.ran(0, 2, None), None);
-        std::thread::sleep(MISSING / 2);
-        assert_eq!(n.ran(0, 2, None), None);
-        std::thread::sleep(MISSING / 2);
-        assert_eq!(n.ran(0, 2, None), Some(NAP_MIN));
-        assert_eq!(n.ran(1, 2, None), None);
+        let t = Instant::now();
+        assert_eq!(n.ran(0, 2, None, || t), None);
+        assert_eq!(n.ran(0, 2, None, || t + MISSING / 2), None);
+        assert_eq!(n.ran(0, 2, None, || t + MISSING), Some(NAP_MIN));
+        assert_eq!(n.ran(1, 2, None, || t + MISSING), None);
     }
 
     #[test]
