@@ -132,3 +132,19 @@ def test_an_empty_folder_is_fine_and_publish_leaves_nothing_on_failure(tmp_path:
         outdir.publish(d, boom, "test")
     assert files(d) == {"kept", "manifest.json"}
     assert [p.name for p in tmp_path.iterdir()] == ["empty"]  # no temporary left
+
+
+def test_a_table_written_page_by_page_has_the_bytes_written_to_the_path(
+        tmp_path: Path) -> None:
+    # through an open file, so that Ctrl-C stops a large table within a page
+    # (tests/test_interrupt.py times it); the file is the one pyarrow writes to a path
+    import numpy as np
+    import pandas as pd
+
+    from tenantnet.outdir import write_parquet
+    df = pd.DataFrame({"t": np.arange(300_000) * 1e-5, "bytes": np.arange(300_000) % 977,
+                       "port": ["s0:1", "s1:2", "h3:0"] * 100_000})
+    df.to_parquet(tmp_path / "a.parquet", index=False, engine="pyarrow")
+    write_parquet(df, tmp_path / "b.parquet")
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+    assert pd.read_parquet(tmp_path / "b.parquet").equals(df)

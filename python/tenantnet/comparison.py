@@ -26,6 +26,7 @@ from .defaults import DEFAULT_SEEDS as DEFAULT_SEEDS
 from .engagement import Engagement, engagement
 from .errors import SEED_MAX, ScenarioError
 from .eta import OVERHEAD, Eta, trial
+from .outdir import write_parquet
 from .pool import pool_map, workers
 from .scenario import MemoryBudget, Scenario
 
@@ -206,7 +207,7 @@ class Comparison:
         d.mkdir(parents=True, exist_ok=True)
         for name in ("verdicts", "runs", "tenants", "intervals", "latency"):
             df = self._table(name)
-            df.to_parquet(d / f"{name}.parquet", index=False)
+            write_parquet(df, d / f"{name}.parquet")
             save_csv(df, d / f"{name}.csv")
         return write_report(self, d)
 

@@ -160,18 +160,18 @@ class Results:
         """Writes the Parquet tables, ``summary.json`` and a manifest listing them
         into ``out_dir``; tables of another run already there are not listed, so
         :meth:`read` does not read them."""
-        from .outdir import OutputError, write_manifest
+        from .outdir import OutputError, write_manifest, write_parquet
         if not isinstance(out_dir, str | Path):
             raise TypeError(f"out_dir = {out_dir!r}: expected a folder's path, not "
                             f"{type(out_dir).__name__}")
         d = Path(out_dir)
         try:
-            return self._write(d, write_manifest)
+            return self._write(d, write_manifest, write_parquet)
         except OSError as e:
             raise OutputError(f"{d}: cannot write the results there: "
                               f"{e.strerror or e}") from None
 
-    def _write(self, d: Path, write_manifest: Any) -> list[Path]:
+    def _write(self, d: Path, write_manifest: Any, write_parquet: Any) -> list[Path]:
         d.mkdir(parents=True, exist_ok=True)
         written = []
         for name in TABLES + OPTIONAL_TABLES:
@@ -179,7 +179,7 @@ class Results:
             if frame is None:
                 continue
             path = d / f"{name}.parquet"
-            frame.to_parquet(path, index=False, engine="pyarrow")
+            write_parquet(frame, path)
             written.append(path)
         path = d / "summary.json"
         path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")

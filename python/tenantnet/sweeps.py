@@ -50,6 +50,7 @@ from .comparison import applicable, instrumented
 from .engagement import engagement
 from .errors import SEED_MAX, ScenarioError, check_type, is_whole
 from .eta import OVERHEAD, Eta, trial
+from .outdir import write_parquet
 from .pool import pool_map, workers
 from .scenario import MemoryBudget, Scenario
 
@@ -433,10 +434,10 @@ def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str
     df = pd.concat(rows, ignore_index=True).sort_values("point", kind="stable")
     df = df.reset_index(drop=True)
     written = {f"points/{k}.parquet" for k in keys}
-    df.to_parquet(out / "sweep.parquet", index=False)
+    write_parquet(df, out / "sweep.parquet")
     df.to_csv(out / "sweep.csv", index=False, float_format="%.6g")
     summ = summary(df, g)
-    summ.to_parquet(out / "summary.parquet", index=False)
+    write_parquet(summ, out / "summary.parquet")
     summ.to_csv(out / "summary.csv", index=False, float_format="%.6g")
     written |= {"sweep.parquet", "sweep.csv", "summary.parquet", "summary.csv"}
     fig = figure(summ, g, df)
