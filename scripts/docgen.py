@@ -157,7 +157,7 @@ class Schema:
 
 
 def scenario_page() -> str:
-    from tenantnet.scenario import schema
+    from tenantnet.sim.scenario import schema
     s = Schema(schema())
     out = ["# Scenario reference\n",
            "Every key of a scenario file, generated from the scenario format's JSON Schema "
@@ -187,7 +187,7 @@ def _subcommands(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParse
 
 def cli_page() -> str:
     os.environ["COLUMNS"] = "100"
-    from tenantnet.cli import build_parser
+    from tenantnet.cli.main import build_parser
     top = build_parser()
     out = ["# Command-line reference\n",
            "Every command's `--help`, generated from the command itself. Every command "

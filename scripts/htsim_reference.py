@@ -23,7 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-from tenantnet.crosscheck import maxmin_shares
+from tenantnet.crosscheck.htsim import maxmin_shares
 
 DURATION_S = 0.21
 PACKET_BYTES = 9000

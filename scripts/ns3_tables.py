@@ -4,7 +4,7 @@ as Markdown (every family when none is named). Needs ns-3's wheel and a C++ comp
 as ``tenantnet crosscheck ns3`` does; ``--set KEY=VALUE`` sets a ``[transport]`` key
 in every scenario (e.g. ``--set loss_ssthresh=flight`` to see the default's effect).
 
-Each row runs one scenario through :func:`tenantnet.ns3check.crosscheck`; cells read
+Each row runs one scenario through :func:`tenantnet.crosscheck.ns3.crosscheck`; cells read
 tenantnet / ns-3. The incast and long flows run on the dumbbell of
 ``examples/incast-ns3.toml``; the leaf-spine is ``examples/leafspine-ns3.toml`` (about
 a minute of ns-3 a row).
@@ -21,8 +21,8 @@ from typing import Any
 
 import pandas as pd
 
-from tenantnet.ns3check import crosscheck
-from tenantnet.scenario import Scenario
+from tenantnet.crosscheck.ns3 import crosscheck
+from tenantnet.sim.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 DUMBBELL = Scenario.from_file(ROOT / "examples" / "incast-ns3.toml").data()

@@ -2,7 +2,7 @@
 """Times every reproduction on this machine (`tenantnet reproduce NAME`, one after the
 other, each in a process of its own) and counts its runs, for the estimate `tenantnet
 reproduce` prints before it starts: writes python/tenantnet/reference/reproductions.json
-with the machine, the commit, the date, a calibration run's time (`tenantnet.eta.
+with the machine, the commit, the date, a calibration run's time (`tenantnet.sim.eta.
 calibrate`, before and after) and each reproduction's runs and wall time.
 
 Run it on a quiet machine: `python scripts/time_reproductions.py [NAME ...]` (names:
@@ -28,8 +28,9 @@ OUT = ROOT / "python" / "tenantnet" / "reference" / "reproductions.json"
 
 
 def main(names: list[str]) -> int:
-    from tenantnet.eta import RUN_LOG, calibrate
+    from tenantnet.jobs.runlog import RUN_LOG
     from tenantnet.reproduce import REPRODUCTIONS
+    from tenantnet.sim.eta import calibrate
     old = json.loads(OUT.read_text()) if OUT.exists() else {}
     times = dict(old.get("reproductions", {}))
     missing = names == ["--missing"]

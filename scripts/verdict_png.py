@@ -33,7 +33,7 @@ def cells(folder: Path) -> list[dict[str, str]]:
     cell (`≈ inconclusive:` shortened to `≈`), or the scheme's note."""
     import pandas as pd
 
-    from tenantnet import verdicts
+    from tenantnet.measure import verdicts
     v = pd.read_parquet(folder / "verdicts.parquet")
     props = [p for p in verdicts.NAMES if any(verdicts.symbol(x) for x in v[p])]
     return [{"scheme": str(r["scheme"]), "note": str(r["note"] or ""),
@@ -52,7 +52,7 @@ def draw(rows: list[dict[str, str]], out: Path, stamp: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from tenantnet import verdicts
+    from tenantnet.measure import verdicts
     props = [k for k in rows[0] if k not in ("scheme", "note")]
     judged = [r for r in rows if not r["note"]]
     notes = [f"{r['scheme']}: {r['note']}" for r in rows if r["note"]]

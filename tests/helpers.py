@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import tenantnet
-from tenantnet.results import Results
-from tenantnet.results import jain as jain  # re-exported for the fidelity tests
+from tenantnet.sim.results import Results
+from tenantnet.sim.results import jain as jain  # re-exported for the fidelity tests
 
 Ran = Callable[..., Path]
 """The ``ran`` fixture (conftest.py): a command's arguments -> the folder it wrote
@@ -82,7 +82,7 @@ def cli(*args: str, cwd: Path | None = None, timeout: float = 600
 def namespaces_why_not() -> str | None:
     """Why this machine cannot create network namespaces (not root, no iproute2, or not
     permitted), or None when it can."""
-    from tenantnet.linux_lab import why_not
+    from tenantnet.linux.lab import why_not
     return why_not()
 
 

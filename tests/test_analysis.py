@@ -1,10 +1,10 @@
-"""The analysis layer the reproductions and compare share (tenantnet.analysis)."""
+"""The analysis layer the reproductions and compare share (tenantnet.measure.analysis)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from tenantnet.analysis import by_scope, window
+from tenantnet.measure.analysis import by_scope, window
 
 
 def samples() -> pd.DataFrame:

@@ -225,7 +225,7 @@ def test_the_command_line_s_help_and_version_import_nothing_heavy() -> None:
     no pandas, numpy, pyarrow or matplotlib (a module check, not a timing)."""
     import subprocess
     import sys
-    code = ("import sys; from tenantnet.cli import build_parser; build_parser(); "
+    code = ("import sys; from tenantnet.cli.main import build_parser; build_parser(); "
             "print(sorted(m for m in ('pandas', 'numpy', 'pyarrow', 'matplotlib') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

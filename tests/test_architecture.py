@@ -53,12 +53,41 @@ def defined(kind: str) -> bool:
                           re.M))
 
 
+def braced(code: str, start: int) -> str:
+    """The text from the brace at or after `start` to the one that closes it."""
+    i = code.index("{", start)
+    depth = 0
+    for j in range(i, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[j], 0)
+        if depth == 0:
+            return code[i:j + 1]
+    return code[i:]
+
+
+@cache
+def own_bodies(owner: str) -> list[str]:
+    """Where `owner`'s own members are written: its struct, enum or trait body, each of
+    its impl blocks (inherent or of a trait), a macro's registration of it, or its
+    Python class's body."""
+    o = re.escape(owner)
+    code = sources()
+    heads = re.finditer(
+        rf"^\s*(?:pub(?:\([\w:]+\))? )?(?:struct|enum|trait) {o}\b[^;{{]*\{{"
+        rf"|^\s*impl(?:<[^>]*>)? (?:[\w:<>, ]+ for )?{o}\b(?:<[^>]*>)?\s*(?:where[^{{]*)?\{{"
+        rf"|^\s*(?:pub )?{o}\s*\{{", code, re.M)
+    bodies = [braced(code, h.start()) for h in heads]
+    for m in re.finditer(rf"^( *)class {o}\b.*?:\n((?:\1 +.*\n|\s*\n)*)", code, re.M):
+        bodies.append(m.group(2))
+    return bodies
+
+
 def member(owner: str, name: str) -> bool:
-    """`owner::name`: a method, a variant or a field of a type that exists."""
+    """`owner::name`: a method, a variant or a field of `owner` itself (written in its
+    own definition or impl blocks, not merely somewhere)."""
     n = re.escape(name)
-    return defined(owner) and bool(re.search(
-        rf"\bfn {n}\b|\bdef {n}\b|^\s*(pub(\(\w+\))? )?{n}\s*(:|\(|\{{|,|=)",
-        sources(), re.M))
+    pattern = re.compile(rf"\bfn {n}\b|\bdef {n}\b|^\s*(pub(\(\w+\))? )?{n}\s*(:|\(|\{{|,|=)"
+                         rf"|^\s*\d+\s*=>\s*{n}\b", re.M)
+    return defined(owner) and any(pattern.search(b) for b in own_bodies(owner))
 
 
 def checks(n: str) -> str | None:
@@ -67,6 +96,10 @@ def checks(n: str) -> str | None:
         return None if path_exists(n) else "no such file or folder"
     if m := re.fullmatch(r"(\w+)!", n):
         return None if defined(m.group(1)) else "no such macro"
+    if m := re.fullmatch(r"crate::(\w+)", n):  # a module of the core
+        core = RUST / "tenantnet-core" / "src"
+        found = (core / m.group(1)).is_dir() or (core / f"{m.group(1)}.rs").is_file()
+        return None if found else "no such module"
     if m := re.fullmatch(r"(\w+)::(\w+)(?:\(.*\))?", n):
         return None if member(m.group(1), m.group(2)) else "no such type or member"
     if re.fullmatch(r"[A-Z][a-z]+[A-Z]\w*|[A-Z][a-z]{2,}\w*", n) and n not in {"None"}:
@@ -85,3 +118,5 @@ def test_the_check_catches_a_stale_name() -> None:
     assert checks("NoSuchType") == "no such type"
     assert checks("no_such_macro!") == "no such macro"
     assert checks("sim/datapath.rs") is None and checks("HostPolicy::tick") is None
+    # a member of another type does not count: `Sim::route` is the fabric's
+    assert checks("Fabric::route") is None and checks("Sim::route") is not None

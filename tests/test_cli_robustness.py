@@ -244,7 +244,7 @@ def test_an_impossible_tenant_is_rejected_without_allocating(tmp_path: Path) -> 
     assert p.returncode == 0, p.stderr
     assert "1 tenants placed, 1 rejected" in p.stdout
     assert time.monotonic() - t0 < 20
-    from tenantnet.qshare import FAT_TREE_16, Controller
+    from tenantnet.sim.qshare import FAT_TREE_16, Controller
     c = Controller(FAT_TREE_16 | {"k": 4}, slots=4)
     out = c.fill(1, mean_vms=1e12, give_up=5)
     assert out["admitted"] == 0 and out["rejected"] == 5
@@ -262,7 +262,7 @@ def test_emit_sonic_says_how_many_switches_need_nothing(placed: Path, tmp_path: 
 # -- 25: help, version ----------------------------------------------------------------------
 
 def test_help_lists_what_there_is() -> None:
-    from tenantnet.cli import BENCHMARKS
+    from tenantnet.cli.main import BENCHMARKS
     from tenantnet.reproduce import REPRODUCTIONS
     h = cli("reproduce", "--help").stdout
     assert all(name in h for name in REPRODUCTIONS), h

@@ -18,8 +18,8 @@ import pytest
 
 import tenantnet
 from helpers import cli
-from tenantnet import metrics, stats, verdicts
-from tenantnet.comparison import compare
+from tenantnet.comparison.compare import compare
+from tenantnet.measure import metrics, stats, verdicts
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 LEAF_SPINE = EXAMPLES / "compare-leaf-spine.toml"
@@ -277,14 +277,13 @@ def test_a_run_that_fails_with_a_bug_is_its_row_and_the_comparison_goes_on(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A non-scenario error in one run (a bug) becomes that run's failed row, as a sweep
     records a failed point, instead of ending the whole comparison."""
-    import tenantnet.api
-    from tenantnet.comparison import run_scheme
+    from tenantnet.comparison import compare as comparing
 
     def broken(*_: object, **__: object) -> None:
         raise RuntimeError("boom")
-    monkeypatch.setattr(tenantnet.api, "run", broken)
+    monkeypatch.setattr(comparing, "run", broken)
     data = tenantnet.Scenario.builtin("demo").data()
-    o = run_scheme(data, "static", seed=1)
+    o = comparing.run_scheme(data, "static", seed=1)
     assert o.measures is None
     assert o.error.startswith("failed: internal error (RuntimeError: boom)")
 

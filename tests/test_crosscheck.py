@@ -8,7 +8,7 @@ import pytest
 
 import tenantnet
 from helpers import cli
-from tenantnet import crosscheck as xc
+from tenantnet.crosscheck import htsim as xc
 
 
 def test_ks_distance_and_the_distribution_summary() -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tenantnet import ns3check
-from tenantnet.cli import main
-from tenantnet.scenario import Scenario
+from tenantnet.cli.main import main
+from tenantnet.crosscheck import ns3 as ns3check
+from tenantnet.sim.scenario import Scenario
 
 SMALLEST = (Path(__file__).parents[1] / "examples" / "incast-ns3.toml").read_text()
 

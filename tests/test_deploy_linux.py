@@ -14,7 +14,7 @@ import pytest
 
 from helpers import classifying, cli, namespaces_why_not
 from tenantnet import Scenario, ScenarioError
-from tenantnet.linux_tc import plan
+from tenantnet.linux.tc import plan
 
 # Real namespaces, links and wall-clock rates: `make test` runs these alone, after
 # the rest has run on every core (the `serial` marker).

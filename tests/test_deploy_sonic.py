@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tenantnet import Scenario
-from tenantnet.deploy_cli import sonic_configs
-from tenantnet.sonic import validate
-from tenantnet.sonic_fabric import sonic_queue
+from tenantnet.cli.deploy import sonic_configs
+from tenantnet.sonic.configdb import validate
+from tenantnet.sonic.fabric import sonic_queue
 
 ROOT = Path(__file__).resolve().parents[1]
 LEAF_SPINE = ROOT / "examples" / "compare-leaf-spine.toml"

@@ -22,11 +22,11 @@ import pytest
 
 from helpers import classifying, cli, default_sigint, namespaces_why_not
 from tenantnet import Results, Scenario, ScenarioError
-from tenantnet.emulation import prepare
-from tenantnet.emulation.fabric import plan_fabric
-from tenantnet.emulation.side import phases, rates
-from tenantnet.emulation.tables import on_grid
-from tenantnet.linux_lab import cleanup, leftovers
+from tenantnet.linux.emulation import prepare
+from tenantnet.linux.emulation.fabric import plan_fabric
+from tenantnet.linux.emulation.side import phases, rates
+from tenantnet.linux.emulation.tables import on_grid
+from tenantnet.linux.lab import cleanup, leftovers
 
 # Real namespaces, links and wall-clock rates: `make test` runs these alone, after
 # the rest has run on every core (the `serial` marker).
@@ -135,7 +135,7 @@ def test_phases_are_cut_where_long_lived_demand_changes() -> None:
 
 
 def test_a_backlogged_class_is_credited_up_to_one_packet_never_past_its_rate() -> None:
-    from tenantnet.emulation.agent import send_rate
+    from tenantnet.linux.emulation.agent import send_rate
     packet = 12112  # 8 segments on the wire: 8 ms at 12 Mb/s
     # 12 of the 12.8 packets a 12 Mb/s class sends in 0.1 s: 93 %, under MBFQ's 95 %
     short = 12 * packet
@@ -148,7 +148,7 @@ def test_a_backlogged_class_is_credited_up_to_one_packet_never_past_its_rate() -
 
 def test_sent_while_backlogged_counts_only_intervals_with_packets_waiting_at_both_ends(
         ) -> None:
-    from tenantnet.emulation.fidelity import sent_while_backlogged
+    from tenantnet.linux.emulation.fidelity import sent_while_backlogged
     t = [k * 0.05 for k in range(8)]
     full = (t, [(int(k * 0.05 * 1e9 / 8), 1000, int(1e9)) for k in range(8)])
     # half its rate while backlogged: 5 intervals; the two around k = 3 (no backlog)
@@ -161,7 +161,13 @@ def test_sent_while_backlogged_counts_only_intervals_with_packets_waiting_at_bot
 
 
 def test_a_run_is_trusted_only_when_every_measure_is_within_its_limit() -> None:
-    from tenantnet.emulation.fidelity import AGENT_LATE_S, PORT_RATE, START_LATE_S, CpuUse, judge
+    from tenantnet.linux.emulation.fidelity import (
+        AGENT_LATE_S,
+        PORT_RATE,
+        START_LATE_S,
+        CpuUse,
+        judge,
+    )
     ok = judge([0.002, 0.01], [0.006, 0.02], (0.99, 0.97), CpuUse(1.0, 0.9))
     assert ok.trusted and ok.verdict.startswith("trusted") and len(ok.measures()) == 4
     late = judge([0.002, START_LATE_S + 0.001], None, None, None)
@@ -174,7 +180,7 @@ def test_a_run_is_trusted_only_when_every_measure_is_within_its_limit() -> None:
 
 
 def test_the_first_sample_is_taken_before_the_start_and_stamped_as_it() -> None:
-    from tenantnet.emulation.clock import LEAD_S, due, stamp
+    from tenantnet.linux.emulation.clock import LEAD_S, due, stamp
     assert due(100.0, 0.05, 0) == 100.0 - LEAD_S and due(100.0, 0.05, 2) == 100.1
     assert stamp(100.0, 0) == 0.0
 
@@ -296,7 +302,7 @@ def test_mbfq_gives_each_vm_the_simulators_rate_within_10_percent_in_every_phase
     """Each VM's emulated rate in each phase within 10 % of the simulator's: the median
     of the trusted ones of three runs (the guide's and two more). A run is one sample,
     and a run the machine was too busy for says so (docs: Emulation on Linux)."""
-    from tenantnet.emulation import emulate
+    from tenantnet.linux.emulation import emulate
     _, out = demo_compare
     first = Results.read(out / "mbfq")
     runs = [(side(out, "mbfq"), first.summary["emulated"]["fidelity"])]
@@ -483,7 +489,7 @@ def test_a_signal_mid_run_leaves_no_namespace_link_or_process(tmp_path: Path,
 @needs_namespaces
 def test_a_leaf_spine_with_on_off_traffic_gives_each_tenant_the_simulators_rate(
         tmp_path: Path) -> None:
-    from tenantnet.emulation.side import tenant_rates
+    from tenantnet.linux.emulation.side import tenant_rates
     out = tmp_path / "emu-ls"
     lines, shown = run_documented(2, out)
     e, s = Results.read(out), Results.read(out / "simulated")
@@ -504,8 +510,8 @@ def test_a_leaf_spine_with_on_off_traffic_gives_each_tenant_the_simulators_rate(
 @pytest.mark.parametrize("scheduler,share_a", [("dwrr", 0.25), ("strict", 1.0)])
 def test_switch_queues_classify_the_dscp_hosts_tag_as_the_simulator_does(
         scheduler: str, share_a: float) -> None:
-    from tenantnet.emulation import emulate
-    from tenantnet.emulation.side import tenant_rates
+    from tenantnet.linux.emulation import emulate
+    from tenantnet.linux.emulation.side import tenant_rates
     e = emulate(Scenario.from_dict(classifying(scheduler)), "none")
     # a tenant that sent nothing in either run has no row: its rates are 0
     per = tenant_rates(rates(e.emulated, e.simulated)).set_index("tenant") \

@@ -12,7 +12,8 @@ import pytest
 
 import tenantnet
 from builders.cpu import run, scenario
-from tenantnet import engagement, schemes
+from tenantnet.measure import engagement
+from tenantnet.sim import schemes
 
 DEMO = tenantnet.Scenario.builtin("demo").data()
 

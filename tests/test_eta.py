@@ -10,7 +10,8 @@ import pytest
 
 import tenantnet
 from helpers import cli
-from tenantnet import eta
+from tenantnet.jobs import runlog
+from tenantnet.sim import eta
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,12 +53,12 @@ def test_a_trial_times_the_start_of_a_run_per_estimated_event() -> None:
 def test_runs_are_counted_in_this_process_and_its_workers() -> None:
     d = tenantnet.Scenario.builtin("demo").data()
     d["simulation"]["duration"] = "10ms"
-    with eta.counting() as count:
+    with runlog.counting() as count:
         assert count() == 0
         tenantnet.run(d)
         tenantnet.compare(d, ["none", "static"], seeds=1)
         assert count() == 3
-    assert eta.RUN_LOG not in __import__("os").environ
+    assert runlog.RUN_LOG not in __import__("os").environ
 
 
 def test_compare_says_its_runs_and_their_time_up_front(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ def test_example_runs(path: Path) -> None:
 
 
 def test_the_fct_study_reports_slowdown_by_size() -> None:
-    from tenantnet.tables import slowdown_table
+    from tenantnet.measure.tables import slowdown_table
     r = tenantnet.run(Path(EXAMPLES[0]).parent / "fct-websearch.toml")
     assert r.summary["flows_completed"] == r.summary["flows_finite"] == 1000
     t = slowdown_table(r).set_index("size")

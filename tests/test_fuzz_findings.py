@@ -286,7 +286,7 @@ def test_a_workload_whose_tenant_is_a_typo_of_a_declared_one_is_refused() -> Non
      "out_dir = None"),
 ])
 def test_the_python_api_names_a_wrong_argument(call: Any, words: str) -> None:
-    import tenantnet.schemes
+    import tenantnet.sim.schemes
     sc = tenantnet.Scenario.builtin("demo")
     with pytest.raises((TypeError, ValueError)) as e:
         call(sc)

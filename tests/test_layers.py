@@ -151,7 +151,7 @@ def test_the_parts_own_their_state_and_never_call_back_into_the_loop() -> None:
     assert others == {"now": "Time", "events": "EventQueue"}, (
         "Sim holds the clock, the event queue and the parts only")
     methods = 0
-    for path in sorted((SRC / "sim").glob("*.rs")):
+    for path in sorted((SRC / "sim").rglob("*.rs")):
         code = re.sub(r"//[^\n]*", "", path.read_text(encoding="utf-8"))
         for part in PARTS:
             for body in impl_blocks(code, part):

@@ -15,7 +15,7 @@ import pytest
 
 from helpers import default_sigint, namespaces_why_not
 from tenantnet import ScenarioError
-from tenantnet.linux_lab import Lab, cleanup, leftovers, namespaces, probe, require
+from tenantnet.linux.lab import Lab, cleanup, leftovers, namespaces, probe, require
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,7 +84,7 @@ def test_a_forked_child_killed_by_sigterm_leaves_the_labs_namespaces_alone() -> 
 
 CHILD = """
 import sys, time
-from tenantnet.linux_lab import Lab
+from tenantnet.linux.lab import Lab
 with Lab(sys.argv[1]) as lab:
     a, b = lab.ns("h0"), lab.ns("sw")
     lab.link(a, "eth0", b, "p0")

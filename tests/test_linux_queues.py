@@ -13,9 +13,9 @@ import pytest
 
 from helpers import namespaces_why_not
 from tenantnet import ScenarioError
-from tenantnet.linux_bpf import MAX_TAGS, program
-from tenantnet.linux_queues import switch_queues
-from tenantnet.linux_tc import Plan
+from tenantnet.linux.bpf import MAX_TAGS, program
+from tenantnet.linux.queues import switch_queues
+from tenantnet.linux.tc import Plan
 
 # Real namespaces, links and wall-clock rates: `make test` runs these alone, after
 # the rest has run on every core (the `serial` marker).
@@ -84,9 +84,9 @@ WHY_NOT = namespaces_why_not()
 def test_the_tagger_sets_the_dscp_by_source_keeps_ecn_and_a_valid_checksum() -> None:
     from pyroute2 import NetNS
 
-    from tenantnet.emulation.netns import enter
-    from tenantnet.linux_bpf import attach
-    from tenantnet.linux_lab import Lab
+    from tenantnet.linux.bpf import attach
+    from tenantnet.linux.emulation.netns import enter
+    from tenantnet.linux.lab import Lab
 
     def sh(*cmd: str) -> None:
         subprocess.run(cmd, check=True)

@@ -11,7 +11,7 @@ import pytest
 
 import tenantnet
 from helpers import cli
-from tenantnet import outdir
+from tenantnet.jobs import outdir
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -141,7 +141,7 @@ def test_a_table_written_page_by_page_has_the_bytes_written_to_the_path(
     import numpy as np
     import pandas as pd
 
-    from tenantnet.outdir import write_parquet
+    from tenantnet.jobs.outdir import write_parquet
     df = pd.DataFrame({"t": np.arange(300_000) * 1e-5, "bytes": np.arange(300_000) % 977,
                        "port": ["s0:1", "s1:2", "h3:0"] * 100_000})
     df.to_parquet(tmp_path / "a.parquet", index=False, engine="pyarrow")

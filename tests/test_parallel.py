@@ -13,7 +13,7 @@ import pytest
 
 import tenantnet
 from helpers import check_conservation, cli
-from tenantnet.results import OPTIONAL_TABLES
+from tenantnet.sim.results import OPTIONAL_TABLES
 from test_digests import digest, table_csv
 
 
@@ -36,7 +36,7 @@ def ran(d: dict[str, Any], threads: int | None) -> tuple[str, tenantnet.Simulati
     """The run's digest (every table and the summary but its wall time) on `threads`."""
     sim = tenantnet.Scenario.from_dict(d, "<test>").simulation()
     sim.set_threads(threads, exact=True)
-    tenantnet.api.advance(sim, None, chunks=7)
+    tenantnet.sim.api.advance(sim, None, chunks=7)
     r = sim.results()
     check_conservation(r)
     return every_table(r), sim
@@ -283,7 +283,7 @@ def test_tenantnet_threads_sets_the_default_and_pool_workers_use_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    from tenantnet.pool import pool_map
+    from tenantnet.jobs.pool import pool_map
     d = permutation(4, "1ms")
     monkeypatch.setenv("TENANTNET_THREADS", "1")
     _, sim = ran(d, None)

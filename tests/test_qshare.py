@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from helpers import cli
-from tenantnet.qshare import FAT_TREE_16, Controller
 from tenantnet.reproduce import qshare as rq
-from tenantnet.sonic import config_db, validate
+from tenantnet.sim.qshare import FAT_TREE_16, Controller
+from tenantnet.sonic.configdb import config_db, validate
 
 
 def small(k: int = 8, r: int = 1, slots: int = 40, ha: float | None = 0.5) -> Controller:

@@ -163,7 +163,8 @@ def test_bad_lifetimes_name_the_key(change: Any, key: str, words: str) -> None:
 
 
 def test_the_report_shows_arrivals_and_departures(run: Any, tmp_path: Any) -> None:
-    from tenantnet import report, report_qshare
+    from tenantnet.report import qshare as report_qshare
+    from tenantnet.report import runs as report
     s = report_qshare.tenant_summary(run).set_index("tenant")
     assert s.loc["B", "at the end"] == "departed"
     assert s.loc["A", "at the end"] == s.loc["C", "at the end"] == "dedicated"

@@ -247,7 +247,7 @@ def sized(ha: float | None = 0.5) -> dict[str, Any]:
 
 
 def test_tenants_given_by_size_are_placed_by_algorithm_1() -> None:
-    from tenantnet.qshare import Controller
+    from tenantnet.sim.qshare import Controller
     d = sized()
     r, _ = simulate(d)
     # the same requests, in the same order, on the placement API

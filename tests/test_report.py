@@ -15,8 +15,9 @@ import pytest
 
 import tenantnet
 from helpers import Ran, cli
-from tenantnet import report, tables
-from tenantnet.plotting import style
+from tenantnet.measure import tables
+from tenantnet.report import runs as report
+from tenantnet.report.plotting import style
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -195,7 +196,7 @@ def test_a_qshare_run_charts_its_binding_and_weights(tmp_path: Path) -> None:
     """Fig. 7(a) with the controller every 4 s: T10 takes the idle T7's queue at 4 s
     with no weight changing, and the queue table, the weights chart and the report
     say so."""
-    from tenantnet import report_qshare
+    from tenantnet.report import qshare as report_qshare
     from tenantnet.reproduce import qshare_packet as qp
 
     r = tenantnet.run(qp.fig7a_scenario(interval_s=4.0, duration_s=5.0))

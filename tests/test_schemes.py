@@ -11,9 +11,9 @@ import pytest
 
 import tenantnet
 from helpers import cli
-from tenantnet import schemes
 from tenantnet.errors import ScenarioError
 from tenantnet.reproduce import c2qos
+from tenantnet.sim import schemes
 
 DEMO = tenantnet.Scenario.builtin("demo").data()
 PAIRS = {**DEMO, "tenants": [{**t, "hosts": ["h0", "h1", "h2", "h3"]} for t in DEMO["tenants"]]}
@@ -181,7 +181,7 @@ def test_trinitys_switches_come_from_the_cores_preset() -> None:
 
 
 def test_a_schemes_vswitch_table_comes_from_its_registration() -> None:
-    from tenantnet.schemes import vswitch_table
+    from tenantnet.sim.schemes import vswitch_table
     assert vswitch_table("c-es") == {"policy": "elasticswitch", "pair_guarantees": "dynamic",
                                      "elasticswitch": {"profile": "trinity-code"}}
     assert vswitch_table("c-es", pair_guarantees=None, elasticswitch={"bucket": "64KB"}) == {
@@ -195,7 +195,7 @@ def test_the_reproductions_run_the_registrys_schemes() -> None:
     """Where a reproduction names a registered scheme, it runs the registry's policy
     and profile (its own set-up may add keys, never contradict them)."""
     from tenantnet.reproduce import qshare_fig2, qshare_fig8, trinity
-    from tenantnet.schemes import SCHEMES, vswitch_table
+    from tenantnet.sim.schemes import SCHEMES, vswitch_table
     seen = 0
     for mod in (trinity, qshare_fig2, qshare_fig8):
         for name, (_, table) in mod.SCHEMES.items():

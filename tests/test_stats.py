@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from tenantnet import stats, verdicts
+from tenantnet.measure import stats, verdicts
 
 
 @pytest.mark.parametrize(("df", "t"), [(1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622),

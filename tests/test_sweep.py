@@ -17,7 +17,7 @@ import pytest
 
 import tenantnet
 from helpers import cli
-from tenantnet import sweeps
+from tenantnet.comparison import sweep as sweeps
 
 
 def short_demo() -> dict[str, Any]:

@@ -9,7 +9,7 @@ import pytest
 import tenantnet
 from helpers import Ran, check_conservation, simulate
 from tenantnet.reproduce import barberq
-from tenantnet.results import Results
+from tenantnet.sim.results import Results
 
 WINDOW = (0.002, 0.012)  # steady state: every queue backlogged
 

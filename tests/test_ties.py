@@ -93,7 +93,7 @@ def test_the_command_line_replaces_the_rule(tmp_path: Path) -> None:
 def test_the_environment_sets_the_rule_of_every_scenario_and_says_so() -> None:
     """What `tenantnet reproduce --ties` uses: TENANTNET_TIES, through `env_setting`,
     reaches every scenario built in the block, and each run's name records it."""
-    from tenantnet.scenario import TIES_ENV, env_setting
+    from tenantnet.sim.scenario import TIES_ENV, env_setting
     sc = dumbbell(4, "tcp", "20ms", "100KB")
     sc["name"] = "four"
     partitioned = outcome(with_ties(dumbbell(4, "tcp", "20ms", "100KB"), "partitioned"))[0]

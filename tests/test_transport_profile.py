@@ -94,7 +94,7 @@ def test_a_transport_profile_from_the_environment_reaches_every_scenario() -> No
     import json
     import os
 
-    from tenantnet.scenario import TRANSPORT_ENV, Scenario, transport_profile
+    from tenantnet.sim.scenario import TRANSPORT_ENV, Scenario, transport_profile
 
     sc = Scenario.from_dict(incast({"protocol": "newreno", "min_rto": "5ms"}), "incast")
 

@@ -1,5 +1,5 @@
 """``python -m tenantnet``: the ``tenantnet`` command."""
 
-from .cli import main
+from .cli.main import main
 
 main()

@@ -23,14 +23,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import progress
-from ..analysis import window
-from ..api import run
-from ..plotting import from_zero, legend_outside, mark_times, save_csv, save_png, style
-from ..results import jain
+from ..jobs import progress
+from ..measure.analysis import EPS, window
+from ..report.plotting import from_zero, legend_outside, mark_times, save_csv, save_png, style
+from ..sim.api import run
+from ..sim.results import jain
 from .claims import claim, frame
 
 SCHEMES = {"BarberQ": "barberq", "Best-Effort": "tail_drop", "Strawman": "static_partition"}
@@ -71,7 +72,7 @@ def fig1(start2_s: float = 0.05, duration_s: float = 0.2) -> pd.DataFrame:
     for name, policy in progress.steps(list(SCHEMES.items()), lambda x: f"Fig. 1: {x[0]}"):
         r = run(fig1_scenario(policy, start2_s, duration_s))
         tp = r.throughput
-        both = tp[(tp["scope"] == "tenant") & (tp["time_s"] > start2_s + 0.05)]
+        both = window(tp[tp["scope"] == "tenant"], start2_s + 0.05)
         g = both.groupby("id")["gbps"].mean()
         rows.append({"scheme": name, "service1_gbps": g.get("service1", 0.0),
                      "service2_gbps": g.get("service2", 0.0),
@@ -119,7 +120,7 @@ def fig2(first_stop_s: float = 0.2, gap_s: float = 0.05, duration_s: float = 0.5
         for t, g in q.groupby("time_s", sort=True):
             per = g.set_index("queue")["gbps"].reindex(range(8)).fillna(0.0)
             active = [i - 1 for i in range(1, 9)
-                      if (s := stop_time(i, first_stop_s, gap_s)) is None or t <= s + 1e-9]
+                      if (s := stop_time(i, first_stop_s, gap_s)) is None or t <= s + EPS]
             row = {"time_s": t, "scheme": name, "active": len(active),
                    "jain": jain(per.iloc[active].to_numpy()), "aggregate_gbps": float(per.sum())}
             row.update({f"q{i}_gbps": float(per.iloc[i]) for i in range(8)})
@@ -174,7 +175,6 @@ def fig2_compare(df: pd.DataFrame) -> pd.DataFrame:
 
 def reproduce_fig1(out: Path) -> list[Path]:
     """Writes barberq_fig1.csv, the comparison with the paper and barberq_fig1.png."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     df = fig1()
@@ -197,7 +197,6 @@ def reproduce_fig1(out: Path) -> list[Path]:
 def reproduce_fig2(out: Path) -> list[Path]:
     """Writes barberq_fig2.csv, the comparison with the paper and barberq_fig2.png
     (Jain's index and aggregate throughput over time for the three schemes)."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     df = fig2()

@@ -52,15 +52,19 @@ Where the paper is silent or the model differs:
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from ..plotting import legend_outside, save_csv, save_png, style
-from ..scenario import TRANSPORT_ENV, Scenario
+from ..jobs.pool import pool_map, workers
+from ..report.plotting import legend_outside, save_csv, save_png, style
+from ..sim.api import run
+from ..sim.scenario import TRANSPORT_ENV, Scenario
 from .claims import claim, frame
 
 WORKLOADS = ["websearch", "datamining", "hadoop", "cache"]
@@ -119,7 +123,6 @@ def run_point(workload: str, load: float, scheme: str, flows: int,
               profile: str | None = None) -> dict[str, Any]:
     """One run's row: mean FCT of all and of small flows, counts, drops, evictions,
     ECN marks, events, packets and wall time."""
-    from ..api import run
     start = time.monotonic()
     r = run(scenario(workload, load, scheme, flows, profile))
     wall = time.monotonic() - start
@@ -144,7 +147,6 @@ def macro(schemes: tuple[str, ...], flows: int = FLOWS, workloads: list[str] | N
           profile: str | None = None) -> pd.DataFrame:
     """Every (workload, load, scheme) run, in parallel over the cores, with each
     FCT normalised to BarberQ's at the same workload and load."""
-    from ..pool import pool_map, workers
     tasks = [(w, ld, s, flows, profile) for w in workloads or WORKLOADS
              for ld in loads or LOADS for s in schemes]
     names = [f"{w} {ld:.0%} {s}" for w, ld, s, _, _ in tasks]
@@ -211,7 +213,6 @@ def claims(df: pd.DataFrame, fig: int, transport: str = "htsim") -> pd.DataFrame
 def figure(df: pd.DataFrame, schemes: tuple[str, ...], title: str) -> Any:
     """Average FCT of all flows (top) and small flows (bottom) normalised to
     BarberQ's, a panel per workload, against load."""
-    import matplotlib.pyplot as plt
     works = list(dict.fromkeys(df["workload"]))
     fig, axes = plt.subplots(2, len(works), figsize=(4.2 * len(works), 6.4), squeeze=False)
     for j, w in enumerate(works):
@@ -260,7 +261,6 @@ def bench(repeat: int, workload: str = "websearch", load: float = 0.7,
           scheme: str = "BarberQ") -> None:
     """``tenantnet bench barberq-macro``: one run of the macrobenchmark per repeat,
     one JSON line each: wall time, events, events per second, packets."""
-    import json
     for _ in range(repeat):
         r = run_point(workload, load, scheme, FLOWS)
         print(json.dumps({"benchmark": "barberq-macro", "workload": workload, "load": load,

@@ -40,12 +40,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..analysis import by_scope, window
-from ..api import run
-from ..plotting import legend_outside, mark_times, save_csv, save_png, style
+from ..jobs import progress
+from ..measure.analysis import by_scope, window
+from ..report.plotting import legend_outside, mark_times, save_csv, save_png, style
+from ..sim.api import run
 from .claims import claim, frame
 
 VMS = ("VM1", "VM2", "VM3", "VM4")
@@ -395,7 +396,6 @@ def run_fig10(phase_s: float = 1.0) -> tuple[dict[str, pd.DataFrame], dict[str, 
 def reproduce_fig10(out: Path, phase_s: float = 1.0) -> list[Path]:
     """Writes c2qos_fig10.png, the series, phase means and latencies (CSV), and the
     comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     ser, lat, native = run_fig10(phase_s)

@@ -31,9 +31,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import _core, progress
+from .. import _core
+from ..jobs import progress
+from ..report.plotting import save_csv, save_png
 from .c2qos import check_row, dur, plot_vm_row, run_cpu, series, steady, testbed
 from .claims import frame
 
@@ -144,9 +147,7 @@ def compare(st: pd.DataFrame) -> pd.DataFrame:
 
 def reproduce_fig1(out: Path, phase_s: float = 1.0) -> list[Path]:
     """Writes c2qos_fig1.png, the series and phase means (CSV) and the comparison."""
-    import matplotlib.pyplot as plt
 
-    from ..plotting import save_csv, save_png
 
     out.mkdir(parents=True, exist_ok=True)
     ser = run_fig1(phase_s)

@@ -36,10 +36,13 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import _core, progress
-from ..tables import vm_means
+from .. import _core
+from ..jobs import progress
+from ..measure.tables import vm_means
+from ..report.plotting import legend_outside, save_csv, save_png, style
 from .c2qos import check_row, run_cpu, testbed
 from .claims import frame
 
@@ -227,9 +230,7 @@ def compare(acc: pd.DataFrame, lat: pd.DataFrame) -> pd.DataFrame:
 def reproduce_fig11(out: Path, duration_s: float = 1.0, seeds: int = 3) -> list[Path]:
     """Writes c2qos_fig11.png, the accuracy and latency data (CSV) and the
     comparison with the paper."""
-    import matplotlib.pyplot as plt
 
-    from ..plotting import legend_outside, save_csv, save_png, style
 
     out.mkdir(parents=True, exist_ok=True)
     acc = run_accuracy(min(duration_s, 0.5))

@@ -29,11 +29,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
-from .. import progress
-from ..analysis import window
-from ..tables import vm_means
+from ..jobs import progress
+from ..measure.analysis import window
+from ..measure.tables import vm_means
+from ..report.plotting import save_csv, save_png, style
 from .c2qos import check_row, dur, run_cpu, testbed
 from .claims import frame
 
@@ -100,7 +103,6 @@ def run_fig12(phase_s: float = 0.5) -> dict[str, dict[str, Any]]:
 
 def compare(got: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Fig. 12's claims and spec §6.6's checks next to our numbers."""
-    import numpy as np
 
     med = {k: float(np.median(v["rt_us"])) for k, v in got.items()}
     native = med.pop(NATIVE)
@@ -146,10 +148,7 @@ WHY = ("under C2TB the FTP VMs are held to their tokens with full rings, so each
 def reproduce_fig12(out: Path, phase_s: float = 0.5) -> list[Path]:
     """Writes c2qos_fig12.png, the response times and FTP rates (CSV) and the
     comparison with the paper."""
-    import matplotlib.pyplot as plt
-    import numpy as np
 
-    from ..plotting import save_csv, save_png, style
 
     out.mkdir(parents=True, exist_ok=True)
     got = run_fig12(phase_s)

@@ -21,11 +21,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..analysis import by_scope, window
-from ..plotting import legend_outside, mark_times, save_csv, save_png, style
+from ..jobs import progress
+from ..measure.analysis import by_scope, window
+from ..report.plotting import legend_outside, mark_times, save_csv, save_png, style
 from .c2qos import check_row, dur, run_cpu, testbed
 from .claims import frame
 
@@ -129,7 +130,6 @@ def reproduce_fig13(out: Path, t0: float = 15.0, duration: float = 30.0,
                     monitor: float = 1.0) -> list[Path]:
     """Writes c2qos_fig13.png, the rates and the handler's readings (CSV), and the
     comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     rates, readings = run_fig13(t0, duration, monitor)

@@ -28,9 +28,11 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
+from ..jobs import progress
+from ..report.plotting import legend_outside, save_csv, save_png, style
 from .c2qos import SMALL, check_row, run_cpu, testbed
 
 VM_COUNTS = (1, 2, 4, 8, 12, 16)
@@ -102,9 +104,7 @@ def compare(lat: pd.DataFrame) -> pd.DataFrame:
 
 def reproduce_fig3(out: Path, duration_s: float = 0.5) -> list[Path]:
     """Writes c2qos_fig3.png, the latencies (CSV) and the comparison."""
-    import matplotlib.pyplot as plt
 
-    from ..plotting import legend_outside, save_csv, save_png, style
 
     out.mkdir(parents=True, exist_ok=True)
     lat = run_fig3(duration_s)

@@ -20,10 +20,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..analysis import window
+from ..jobs import progress
+from ..measure.analysis import window
+from ..report.plotting import legend_outside, save_csv, save_png, style
 from .c2qos import run_cpu
 from .claims import claim, frame
 
@@ -137,9 +139,7 @@ def _why(reading: str, case: str) -> str:
 
 def reproduce_fig7(out: Path, duration: str = "300ms") -> list[Path]:
     """Writes c2qos_fig7.png, the cycle rates (CSV) and the comparison."""
-    import matplotlib.pyplot as plt
 
-    from ..plotting import legend_outside, save_csv, save_png, style
 
     out.mkdir(parents=True, exist_ok=True)
     got = run_fig7(duration)

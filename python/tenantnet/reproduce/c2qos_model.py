@@ -27,11 +27,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..analysis import window
-from ..plotting import save_csv, save_png, style
+from ..jobs import progress
+from ..measure.analysis import window
+from ..report.plotting import save_csv, save_png, style
+from ..sim.scenario import schema
 from .c2qos import run_cpu, testbed
 from .claims import claim, frame
 
@@ -65,7 +67,6 @@ def cycles_per_packet(d: dict[str, Any], pps: float) -> float:
 
 def default_costs() -> dict[str, float]:
     """The model's per-stage constants (`vswitch.cpu.costs`' defaults)."""
-    from ..scenario import schema
     return dict(schema()["$defs"]["CpuSpec"]["properties"]["costs"]["default"])
 
 
@@ -136,7 +137,6 @@ def compare(pts: pd.DataFrame, costs: dict[str, float]) -> pd.DataFrame:
 
 def reproduce_figs5_6(out: Path) -> list[Path]:
     """Writes c2qos_fig5_6.png, the points (CSV) and the comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     pts = points()

@@ -19,12 +19,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..analysis import by_scope, window
-from ..api import run
-from ..plotting import legend_outside, mark_times, plain_log_ticks, save_csv, save_png, style
+from ..jobs import progress
+from ..measure.analysis import by_scope, window
+from ..report.plotting import legend_outside, mark_times, plain_log_ticks, save_csv, save_png, style
+from ..sim.api import run
 from .claims import claim, frame
 
 VMS = ("VM1", "VM2", "VM3", "VM4")
@@ -140,7 +141,6 @@ def with_units(df: pd.DataFrame) -> pd.DataFrame:
 def reproduce_fig6(out: Path, phase_s: float = 2.0) -> list[Path]:
     """Writes mbfq_fig6.png, the rate series and allocations (CSV) for MBFQ and
     static reservation, and the comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     runs = {name: fig6(name, phase_s)

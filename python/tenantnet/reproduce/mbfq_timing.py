@@ -24,13 +24,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import progress
-from ..analysis import window
-from ..api import run
-from ..plotting import finish, mark_times, save_csv, save_png, style
+from ..jobs import progress
+from ..measure.analysis import window
+from ..report.plotting import finish, mark_times, save_csv, save_png, style
+from ..sim.api import run
 from .claims import claim, frame
 from .mbfq import fig6_scenario, vm_series
 
@@ -158,7 +159,6 @@ def fig7_compare(s: pd.DataFrame) -> pd.DataFrame:
 
 def reproduce_fig5(out: Path, duration_s: float = FIG5_DURATION_S) -> list[Path]:
     """Writes mbfq_fig5.png, the spread of SR per T (CSV) and the comparison."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     pts = fig5_points(duration_s)
@@ -182,7 +182,6 @@ def reproduce_fig5(out: Path, duration_s: float = FIG5_DURATION_S) -> list[Path]
 
 def reproduce_fig7(out: Path) -> list[Path]:
     """Writes mbfq_fig7.png, VM3's rate in both cases (CSV) and the comparison."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     s = fig7_points()

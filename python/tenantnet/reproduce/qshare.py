@@ -66,12 +66,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import progress
-from ..plotting import legend_outside, plain_log_ticks, save_csv, save_png, style
-from ..qshare import FAT_TREE_16, Controller
+from ..jobs import progress
+from ..report.plotting import legend_outside, plain_log_ticks, save_csv, save_png, style
+from ..sim.qshare import FAT_TREE_16, Controller
 from .claims import claim, frame
 
 PAPER_TABLE1 = {1: (96.7, 3.26, 0.0, 66.7, 90.4), 4: (95.1, 4.88, 0.0, 67.2, 90.1),
@@ -213,7 +214,6 @@ def table1_compare(df: pd.DataFrame) -> pd.DataFrame:
 def reproduce_table1(out: Path) -> list[Path]:
     """Writes qshare_table1.csv, qshare_table1.md (with the explanation of every
     choice) and qshare_table1.png."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     df = table1()
@@ -273,7 +273,6 @@ def fig10_compare(gain: pd.DataFrame, util: pd.DataFrame) -> pd.DataFrame:
 
 def reproduce_fig10(out: Path) -> list[Path]:
     """Writes qshare_fig10_gain.csv, qshare_fig10_util.csv and qshare_fig10.png."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     gain, util = fig10()
@@ -351,7 +350,6 @@ def load_compare(df: pd.DataFrame) -> pd.DataFrame:
 
 def reproduce_load(out: Path) -> list[Path]:
     """Writes qshare_load.csv and qshare_load.png."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     df = load_sweep()

@@ -21,6 +21,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .. import run
+
 DURATION_S = 5.0
 INTERVAL_S = 0.1
 TENANTS = 64
@@ -39,6 +41,7 @@ def scenario(interval_s: float = INTERVAL_S, dedicated: list[str] | None = None,
              duration_s: float = DURATION_S) -> dict[str, Any]:
     """The benchmark's scenario: the controller every `interval_s`, with `dedicated`
     tenants from the start."""
+    # deferred for start-up: loads matplotlib, numpy, pandas, pyarrow
     from .qshare_packet import the_testbed
     testbed = the_testbed(1)  # its servers' TCP and its switch ports
     stop = f"{round(duration_s * 1e3)}ms"
@@ -61,7 +64,6 @@ def scenario(interval_s: float = INTERVAL_S, dedicated: list[str] | None = None,
 
 def first_binding() -> list[str]:
     """The tenants QShare dedicates at its first decision (100 ms) of the run."""
-    from .. import run
     r = run(scenario(duration_s=INTERVAL_S))
     t = r.qshare_tenants
     assert t is not None

@@ -36,13 +36,14 @@ import random
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..analysis import window
-from ..api import run
-from ..plotting import legend_outside, save_csv, save_png
-from ..schemes import vswitch_table
+from ..jobs import progress
+from ..measure.analysis import window
+from ..report.plotting import legend_outside, save_csv, save_png
+from ..sim.api import run
+from ..sim.schemes import vswitch_table
 from .claims import frame
 from .qshare_fig7bc import DIRECTIONS
 from .qshare_packet import LINK_MBPS, SAMPLE_S, link_series, the_testbed
@@ -261,7 +262,6 @@ def runs(duration_s: float = DURATION_S) -> pd.DataFrame:
 def plot(series: pd.DataFrame, path: Path) -> Path:
     """A panel per (figure, scheme): A, B and A + B on the core over time, with the
     guarantees and the link."""
-    import matplotlib.pyplot as plt
 
     cells = list(series.groupby(["panel", "scheme"], sort=False).groups)
     cols = max(len(PANELS[p][4]) for p in PANELS)

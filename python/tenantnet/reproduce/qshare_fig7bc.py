@@ -32,11 +32,13 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import analysis, progress
-from ..api import run
-from ..plotting import save_csv, save_png
+from ..jobs import progress
+from ..measure import analysis
+from ..report.plotting import save_csv, save_png
+from ..sim.api import run
 from .claims import frame
 from .qshare_packet import FIG7A_GUARANTEE_MBPS, FIG7A_TENANTS, SAMPLE_S, the_testbed
 from .trinity import check
@@ -150,7 +152,6 @@ def compare_7c(points: pd.DataFrame) -> pd.DataFrame:
 def reproduce_fig7b(out: Path) -> list[Path]:
     """Writes qshare_fig7b.png, the utilisation series at T_c = 4 s (CSV) and the
     comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     series, points = sweep((FIG7B_INTERVAL_S,))
@@ -175,7 +176,6 @@ def reproduce_fig7b(out: Path) -> list[Path]:
 def reproduce_fig7c(out: Path) -> list[Path]:
     """Writes qshare_fig7c.png, the mean utilisation for every T_c (CSV) and the
     comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     _, points = sweep()

@@ -47,12 +47,13 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..api import run
-from ..plotting import legend_outside, markers, plain_log_ticks, save_csv, save_png
-from ..schemes import vswitch_table
+from ..jobs import progress
+from ..report.plotting import legend_outside, markers, plain_log_ticks, save_csv, save_png
+from ..sim.api import run
+from ..sim.schemes import vswitch_table
 from .claims import frame
 from .qshare_fig7bc import utilisation
 from .qshare_packet import FIG7A_GUARANTEE_MBPS, SAMPLE_S, the_testbed
@@ -201,7 +202,6 @@ def compare(points: pd.DataFrame, transport: str = "htsim") -> pd.DataFrame:
 def plot(points: pd.DataFrame, path: Path, transport: str = "htsim transport") -> Path:
     """Mean, p99 and short flows' p99 FCT against the load, markers per scheme (each
     point one run: no line suggests a trend between loads)."""
-    import matplotlib.pyplot as plt
 
     panels = (("all_mean_ms", "mean FCT, all flows"), ("all_p99_ms", "p99 FCT, all flows"),
               ("short_p99_ms", f"p99 FCT, flows < {SHORT_BYTES // 1000} KB"))

@@ -32,11 +32,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import analysis, progress
-from ..api import run
-from ..plotting import legend_outside, mark_times, save_csv, save_png, style
+from ..jobs import progress
+from ..measure import analysis
+from ..report.plotting import legend_outside, mark_times, save_csv, save_png, style
+from ..sim.api import run
 from .claims import frame
 from .trinity import GOODPUT, check, tenant_series
 from .trinity import the_testbed as trinity_testbed
@@ -151,7 +153,6 @@ def fig3c_run() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 def reproduce_fig3c(out: Path) -> list[Path]:
     """Writes qshare_fig3c.png, the series, the controller's binding and pushes
     (CSV), and the comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     for _ in progress.steps(["run"], lambda _: "Fig. 3(c): A, B and C over 6 s"):
@@ -259,7 +260,7 @@ FIG7A_PHASES = {1: (0.0, 3.0), 2: (3.0, 8.0), 3: (8.0, FIG7A_DURATION_S)}
 
 def active(t: str, at: float) -> bool:
     """Whether tenant `t` is past its start-up at time `at` (a sample's end)."""
-    return at > FIG7A_STARTS.get(t, 0.0) + SETTLE_S + 1e-9
+    return at > FIG7A_STARTS.get(t, 0.0) + SETTLE_S + analysis.EPS
 
 
 def fig7a_shares(binding: pd.DataFrame) -> dict[int, dict[str, float]]:
@@ -269,7 +270,7 @@ def fig7a_shares(binding: pd.DataFrame) -> dict[int, dict[str, float]]:
     g = 5 * FIG7A_GUARANTEE_MBPS
     out = {}
     for ph, (_, b) in FIG7A_PHASES.items():
-        last = binding[binding["time_s"] <= b - 1e-9]
+        last = binding[binding["time_s"] <= b - analysis.EPS]
         last = last[last["time_s"] == last["time_s"].max()].set_index("tenant")
         on = [t for t in FIG7A_TENANTS if active(t, b)]
         shared = [t for t in on if last.loc[t, "dedicated"] == 0]
@@ -288,7 +289,7 @@ def fig7a_compare(s: pd.DataFrame, binding: pd.DataFrame, label: str) -> pd.Data
     worst, full = [], []
     for row in after.itertuples(index=False):
         t = row.time_s
-        if any(x < t <= x + SETTLE_S + 1e-9 for x in FIG7A_STARTS.values()):
+        if any(x < t <= x + SETTLE_S + analysis.EPS for x in FIG7A_STARTS.values()):
             continue  # a tenant's start-up
         on = [getattr(row, x) for x in FIG7A_TENANTS if active(x, t)]
         worst.append(min(on) / g)
@@ -333,7 +334,6 @@ def dedicated_over_time(binding: pd.DataFrame) -> str:
 def reproduce_fig7a(out: Path) -> list[Path]:
     """Writes qshare_fig7a.png, each run's per-tenant series and binding (CSV), and
     the comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     series, bindings, cmp = [], [], []

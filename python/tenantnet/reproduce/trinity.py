@@ -21,13 +21,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..analysis import by_scope, window
-from ..api import run
-from ..plotting import legend_outside, markers, save_csv, save_png, style
-from ..schemes import vswitch_table
+from ..jobs import progress
+from ..measure.analysis import by_scope, window
+from ..report.plotting import legend_outside, markers, save_csv, save_png, style
+from ..sim.api import run
+from ..sim.schemes import vswitch_table
 from .claims import claim, frame
 
 GOODPUT = 1448 / 1538
@@ -55,7 +56,7 @@ SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
                      vswitch_table("trinity", **PIPES, trinity={"profile": "code"})),
 }
 """Each scheme: its label and its `[vswitch]` table, the registry's
-(`tenantnet.schemes`) on Trinity's pipes."""
+(`tenantnet.sim.schemes`) on Trinity's pipes."""
 
 SHORT = {"none": "none", "static": "static", "c-es": "C-ES", "a-es": "A-ES",
          "trinity": "Trinity\n(refined RC)", "trinity-paper": "Trinity\n(paper RC)",
@@ -232,7 +233,6 @@ def fig6_series() -> pd.DataFrame:
 def reproduce_fig6(out: Path) -> list[Path]:
     """Writes trinity_fig6.png, the points and the 5 ms series (CSV), and the
     comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     pts = fig6_points()
@@ -332,7 +332,6 @@ def fig7_compare(pts: pd.DataFrame) -> pd.DataFrame:
 
 def reproduce_fig7(out: Path) -> list[Path]:
     """Writes trinity_fig7.png, the points (CSV) and the comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     pts = fig7_points()

@@ -19,12 +19,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..analysis import window
-from ..api import run
-from ..plotting import legend_outside, mark_times, save_csv, save_png, style
+from ..jobs import progress
+from ..measure.analysis import window
+from ..report.plotting import legend_outside, mark_times, save_csv, save_png, style
+from ..sim.api import run
 from .claims import frame
 from .trinity import (
     LINK_MBPS,
@@ -180,7 +181,6 @@ def _write_data(out: Path, name: str, s: pd.DataFrame, compare: pd.DataFrame) ->
 
 def reproduce_fig2(out: Path) -> list[Path]:
     """Writes trinity_fig2.png, the series (CSV) and the comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     s = fig2_series()
     written = _write_data(out, "trinity_fig2", s, fig2_compare(s))
@@ -202,7 +202,6 @@ def reproduce_fig2(out: Path) -> list[Path]:
 
 def reproduce_fig12(out: Path) -> list[Path]:
     """Writes trinity_fig12.png, the series (CSV) and the comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     s = fig12_series()
     written = _write_data(out, "trinity_fig12", s, fig12_compare(s))

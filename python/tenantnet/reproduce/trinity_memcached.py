@@ -20,11 +20,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..api import run
-from ..plotting import finish, save_csv, save_png, style
+from ..jobs import progress
+from ..report.plotting import finish, save_csv, save_png, style
+from ..sim.api import run
 from .claims import frame
 from .trinity import SCHEMES, TRINITY_PROFILES, check, the_testbed
 from .trinity_tables import qct_us
@@ -124,7 +125,6 @@ def fig9_compare(summary: pd.DataFrame) -> pd.DataFrame:
 def reproduce_fig9(out: Path, queries: int = 1000) -> list[Path]:
     """Writes trinity_fig9.png (the QCT distribution per scheme), the summary (CSV)
     and the comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     pts = fig9_points(queries)

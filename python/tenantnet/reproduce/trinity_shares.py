@@ -19,14 +19,15 @@ import random
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import progress
-from ..analysis import window
-from ..api import run
-from ..plotting import legend_outside, markers, save_csv, save_png
-from ..results import jain
+from ..jobs import progress
+from ..measure.analysis import window
+from ..report.plotting import legend_outside, markers, save_csv, save_png
+from ..sim.api import run
+from ..sim.results import jain
 from .claims import claim, frame
 from .trinity import (
     LINK_MBPS,
@@ -166,7 +167,6 @@ def shares_compare(summary: pd.DataFrame) -> pd.DataFrame:
 def reproduce_shares(out: Path, cases: int = CASES) -> list[Path]:
     """Writes trinity_shares.png (per case: the lowest pair, the link, Jain's index),
     the pairs' rates and the summary (CSV), and the comparison."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     pts = shares_points(random_cases(cases))

@@ -19,11 +19,12 @@ import random
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..api import run
-from ..plotting import save_csv, save_png, style
+from ..jobs import progress
+from ..report.plotting import save_csv, save_png, style
+from ..sim.api import run
 from .claims import frame
 from .trinity import GOODPUT, LINK_MBPS, SCHEMES, SHORT, TRINITY_PROFILES, check, the_testbed
 
@@ -123,7 +124,6 @@ def fig8_compare(pts: pd.DataFrame, scale: float = 1.0) -> pd.DataFrame:
 def reproduce_fig8(out: Path, scale: float = 1.0) -> list[Path]:
     """Writes trinity_fig8.png (completion times per job and scheme), the data (CSV)
     and the comparison with the paper."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     pts = fig8_points(scale)

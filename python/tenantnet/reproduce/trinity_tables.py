@@ -18,11 +18,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import progress
-from ..api import run
-from ..plotting import legend_outside, save_csv, save_png, style
+from ..jobs import progress
+from ..report.plotting import legend_outside, save_csv, save_png, style
+from ..sim.api import run
 from .claims import frame
 from .trinity import SCHEMES, TRINITY_PROFILES, check, the_testbed
 
@@ -154,7 +155,6 @@ def tables_compare(pts: pd.DataFrame) -> pd.DataFrame:
 def reproduce_tables(out: Path, queries: int = 2000) -> list[Path]:
     """Writes trinity_tables.png, the completion times (CSV) beside the published
     ones, and the comparison of the claims."""
-    import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     pts = table_points(queries)

@@ -214,7 +214,8 @@ impl Sim {
         let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
-        self.parallel.handled_for_all(now, Event::NicMonitor);
+        self.parallel
+            .handled_for_all(now, Event::NicMonitor.encode());
         for (k, hv) in self.hosts.vswitches.iter().enumerate() {
             if !self.parallel.owns_vswitch(k) {
                 continue;
@@ -472,7 +473,8 @@ impl Sim {
         let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
-        self.parallel.handled_for_all(self.now, Event::C2tbTick);
+        self.parallel
+            .handled_for_all(self.now, Event::C2tbTick.encode());
         let mut wake = Vec::new();
         let rings = &cpu.rings;
         for (c, core) in cpu.cores.iter_mut().enumerate() {

@@ -368,7 +368,8 @@ impl Sim {
     /// partition of a parallel run, its own hosts do (each host's tick reads and
     /// changes its own vswitch only).
     pub(super) fn on_host_tick(&mut self) {
-        self.parallel.handled_for_all(self.now, Event::HostTick);
+        self.parallel
+            .handled_for_all(self.now, Event::HostTick.encode());
         self.hosts.sum_vm_rx();
         let t = self.hosts.tick;
         let (secs, now) = (to_secs(t), to_secs(self.now));

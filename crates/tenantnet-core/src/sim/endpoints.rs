@@ -24,7 +24,8 @@ pub(super) fn transport_of(kind: &FlowKind) -> usize {
 impl Sim {
     /// Starts every flow whose start time has come, then schedules the next start.
     pub(super) fn start_flows(&mut self) {
-        self.parallel.handled_for_all(self.now, Event::FlowStart);
+        self.parallel
+            .handled_for_all(self.now, Event::FlowStart.encode());
         while let Some(&f) = self.ends.start_order.get(self.ends.next_start) {
             let at = self.ends.flows[f as usize].spec.start;
             if at > self.now {

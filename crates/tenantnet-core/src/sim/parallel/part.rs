@@ -52,13 +52,13 @@ impl PartCtx {
 }
 
 impl Parallelism {
-    /// In a partition, notes event `e` at `at`, one the sequential run handles once
-    /// for every partition (flow starts, host ticks): `ParState::events` counts it
-    /// once.
+    /// In a partition, notes the event of code `code` (`Event::encode`) at `at`, one
+    /// the sequential run handles once for every partition (flow starts, host
+    /// ticks): `ParState::events` counts it once.
     #[inline]
-    pub(in crate::sim) fn handled_for_all(&mut self, at: Time, e: Event) {
+    pub(in crate::sim) fn handled_for_all(&mut self, at: Time, code: u32) {
         if let Some(pc) = self.part.as_deref_mut() {
-            pc.shared.push((at, e.encode()));
+            pc.shared.push((at, code));
         }
     }
 

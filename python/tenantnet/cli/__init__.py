@@ -1,0 +1,2 @@
+"""The ``tenantnet`` command: the parser and dispatch (:mod:`.main`) and one module
+per command family."""

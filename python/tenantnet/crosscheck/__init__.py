@@ -1,0 +1,2 @@
+"""tenantnet beside other simulators: the DCTCP permutation against htsim, and
+any scenario against ns-3 flow by flow."""

@@ -1,0 +1,150 @@
+"""Runs many independent jobs (a scheme under one seed, a sweep's point) on the
+machine's cores, for ``compare``, ``sweep`` and the reproductions that fan out.
+
+The workers are plain ``python`` processes started afresh (``tenantnet.jobs._worker``)
+that read a job from a pipe, run it and write its result back. Unlike
+:mod:`multiprocessing`'s ``spawn`` start method they never import the caller's
+``__main__``: a script that calls :func:`tenantnet.compare` at its top level, without
+an ``if __name__ == "__main__":`` guard, works as written. A job is a function that
+can be pickled by reference (defined at the top level of an importable module) and
+its arguments.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import selectors
+import struct
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from . import progress
+from .outdir import shielded
+
+_HEADER = struct.Struct("<Q")
+
+
+def workers(n: int | None, jobs: int) -> int:
+    """How many processes to run `jobs` on: `n`, or one per core, at most `jobs`."""
+    return max(1, min(n or os.cpu_count() or 1, jobs))
+
+
+def send(stream: IO[bytes], obj: Any) -> None:
+    """Writes `obj` to `stream`, pickled and length-prefixed."""
+    blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(blob)) + blob)
+    stream.flush()
+
+
+def receive(stream: IO[bytes]) -> Any:
+    """Reads one object :func:`send` wrote; EOFError when the stream ended."""
+    head = stream.read(_HEADER.size)
+    if len(head) < _HEADER.size:
+        raise EOFError
+    (size,) = _HEADER.unpack(head)
+    blob = stream.read(size)
+    if len(blob) < size:
+        raise EOFError
+    return pickle.loads(blob)
+
+
+class WorkerError(RuntimeError):
+    """A job failed in a worker with an exception that could not be sent back as
+    itself; the message carries the worker's traceback."""
+
+
+class _Worker:
+    """One worker process and the job it runs now."""
+
+    def __init__(self) -> None:
+        here = str(Path(__file__).resolve().parents[2])  # the folder holding tenantnet
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+        # the pool runs several simulations at once: one thread each, unless set
+        env.setdefault("TENANTNET_THREADS", "1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tenantnet.jobs._worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, env=env)
+        self.job: int | None = None
+
+    @property
+    def out(self) -> IO[bytes]:
+        assert self.proc.stdout is not None
+        return self.proc.stdout
+
+    def start(self, i: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        assert self.proc.stdin is not None
+        self.job = i
+        send(self.proc.stdin, (fn, args))
+
+    def result(self, name: str) -> Any:
+        """The running job's result (its exception raised here)."""
+        try:
+            status, value = receive(self.out)
+        except EOFError:
+            code = self.proc.wait()
+            raise WorkerError(f"the worker running {name} ended (exit code {code}) "
+                              "before it finished") from None
+        self.job = None
+        if status == "ok":
+            return value
+        raise value
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for s in (self.proc.stdin, self.proc.stdout):
+            if s is not None:
+                s.close()
+
+
+def pool_map(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], n: int,
+             label: Callable[[int, int, list[str]], str], names: Sequence[str],
+             on_done: Callable[[int, Any], None] | None = None) -> list[Any]:
+    """``fn(*job)`` for every job, on `n` worker processes (in this process, one at
+    a time, when `n` is 1), results in the jobs' order; reports progress with
+    ``label(done, total, running names)`` and calls ``on_done(i, result)`` as each
+    job finishes. A job's exception is raised here once the running jobs are
+    stopped."""
+    results: dict[int, Any] = {}
+
+    def done(i: int, result: Any) -> None:
+        results[i] = result
+        if on_done is not None:
+            on_done(i, result)
+
+    if n == 1:
+        for i, job in enumerate(jobs):
+            progress.step(label(i, len(jobs), [names[i]]))
+            done(i, fn(*job))
+        return [results[i] for i in range(len(jobs))]
+    pending = list(range(len(jobs)))
+    pool = [_Worker() for _ in range(min(n, len(jobs)))]
+    sel = selectors.DefaultSelector()
+    try:
+        for w in pool:
+            sel.register(w.out, selectors.EVENT_READ, w)
+            if pending:
+                i = pending.pop(0)
+                w.start(i, fn, jobs[i])
+        while len(results) < len(jobs):
+            running = sorted(names[w.job] for w in pool if w.job is not None)
+            progress.step(label(len(results), len(jobs), running))
+            for key, _ in sel.select():
+                w = key.data
+                i = w.job
+                done(i, w.result(names[i]))
+                if pending:
+                    j = pending.pop(0)
+                    w.start(j, fn, jobs[j])
+    finally:
+        with shielded():  # a second Ctrl-C must not leave a worker writing
+            sel.close()
+            for w in pool:
+                w.stop()
+    return [results[i] for i in range(len(jobs))]

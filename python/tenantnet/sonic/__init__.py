@@ -1,0 +1,1 @@
+"""The schemes on SONiC switches: config_db QoS tables and their validator."""
