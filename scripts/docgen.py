@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes the generated pages of the documentation site: the scenario reference from
-the JSON Schema (`tenantnet schema`) and the command-line reference from `--help`.
+the JSON Schema (`tenantnet schema`), the command-line reference from `--help` and
+what the core's registration macros generate (`scripts/kinds_page.py`).
 
-    python3 scripts/docgen.py          # rewrite docs/reference/{scenario,cli}.md
-    python3 scripts/docgen.py --check  # exit 1 if either is out of date
+    python3 scripts/docgen.py          # rewrite docs/reference/{scenario,cli,generated}.md
+    python3 scripts/docgen.py --check  # exit 1 if any is out of date
     (--scenario-only: leave the command-line page, whose layout argparse changes
     between Python versions)
 
@@ -20,7 +21,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {"scenario": ROOT / "docs" / "reference" / "scenario.md",
-         "cli": ROOT / "docs" / "reference" / "cli.md"}
+         "cli": ROOT / "docs" / "reference" / "cli.md",
+         "generated": ROOT / "docs" / "reference" / "generated.md"}
 
 
 def _one_line(text: str) -> str:
@@ -206,7 +208,9 @@ def cli_page() -> str:
 
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT / "python"))
-    pages = {"scenario": scenario_page()}
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from kinds_page import kinds_page  # a sibling script, found once scripts/ is on the path
+    pages = {"scenario": scenario_page(), "generated": kinds_page()}
     if "--scenario-only" not in argv:
         pages["cli"] = cli_page()
     stale = [n for n, text in pages.items()

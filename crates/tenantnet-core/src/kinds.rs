@@ -2,18 +2,32 @@
 //! by the registrations of each interface through [`named_kinds!`].
 
 /// An enum of unit variants, each with its scenario name: serde and JSON Schema
-/// under that name, `ALL` in declaration order, `name()`; the first is the default.
+/// under that name, `ALL` in declaration order, `name()`; the first is the default,
+/// unless `(default Variant)` follows the enum's name.
 macro_rules! named_kinds {
-    ($(#[$meta:meta])* $kind:ident { $($(#[$doc:meta])* $v:ident = $name:literal,)* }) => {
-        $(#[$meta])*
+    ($(#[$meta:meta])* $kind:ident {
+        $(#[$fdoc:meta])* $first:ident = $fname:literal, $($rest:tt)*
+    }) => {
+        $crate::kinds::named_kinds! {
+            $(#[$meta])* $kind (default $first) { $(#[$fdoc])* $first = $fname, $($rest)* }
+        }
+    };
+    ($(#[$meta:meta])* $kind:ident (default $default:ident) {
+        $($(#[$doc:meta])* $v:ident = $name:literal,)*
+    }) => {
         #[derive(
-            Clone, Copy, Debug, Default, PartialEq, Eq,
+            Clone, Copy, Debug, PartialEq, Eq,
             serde::Deserialize, serde::Serialize, schemars::JsonSchema,
         )]
+        $(#[$meta])*
         pub enum $kind {
-            // the first is the default
-            #[default]
             $($(#[$doc])* #[serde(rename = $name)] $v,)*
+        }
+
+        impl Default for $kind {
+            fn default() -> Self {
+                $kind::$default
+            }
         }
 
         impl $kind {

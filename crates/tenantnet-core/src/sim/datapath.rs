@@ -160,14 +160,12 @@ pub(super) fn index_pairs(flows: &mut [Flow], vs: &VswitchParams) -> Vec<VmPair>
     pairs
 }
 
-/// Every VM's own shaper, VM `v`'s as shaper `v`, served by its host's service.
+/// Every VM's own shaper, VM `v`'s as shaper `v`.
 pub(super) fn vm_shapers(p: &VswitchParams) -> Shapers {
     let mut shapers = Shapers::default();
     for (i, v) in p.vms.iter().enumerate() {
         let vm = VmId(i as u32);
-        let mut sh = Shaper::new(vm, v.guarantee_bps, p.queue, p.burst);
-        sh.service = p.hosts[v.vswitch as usize].service;
-        let s = shapers.add(sh);
+        let s = shapers.add(Shaper::new(vm, v.guarantee_bps, p.queue, p.burst));
         debug_assert_eq!(s, ShaperId::of_vm(vm));
     }
     shapers

@@ -158,7 +158,9 @@ impl Hosts {
     #[inline]
     pub(super) fn next_wake(&mut self, s: ShaperId, now: Time) -> Option<Time> {
         let sh = &mut self.shapers[s];
-        let t = sh.service.serve_at(now, sh.next_departure()?);
+        // a shaper is served the moment its bucket allows (the vswitch's CPU, when
+        // modelled, forwards the packet afterwards: `sim/cpu.rs`)
+        let t = sh.next_departure()?.max(now);
         if sh.wake_at == Some(t) {
             return None;
         }

@@ -1,11 +1,10 @@
 //! The host's virtual switch: tenants' VMs, the shapers (queue + token bucket) in
-//! front of the NIC, the service step that decides which shaper sends next, and one
+//! front of the NIC, each served the moment its bucket allows, and one
 //! host policy per host that instantiates shapers, sets their rates and sees every
 //! packet on its way out and in.
 //!
 //! * [`tenant_vm`]: a VM's identity, guarantee and measured bytes.
 //! * [`shaper`], [`token_bucket`]: the datapath's shapers.
-//! * [`service`]: the per-host service step.
 //! * [`policy`]: the host-policy interface and its registration.
 //! * One file per policy: [`none`], [`static_reservation`], [`mbfq`] (its
 //!   macroscheduler as pure functions, and the policy).
@@ -17,7 +16,6 @@ pub mod mbfq;
 pub mod none;
 pub mod partition;
 pub mod policy;
-pub mod service;
 pub mod shaper;
 pub mod static_reservation;
 pub mod tenant_vm;
@@ -41,8 +39,6 @@ pub struct HostVswitch {
     pub host: HostId,
     /// Its policy and the policy's state.
     pub policy: Policy,
-    /// How it serves its shapers.
-    pub service: service::Service,
     /// C, the capacity shared among its VMs, bit/s.
     pub capacity_bps: u64,
     /// Its VMs.

@@ -60,8 +60,6 @@ pub struct Shaper {
     pub vm: VmId,
     /// Set while a wake-up event for this shaper is pending at that time.
     pub wake_at: Option<Time>,
-    /// How its host serves it (its host vswitch's service).
-    pub service: super::service::Service,
     queue: VecDeque<(PktId, u32)>,
     bytes: u64,
     limit: u64,
@@ -81,7 +79,6 @@ impl Shaper {
         Shaper {
             vm,
             wake_at: None,
-            service: Default::default(),
             queue: VecDeque::new(),
             bytes: 0,
             limit,
@@ -153,12 +150,10 @@ impl Shaper {
             _ => Lane::Normal,
         }
     }
-    /// An empty shaper for the same VM, with the same queue limit, bucket depth and
-    /// service, its bucket off: a policy's shaper for one of the VM's pairs.
+    /// An empty shaper for the same VM, with the same queue limit and bucket depth,
+    /// its bucket off: a policy's shaper for one of the VM's pairs.
     pub fn sibling(&self) -> Shaper {
-        let mut s = Shaper::new(self.vm, self.bucket.rate(), self.limit, self.bucket.burst());
-        s.service = self.service;
-        s
+        Shaper::new(self.vm, self.bucket.rate(), self.limit, self.bucket.burst())
     }
 
     /// The rate the bucket enforces, if it is on.

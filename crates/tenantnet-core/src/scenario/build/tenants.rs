@@ -257,7 +257,6 @@ fn vswitches(
                 hosts.push(HostVswitch {
                     host: vm.host,
                     policy: tables.config(PolicyKind::default()).build(&[]),
-                    service: Default::default(),
                     capacity_bps: c,
                     vms: Vec::new(),
                     nic_at_tick: 0,

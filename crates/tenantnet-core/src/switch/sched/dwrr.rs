@@ -4,6 +4,7 @@
 //! counter; a queue that empties forfeits its deficit. Byte shares of backlogged
 //! queues converge to w_i/Σw whatever the packet sizes.
 
+use super::{SchedParams, SchedulerRule};
 use crate::switch::queues::QueueStore;
 
 /// Most queues a DWRR group may have.
@@ -41,13 +42,6 @@ impl Dwrr {
         }
     }
 
-    /// New weights (one per queue of the group).
-    pub fn set_weights(&mut self, weights: &[u32]) {
-        for (q, &w) in self.qd.iter_mut().zip(weights) {
-            q.0 = w as u64 * self.quantum;
-        }
-    }
-
     /// The next queue set in `mask` at or after `from`, wrapping around.
     #[inline(always)]
     fn next_in(mask: u64, from: usize) -> usize {
@@ -59,11 +53,32 @@ impl Dwrr {
         (if ahead != 0 { ahead } else { mask }).trailing_zeros() as usize
     }
 
+    /// Queue `i` (a port queue index) emptied: it forfeits its deficit, and if it
+    /// was the one in its turn, the next turn goes to the next queue, even if it
+    /// receives a packet before the next decision (DRR's rule).
+    fn forfeit(&mut self, i: usize) {
+        if i >= self.offset {
+            let c = i - self.offset;
+            self.qd[c].1 = 0;
+            if c == self.current {
+                self.current = (c + 1) % self.n;
+                self.in_turn = false;
+            }
+        }
+    }
+}
+
+impl SchedulerRule for Dwrr {
+    /// DWRR over every queue of the port (`quantum` from `network.quantum`).
+    fn configure(p: &SchedParams<'_>) -> Self {
+        Dwrr::new(p.weights, p.quantum, 0)
+    }
+
     /// The next queue of the group to send from. Empty queues are skipped through
     /// the port's non-empty mask without being touched: their deficit is already 0
     /// (a queue forfeits it when it empties, see `dequeued` and `evicted`).
     #[inline]
-    pub fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
+    fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
         let mask = (qs.nonempty_mask() >> self.offset) & ((1u128 << self.n) - 1) as u64;
         if mask == 0 {
             return None;
@@ -89,22 +104,15 @@ impl Dwrr {
         }
     }
 
-    /// Queue `i` (a port queue index) emptied: it forfeits its deficit, and if it
-    /// was the one in its turn, the next turn goes to the next queue, even if it
-    /// receives a packet before the next decision (DRR's rule).
-    fn forfeit(&mut self, i: usize) {
-        if i >= self.offset {
-            let c = i - self.offset;
-            self.qd[c].1 = 0;
-            if c == self.current {
-                self.current = (c + 1) % self.n;
-                self.in_turn = false;
-            }
+    /// New weights (one per queue of the group).
+    fn set_weights(&mut self, weights: &[u32]) {
+        for (q, &w) in self.qd.iter_mut().zip(weights) {
+            q.0 = w as u64 * self.quantum;
         }
     }
 
     /// Queue `i` lost packets to an eviction; `now_empty` if it has none waiting.
-    pub fn evicted(&mut self, i: usize, now_empty: bool) {
+    fn evicted(&mut self, i: usize, now_empty: bool) {
         if now_empty {
             self.forfeit(i);
         }
@@ -112,7 +120,7 @@ impl Dwrr {
 
     /// Queue `i` sent its head; `now_empty` if it has none waiting.
     #[inline]
-    pub fn dequeued(&mut self, i: usize, now_empty: bool) {
+    fn dequeued(&mut self, i: usize, now_empty: bool) {
         if now_empty {
             self.forfeit(i);
         }

@@ -4,7 +4,7 @@
 //! red and green queues).
 
 use super::dwrr::Dwrr;
-use super::strict;
+use super::{strict, SchedParams, SchedulerRule};
 use crate::switch::queues::QueueStore;
 
 /// The scheduler's state: how many queues are strict, and the DWRR of the rest.
@@ -16,37 +16,37 @@ pub struct SpDwrr {
     group: Dwrr,
 }
 
-impl SpDwrr {
+impl SchedulerRule for SpDwrr {
     /// `weights` (one per queue: the strict queues' are not used), DWRR's `quantum`
     /// bytes per unit of weight, `strict` strict queues (at least 1, fewer than the
     /// queues).
-    pub fn new(weights: &[u32], quantum: u64, strict: usize) -> Self {
+    fn configure(p: &SchedParams<'_>) -> Self {
         SpDwrr {
-            strict,
-            group: Dwrr::new(&weights[strict..], quantum, strict),
+            strict: p.strict,
+            group: Dwrr::new(&p.weights[p.strict..], p.quantum, p.strict),
         }
     }
 
     /// The queue to send from next: the first non-empty strict queue, else DWRR's.
     #[inline]
-    pub fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
+    fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
         let high = qs.nonempty_mask() & ((1u64 << self.strict) - 1);
         strict::select(high).or_else(|| self.group.select(qs))
     }
 
     /// The head of queue `i` left.
     #[inline]
-    pub fn dequeued(&mut self, i: usize, now_empty: bool) {
+    fn dequeued(&mut self, i: usize, now_empty: bool) {
         self.group.dequeued(i, now_empty)
     }
 
     /// The tail of queue `i` was evicted.
-    pub fn evicted(&mut self, i: usize, now_empty: bool) {
+    fn evicted(&mut self, i: usize, now_empty: bool) {
         self.group.evicted(i, now_empty)
     }
 
     /// New weights, one per queue (the strict queues' are not used).
-    pub fn set_weights(&mut self, weights: &[u32]) {
+    fn set_weights(&mut self, weights: &[u32]) {
         self.group.set_weights(&weights[self.strict..])
     }
 }

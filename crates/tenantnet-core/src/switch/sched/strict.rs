@@ -1,6 +1,24 @@
 //! Strict priority: the lowest-numbered non-empty queue always sends first; lower
 //! priorities get only what higher ones leave.
 
+use super::{SchedParams, SchedulerRule};
+use crate::switch::queues::QueueStore;
+
+/// Strict priority: no state.
+#[derive(Clone, Copy, Debug)]
+pub struct Strict;
+
+impl SchedulerRule for Strict {
+    fn configure(_: &SchedParams<'_>) -> Self {
+        Strict
+    }
+
+    #[inline]
+    fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
+        select(qs.nonempty_mask())
+    }
+}
+
 /// The highest-priority (lowest-numbered) queue among those set in `nonempty`.
 #[inline]
 pub fn select(nonempty: u64) -> Option<usize> {

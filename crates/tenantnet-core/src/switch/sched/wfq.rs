@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use super::{SchedParams, SchedulerRule};
 use crate::switch::queues::QueueStore;
 
 const SCALE: u64 = 1 << 20;
@@ -21,25 +22,25 @@ pub struct Wfq {
     tags: Vec<VecDeque<u64>>,
 }
 
-impl Wfq {
-    /// WFQ over `weights.len()` queues.
-    pub fn new(weights: &[u32]) -> Self {
+impl SchedulerRule for Wfq {
+    /// WFQ over the port's queues.
+    fn configure(p: &SchedParams<'_>) -> Self {
         Wfq {
-            weights: weights.to_vec(),
+            weights: p.weights.to_vec(),
             vtime: 0,
-            last_finish: vec![0; weights.len()],
-            tags: vec![VecDeque::new(); weights.len()],
+            last_finish: vec![0; p.weights.len()],
+            tags: vec![VecDeque::new(); p.weights.len()],
         }
     }
 
     /// New weights; packets already queued keep their tags.
-    pub fn set_weights(&mut self, weights: &[u32]) {
+    fn set_weights(&mut self, weights: &[u32]) {
         self.weights.copy_from_slice(weights);
     }
 
     /// Tags a packet of `size` bytes joining queue `i`.
     #[inline]
-    pub fn enqueued(&mut self, i: usize, size: u32) {
+    fn enqueued(&mut self, i: usize, size: u32) {
         let start = self.vtime.max(self.last_finish[i]);
         let finish = start + size as u64 * SCALE / self.weights[i] as u64;
         self.last_finish[i] = finish;
@@ -48,7 +49,7 @@ impl Wfq {
 
     /// The queue whose head has the smallest finish tag.
     #[inline]
-    pub fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
+    fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
         let mut mask = qs.nonempty_mask();
         let mut best: Option<(u64, usize)> = None;
         while mask != 0 {
@@ -66,12 +67,12 @@ impl Wfq {
 
     /// Queue `i` sent its head.
     #[inline]
-    pub fn dequeued(&mut self, i: usize) {
+    fn dequeued(&mut self, i: usize, _now_empty: bool) {
         self.tags[i].pop_front();
     }
 
     /// Queue `i` lost its tail to an eviction.
-    pub fn evicted(&mut self, i: usize) {
+    fn evicted(&mut self, i: usize, _now_empty: bool) {
         self.tags[i].pop_back();
         self.last_finish[i] = self.tags[i].back().copied().unwrap_or(self.vtime);
     }

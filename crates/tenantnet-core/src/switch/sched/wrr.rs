@@ -2,6 +2,7 @@
 //! to w_i packets. With equal packet sizes each backlogged queue gets w_i/Σw of the
 //! link.
 
+use super::{SchedParams, SchedulerRule};
 use crate::switch::queues::QueueStore;
 
 /// WRR state.
@@ -12,24 +13,24 @@ pub struct Wrr {
     sent: u32,
 }
 
-impl Wrr {
-    /// Round robin over `weights.len()` queues.
-    pub fn new(weights: &[u32]) -> Self {
+impl SchedulerRule for Wrr {
+    /// Round robin over the port's queues.
+    fn configure(p: &SchedParams<'_>) -> Self {
         Wrr {
-            weights: weights.to_vec(),
+            weights: p.weights.to_vec(),
             current: 0,
             sent: 0,
         }
     }
 
     /// New weights.
-    pub fn set_weights(&mut self, weights: &[u32]) {
+    fn set_weights(&mut self, weights: &[u32]) {
         self.weights.copy_from_slice(weights);
     }
 
     /// The next queue to send from.
     #[inline]
-    pub fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
+    fn select<Q: QueueStore>(&mut self, qs: &Q) -> Option<usize> {
         let mask = qs.nonempty_mask();
         if mask == 0 {
             return None;

@@ -249,7 +249,7 @@ impl<S> Channels<S> {
                 };
                 let (sc, st) = make(g, share);
                 let own = &ctx.shapers[ShaperId::of_vm(src)];
-                let mut sh = Shaper::two_colour(
+                let sh = Shaper::two_colour(
                     src,
                     sc.rates,
                     (own.limit(), sc.bucket),
@@ -257,7 +257,6 @@ impl<S> Channels<S> {
                     sc.dscp,
                 )
                 .with_tau(sc.tau);
-                sh.service = own.service;
                 self.tx.push(Tx {
                     pair,
                     src,
