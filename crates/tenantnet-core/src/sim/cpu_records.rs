@@ -4,6 +4,7 @@
 
 use super::cpu::CpuState;
 use super::parallel::rows;
+use super::parts::RunView;
 use super::results::{Column, Table};
 use super::Sim;
 use crate::engine::{to_secs, Time};
@@ -184,7 +185,9 @@ impl Sim {
             };
         }
     }
+}
 
+impl RunView<'_> {
     /// The `vm_cpu` and `pmd` tables, when the CPU model is on.
     pub(super) fn cpu_tables(&self) -> Vec<Table> {
         let Some(cpu) = self.hosts.cpu.as_ref() else {

@@ -198,3 +198,19 @@ pub struct Parallelism {
     /// window's global step), to be applied to them after it.
     pub(super) relay: Vec<crate::control::Action>,
 }
+
+/// The parts as the results read them, borrowed at time `now`: what builds the run's
+/// tables (`sim/results.rs`, `sim/vm_results.rs`, `sim/cpu_records.rs`,
+/// `sim/queries.rs`) sees the state, never the loop.
+pub(super) struct RunView<'a> {
+    /// The time the results are taken at.
+    pub now: Time,
+    /// The fabric.
+    pub fabric: &'a Fabric,
+    /// The hosts.
+    pub hosts: &'a Hosts,
+    /// The endpoints.
+    pub ends: &'a Endpoints,
+    /// The records.
+    pub records: &'a Records,
+}

@@ -3,6 +3,7 @@
 //! closed-loop client's next query once its last is complete), and each query's
 //! completion time, recorded in the `queries` table.
 
+use super::parts::RunView;
 use super::results::{Column, Table};
 use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
@@ -87,7 +88,9 @@ impl Sim {
             }
         }
     }
+}
 
+impl RunView<'_> {
     /// The `queries` table: one row per query of the request–response workloads.
     pub(super) fn queries_table(&self) -> Table {
         let x = &self.ends.exchanges;

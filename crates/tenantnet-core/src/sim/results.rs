@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::flow::{Endpoint, Flow};
+use super::parts::RunView;
 use super::recorder::SCOPE_NAMES;
 use super::Sim;
 use crate::engine::{to_secs, Time};
@@ -206,24 +207,37 @@ impl Sim {
                 packets_shaped: c.shaped,
                 control_packets: c.control_sent,
             }),
-            cpu: self.cpu_summary(),
+            cpu: self.view().cpu_summary(),
         };
-        let tables = vec![
-            self.flows_table(),
-            self.throughput_table(),
-            self.queues_table(),
-            self.links_table(),
-            self.queue_stats_table(),
-            self.vms_table(),
-            self.vm_rates_table(),
-            self.queries_table(),
+        let view = self.view();
+        let mut tables = vec![
+            view.flows_table(),
+            view.throughput_table(),
+            view.queues_table(),
+            view.links_table(),
+            view.queue_stats_table(),
+            view.vms_table(),
+            view.vm_rates_table(),
+            view.queries_table(),
         ];
-        let mut tables = tables;
-        tables.extend(self.cpu_tables());
+        tables.extend(view.cpu_tables());
         tables.extend(self.controller_tables());
         Results { summary, tables }
     }
 
+    /// The parts as the results read them, now.
+    fn view(&self) -> RunView<'_> {
+        RunView {
+            now: self.now,
+            fabric: &self.fabric,
+            hosts: &self.hosts,
+            ends: &self.ends,
+            records: &self.records,
+        }
+    }
+}
+
+impl RunView<'_> {
     pub(super) fn host_labels(&self) -> Vec<String> {
         labels_of(
             self.fabric

@@ -4,8 +4,8 @@
 
 use super::datapath::{PolicyValues, VmRateCols};
 use super::parallel::rows;
+use super::parts::RunView;
 use super::results::{Column, Table};
-use super::Sim;
 use crate::engine::to_secs;
 use crate::vswitch::PolicyKind;
 
@@ -59,7 +59,7 @@ impl VmRateCols {
     }
 }
 
-impl Sim {
+impl RunView<'_> {
     pub(super) fn vm_labels(&self) -> Vec<String> {
         self.hosts.vms.iter().map(|v| v.name.clone()).collect()
     }
