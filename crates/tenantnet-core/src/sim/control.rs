@@ -2,11 +2,9 @@
 //! a [`FabricView`] and their actions are validated and applied here. The pyo3
 //! binding's mid-run changes go through the same [`Sim::apply`].
 
-use super::{Event, RunFailure, Sim};
+use super::{Event, Sim};
 use crate::control::{Action, FabricView, TagScope};
 use crate::engine::queue::Origin;
-use crate::net::host_nic::HostNic;
-use crate::net::{NodeKind, PortId};
 use crate::vswitch::HostPolicy;
 
 impl Sim {
@@ -38,12 +36,12 @@ impl Sim {
         };
         let woke = self.control.wake(i as usize, &view, &mut actions);
         if let Err(e) = woke {
-            return self.controller_failed(e);
+            return self.budget.stop(self.now, "controller", e);
         }
         for a in actions {
             if let Err(e) = self.apply(a) {
-                return self
-                    .controller_failed(format!("a controller asked for an invalid change: {e}"));
+                let why = format!("a controller asked for an invalid change: {e}");
+                return self.budget.stop(self.now, "controller", why);
             }
         }
         if let Some(t) = self.control.next_wake(i as usize, self.now) {
@@ -51,39 +49,9 @@ impl Sim {
         }
     }
 
-    /// A controller failed: the run stops with its reason.
-    fn controller_failed(&mut self, message: String) {
-        self.budget.failure = Some(RunFailure {
-            at: self.now,
-            key: "controller".into(),
-            message,
-        });
-        self.budget.done = true;
-    }
-
     /// What every controller recorded.
     pub(super) fn controller_tables(&self) -> Vec<crate::sim::results::Table> {
         self.control.tables(&self.fabric.net)
-    }
-
-    /// A port whose queues are classified by DSCP (a switch port, or a host NIC
-    /// under `network.host_nic = "dscp"`), or why `port` is not one.
-    fn dscp_port(&self, port: PortId) -> Result<&crate::net::port::Port, String> {
-        let p = self
-            .fabric
-            .net
-            .ports
-            .get(port.idx())
-            .ok_or_else(|| format!("there is no port {}", port.0))?;
-        match self.fabric.net.nodes[p.node().idx()].kind {
-            NodeKind::Host(_) if self.fabric.net.host_nic != HostNic::Dscp => Err(format!(
-                "port {} is a host's NIC whose queues are not classified by DSCP \
-                 (network.host_nic = \"{}\"; \"dscp\" gives host NICs the switches' queues)",
-                self.fabric.net.port_name(port),
-                self.fabric.net.host_nic.name()
-            )),
-            _ => Ok(p),
-        }
     }
 
     /// Checks action `a` and applies it now (in a parallel run, to the run's view and
@@ -106,21 +74,10 @@ impl Sim {
     pub(super) fn apply_here(&mut self, a: Action) -> Result<(), String> {
         match a {
             Action::QueueWeights { port, weights } => {
-                self.dscp_port(port)?;
                 let packet = self.ends.tcp[0].packet_size();
-                self.fabric.net.ports[port.idx()].set_weights(&weights, packet)
+                self.fabric.set_weights(port, &weights, packet)
             }
-            Action::DscpMap { port, map } => {
-                let queues = self.dscp_port(port)?.queue_count();
-                if let Some((d, q)) = map.pairs().find(|&(_, q)| q >= queues) {
-                    return Err(format!(
-                        "DSCP {d} -> queue {q}: expected a queue from 0 to {}",
-                        queues - 1
-                    ));
-                }
-                self.fabric.net.set_dscp_map(port, map);
-                Ok(())
-            }
+            Action::DscpMap { port, map } => self.fabric.set_dscp_map(port, map),
             Action::TagDscp { scope, dscp } => {
                 if let Some(d) = dscp.filter(|&d| d > 63) {
                     return Err(format!("DSCP {d}: expected 0 to 63"));
@@ -143,7 +100,7 @@ impl Sim {
                 })
             }
             Action::VmCap { vm, cap_bps } => {
-                self.check_vm(vm.idx())?;
+                self.hosts.check_vm(vm)?;
                 if cap_bps == Some(0) {
                     return Err("a cap must be a positive rate".into());
                 }
@@ -159,7 +116,7 @@ impl Sim {
                 guarantee_bps,
                 weight,
             } => {
-                self.check_vm(vm.idx())?;
+                self.hosts.check_vm(vm)?;
                 if guarantee_bps == 0 || weight.is_some_and(|w| !(w.is_finite() && w > 0.0)) {
                     return Err("expected a positive guarantee and weight".into());
                 }
@@ -173,11 +130,5 @@ impl Sim {
                 Ok(())
             }
         }
-    }
-
-    fn check_vm(&self, v: usize) -> Result<(), String> {
-        (v < self.hosts.vms.len())
-            .then_some(())
-            .ok_or_else(|| format!("there is no VM {v}"))
     }
 }

@@ -9,7 +9,8 @@ use crate::engine::Time;
 use crate::net::host_nic::HostNic;
 use crate::net::packet::flags;
 use crate::net::port::Admit;
-use crate::net::{FlowId, NodeId, PktId, PortId, SwitchId};
+use crate::net::{FlowId, NodeId, NodeKind, PktId, PortId, SwitchId};
+use crate::switch::DscpMap;
 
 impl Fabric {
     /// The output port and queue of packet `id` at switch `s` (node `node`): by
@@ -96,5 +97,50 @@ impl Fabric {
                 flows[p.flow.idx()].nic_q[p.has(flags::ACK) as usize] as usize
             }
         }
+    }
+
+    /// A port whose queues are classified by DSCP (a switch port, or a host NIC
+    /// under `network.host_nic = "dscp"`), or why `port` is not one.
+    fn dscp_port(&self, port: PortId) -> Result<&crate::net::port::Port, String> {
+        let p = self
+            .net
+            .ports
+            .get(port.idx())
+            .ok_or_else(|| format!("there is no port {}", port.0))?;
+        match self.net.nodes[p.node().idx()].kind {
+            NodeKind::Host(_) if self.net.host_nic != HostNic::Dscp => Err(format!(
+                "port {} is a host's NIC whose queues are not classified by DSCP \
+                 (network.host_nic = \"{}\"; \"dscp\" gives host NICs the switches' queues)",
+                self.net.port_name(port),
+                self.net.host_nic.name()
+            )),
+            _ => Ok(p),
+        }
+    }
+
+    /// New weights for `port`'s queues (`packet`: the packet size they are checked
+    /// against), a port classified by DSCP only.
+    pub(super) fn set_weights(
+        &mut self,
+        port: PortId,
+        weights: &[u32],
+        packet: u64,
+    ) -> Result<(), String> {
+        self.dscp_port(port)?;
+        self.net.ports[port.idx()].set_weights(weights, packet)
+    }
+
+    /// A new DSCP -> queue map for `port`, a port classified by DSCP whose queues
+    /// the map names.
+    pub(super) fn set_dscp_map(&mut self, port: PortId, map: DscpMap) -> Result<(), String> {
+        let queues = self.dscp_port(port)?.queue_count();
+        if let Some((d, q)) = map.pairs().find(|&(_, q)| q >= queues) {
+            return Err(format!(
+                "DSCP {d} -> queue {q}: expected a queue from 0 to {}",
+                queues - 1
+            ));
+        }
+        self.net.set_dscp_map(port, map);
+        Ok(())
     }
 }

@@ -179,4 +179,11 @@ impl Hosts {
         sh.wake_at = None;
         true
     }
+
+    /// Whether VM `v` exists, or the error naming it.
+    pub(super) fn check_vm(&self, v: VmId) -> Result<(), String> {
+        (v.idx() < self.vms.len())
+            .then_some(())
+            .ok_or_else(|| format!("there is no VM {}", v.idx()))
+    }
 }

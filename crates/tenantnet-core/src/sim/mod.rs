@@ -444,17 +444,13 @@ impl Sim {
                 + self.hosts.vm_rates.time.len();
             format!("it had recorded {rows} rows: record less (a longer output.sample_interval, fewer output.throughput scopes, output.queues = false)")
         };
-        self.budget.failure = Some(RunFailure {
-            at: self.now,
-            key: key.to_string(),
-            message: format!(
-                "the run stopped at {} simulated: it used about {} of memory, more than the memory budget of {} (raise it with --memory-budget); {what}",
-                crate::units::format_duration(self.now),
-                human_bytes(self.memory_in_use()),
-                human_bytes(self.budget.memory as f64)
-            ),
-        });
-        self.budget.done = true;
+        let message = format!(
+            "the run stopped at {} simulated: it used about {} of memory, more than the memory budget of {} (raise it with --memory-budget); {what}",
+            crate::units::format_duration(self.now),
+            human_bytes(self.memory_in_use()),
+            human_bytes(self.budget.memory as f64)
+        );
+        self.budget.stop(self.now, key, message);
     }
 
     /// Schedules `e` at `at` on behalf of `by`: a port of the node whose state the

@@ -141,6 +141,18 @@ pub struct ControlPlane {
     pub(super) controllers: Vec<Controllers>,
 }
 
+impl RunBudget {
+    /// The run stops now (`at`) with a failure: the scenario key behind it and why.
+    pub(super) fn stop(&mut self, at: Time, key: &str, message: String) {
+        self.failure = Some(RunFailure {
+            at,
+            key: key.to_string(),
+            message,
+        });
+        self.done = true;
+    }
+}
+
 impl ControlPlane {
     /// How many controllers there are.
     pub(super) fn len(&self) -> usize {
