@@ -111,3 +111,15 @@ def classifying(scheduler: str) -> dict[str, Any]:
              "flows_per_pair": 4},
             {"kind": "long_lived", "tenant": "b", "src": "h1", "dst": "h2", "dscp": 1}],
         "output": {"sample_interval": "50ms"}}
+
+
+def braced(code: str, start: int) -> str:
+    """The text from the brace at or after `start` to the one that closes it (the
+    tests that read Rust sources take a body, an impl block or a struct with it)."""
+    i = code.index("{", start)
+    depth = 0
+    for j in range(i, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[j], 0)
+        if depth == 0:
+            return code[i:j + 1]
+    return code[i:]

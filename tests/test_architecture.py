@@ -7,6 +7,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+from helpers import braced
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "ARCHITECTURE.md"
 RUST = ROOT / "crates"
@@ -51,17 +53,6 @@ def defined(kind: str) -> bool:
     return bool(re.search(rf"\b(struct|enum|trait|type|class|macro_rules!)\s+{k}\b"
                           rf"|^\s*(pub )?{k}\s*(\(|\{{|,|=)|^\s*\d+\s*=>\s*{k}\b", sources(),
                           re.M))
-
-
-def braced(code: str, start: int) -> str:
-    """The text from the brace at or after `start` to the one that closes it."""
-    i = code.index("{", start)
-    depth = 0
-    for j in range(i, len(code)):
-        depth += {"{": 1, "}": -1}.get(code[j], 0)
-        if depth == 0:
-            return code[i:j + 1]
-    return code[i:]
 
 
 @cache

@@ -9,6 +9,8 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from helpers import braced
+
 SRC = Path(__file__).resolve().parents[1] / "crates" / "tenantnet-core" / "src"
 ORDER = ["units", "kinds", "engine", "table", "packet", "switch", "net", "transport",
          "vswitch", "workload", "qshare", "control", "sim", "scenario"]
@@ -128,15 +130,7 @@ THE_LOOP = re.compile(r"\bSim\b|\bEvent\b|\bschedule\(|\bself\.events\b|\bself\.
 
 def impl_blocks(code: str, name: str) -> list[str]:
     """The bodies of every ``impl name {…}`` in `code` (braces balanced)."""
-    out = []
-    for m in re.finditer(rf"^impl {name} \{{", code, re.M):
-        depth, i = 0, m.end() - 1
-        for j in range(i, len(code)):
-            depth += {"{": 1, "}": -1}.get(code[j], 0)
-            if depth == 0:
-                out.append(code[i:j + 1])
-                break
-    return out
+    return [braced(code, m.end() - 1) for m in re.finditer(rf"^impl {name} \{{", code, re.M)]
 
 
 def test_the_parts_own_their_state_and_never_call_back_into_the_loop() -> None:

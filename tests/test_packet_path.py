@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from helpers import braced
+
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "crates" / "tenantnet-core" / "src"
 DOC = ROOT / "ARCHITECTURE.md"
@@ -25,17 +27,6 @@ def path_lines() -> list[tuple[str, str, str, list[str]]]:
         calls = [c.strip() for c in rest[0].split(",")] if rest else []
         out.append((file, owner, name, calls))
     return out
-
-
-def braced(code: str, i: int) -> str:
-    """The text from the brace at or after `i` to the one that closes it."""
-    i = code.index("{", i)
-    depth = 0
-    for j in range(i, len(code)):
-        depth += {"{": 1, "}": -1}.get(code[j], 0)
-        if depth == 0:
-            return code[i:j + 1]
-    return code[i:]
 
 
 def body(file: str, owner: str, name: str) -> str | None:
