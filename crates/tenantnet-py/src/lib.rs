@@ -17,6 +17,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tenantnet_core::engine::{from_secs, to_secs};
 use tenantnet_core::net::PortId;
 use tenantnet_core::scenario::{self, Format, LoadOptions, ScenarioError as CoreError};
+use tenantnet_core::sim::footprint::MemoryUse;
 use tenantnet_core::sim::footprint::{Footprint, PartKind};
 use tenantnet_core::sim::results::Column;
 use tenantnet_core::sim::Sim;
@@ -125,7 +126,7 @@ fn footprint_rows(f: &Footprint) -> Vec<(&'static str, String, String, f64)> {
 impl Simulation {
     /// `ScenarioError` if the run stopped because it outgrew its memory budget.
     fn check_failure(&self) -> PyResult<()> {
-        match self.sim.failure() {
+        match self.sim.budget.failure() {
             None => Ok(()),
             Some(f) => Err(ScenarioError::new_err((
                 format!("{}: {}: {}", self.source, f.key, f.message),
@@ -206,7 +207,7 @@ impl Simulation {
                 "run_until({t_s}): expected a simulated time in seconds, at least 0 (inf runs to the end)"
             )));
         }
-        let t = from_secs(t_s.min(to_secs(self.sim.end())));
+        let t = from_secs(t_s.min(to_secs(self.sim.budget.end())));
         // in slices of about SLICE_WALL_S of wall time, checking for Ctrl-C between
         // them (the slices do not change the run: events are processed in order)
         loop {
@@ -217,7 +218,10 @@ impl Simulation {
             let wall = started.elapsed().as_secs_f64();
             let factor = (SLICE_WALL_S / wall.max(1e-6)).clamp(0.25, 4.0);
             self.slice = ((self.slice as f64 * factor) as tenantnet_core::engine::Time).max(1);
-            if target >= t || self.sim.finished() || self.sim.failure().is_some() {
+            if target >= t
+                || self.sim.budget.finished(self.sim.now())
+                || self.sim.budget.failure().is_some()
+            {
                 break;
             }
             py.check_signals()?;
@@ -242,9 +246,9 @@ impl Simulation {
             ));
         }
         if exact {
-            self.sim.set_threads_exact(threads);
+            self.sim.set_threads(threads, true);
         } else {
-            self.sim.set_threads(threads);
+            self.sim.set_threads(threads, false);
         }
         Ok(())
     }
@@ -252,13 +256,13 @@ impl Simulation {
     /// The threads the run uses (1 until it starts, or when it cannot be cut).
     #[getter]
     fn threads(&self) -> usize {
-        self.sim.threads_used()
+        self.sim.parallel.threads_used()
     }
 
     /// Why the run uses one thread although more were asked for (once it started).
     #[getter]
     fn threads_note(&self) -> Option<String> {
-        self.sim.threads_note().map(str::to_string)
+        self.sim.parallel.threads_note().map(str::to_string)
     }
 
     /// Runs the whole run as `run_until(inf)` does (the same results, without the
@@ -285,14 +289,14 @@ impl Simulation {
     /// one of `fixed`, `recording`, `packets`.
     #[getter]
     fn footprint(&self) -> Vec<(&'static str, String, String, f64)> {
-        footprint_rows(self.sim.footprint())
+        footprint_rows(self.sim.budget.footprint())
     }
 
     /// The estimate in words: `about 13.2 MiB of memory (6.7 MiB for …, …) and about
     /// 9.6e7 events (at most about 14 s at 150 ns each)`.
     #[getter]
     fn footprint_summary(&self) -> String {
-        let f = self.sim.footprint();
+        let f = self.sim.budget.footprint();
         format!("{} and {}", f.summary(), f.events_summary())
     }
 
@@ -300,7 +304,7 @@ impl Simulation {
     /// as JSON: the keys a cross-check with another simulator needs.
     #[getter]
     fn transport_json(&self) -> String {
-        let Some(c) = self.sim.tcp_configs().first() else {
+        let Some(c) = self.sim.ends.tcp_configs().first() else {
             return "{}".into();
         };
         serde_json::json!({
@@ -319,13 +323,15 @@ impl Simulation {
     /// Events the run was estimated to need.
     #[getter]
     fn events_estimate(&self) -> f64 {
-        self.sim.footprint().events
+        self.sim.budget.footprint().events
     }
 
     /// The memory the run uses now, bytes (estimated at the footprint's costs).
     #[getter]
     fn memory_in_use(&self) -> f64 {
-        self.sim.memory_in_use()
+        let sim = &self.sim;
+        sim.budget
+            .in_use(&MemoryUse::of(&sim.fabric, &sim.hosts, &sim.records))
     }
 
     /// Current simulated time, seconds.
@@ -337,27 +343,27 @@ impl Simulation {
     /// Configured end of the run, seconds.
     #[getter]
     fn end_s(&self) -> f64 {
-        to_secs(self.sim.end())
+        to_secs(self.sim.budget.end())
     }
 
     /// Whether the run is over.
     #[getter]
     fn finished(&self) -> bool {
-        self.sim.finished()
+        self.sim.budget.finished(self.sim.now())
     }
 
     /// Each flow's data path as port names (`"node->peer"`), from the source's NIC
     /// to the last switch's port toward the destination, in flow order.
     #[getter]
     fn flow_paths(&self) -> Vec<Vec<String>> {
-        self.sim.flow_paths()
+        self.sim.fabric.flow_paths(&self.sim.ends.flows)
     }
 
     /// Each flow's ACK path as port names, from the destination's NIC to the last
     /// switch's port toward the source, in flow order.
     #[getter]
     fn flow_ack_paths(&self) -> Vec<Vec<String>> {
-        self.sim.flow_ack_paths()
+        self.sim.fabric.flow_ack_paths(&self.sim.ends.flows)
     }
 
     /// Events processed so far.

@@ -27,9 +27,9 @@ fn main() -> ExitCode {
     let Some(mut sim) = load(&args[1]) else {
         return ExitCode::from(2);
     };
-    sim.set_threads(threads);
+    sim.set_threads(threads, false);
     sim.run();
-    if let Some(note) = sim.threads_note() {
+    if let Some(note) = sim.parallel.threads_note() {
         eprintln!("note: {note}");
     }
     let r = sim.results();

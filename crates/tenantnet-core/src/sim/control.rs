@@ -3,30 +3,16 @@
 //! binding's mid-run changes go through the same [`Sim::apply`].
 
 use super::{Event, Sim};
-use crate::control::{Action, FabricView, TagScope};
+use crate::control::{Action, FabricView};
 use crate::engine::queue::Origin;
 use crate::vswitch::HostPolicy;
 
 impl Sim {
-    /// Schedules every controller's first wake.
-    pub(super) fn start_controllers(&mut self) {
-        for i in 0..self.control.len() {
-            if let Some(t) = self.control.next_wake(i, self.now) {
-                self.schedule(t, Event::Control(i as u32), Origin::GLOBAL);
-            }
-        }
-    }
-
     /// Controller `i` is woken: its actions are applied in order, then its next
     /// wake is scheduled. An invalid action stops the run with its reason. The wall
     /// time it takes is counted in `control_wall_s`.
     pub(super) fn on_control(&mut self, i: u32) {
         let started = std::time::Instant::now();
-        self.control(i);
-        self.records.control_wall += started.elapsed().as_secs_f64();
-    }
-
-    fn control(&mut self, i: u32) {
         let mut actions = Vec::new();
         self.hosts.sum_vm_rx();
         let view = FabricView {
@@ -35,23 +21,21 @@ impl Sim {
             vms: &self.hosts.vms,
         };
         let woke = self.control.wake(i as usize, &view, &mut actions);
-        if let Err(e) = woke {
-            return self.budget.stop(self.now, "controller", e);
-        }
-        for a in actions {
-            if let Err(e) = self.apply(a) {
-                let why = format!("a controller asked for an invalid change: {e}");
-                return self.budget.stop(self.now, "controller", why);
+        let applied = woke.and_then(|()| {
+            let invalid = |e| format!("a controller asked for an invalid change: {e}");
+            actions
+                .into_iter()
+                .try_for_each(|a| self.apply(a).map_err(invalid))
+        });
+        match applied {
+            Err(e) => self.budget.stop(self.now, "controller", e),
+            Ok(()) => {
+                if let Some(t) = self.control.next_wake(i as usize, self.now) {
+                    self.schedule(t, Event::Control(i), Origin::GLOBAL);
+                }
             }
         }
-        if let Some(t) = self.control.next_wake(i as usize, self.now) {
-            self.schedule(t, Event::Control(i), Origin::GLOBAL);
-        }
-    }
-
-    /// What every controller recorded.
-    pub(super) fn controller_tables(&self) -> Vec<crate::sim::results::Table> {
-        self.control.tables(&self.fabric.net)
+        self.records.control_wall += started.elapsed().as_secs_f64();
     }
 
     /// Checks action `a` and applies it now (in a parallel run, to the run's view and
@@ -78,34 +62,17 @@ impl Sim {
                 self.fabric.set_weights(port, &weights, packet)
             }
             Action::DscpMap { port, map } => self.fabric.set_dscp_map(port, map),
-            Action::TagDscp { scope, dscp } => {
-                if let Some(d) = dscp.filter(|&d| d > 63) {
-                    return Err(format!("DSCP {d}: expected 0 to 63"));
-                }
-                let hit = |v: &crate::vswitch::Vm| match scope {
-                    TagScope::Host(h) => v.host == h,
-                    TagScope::Tenant(t) => v.tenant == t,
-                };
-                let mut any = false;
-                for v in self.hosts.vms.iter_mut().filter(|v| hit(v)) {
-                    v.dscp_tag = dscp;
-                    any = true;
-                }
-                any.then_some(()).ok_or_else(|| match scope {
-                    TagScope::Host(h) if h.idx() < self.fabric.net.hosts.len() => {
-                        format!("host {} has no VMs", self.fabric.net.host_name(h))
-                    }
-                    TagScope::Host(h) => format!("there is no host {}", h.0),
-                    TagScope::Tenant(t) => format!("tenant {t} has no VMs"),
-                })
-            }
+            Action::TagDscp { scope, dscp } => self.hosts.tag_dscp(scope, dscp, &self.fabric.net),
             Action::VmCap { vm, cap_bps } => {
                 self.hosts.check_vm(vm)?;
                 if cap_bps == Some(0) {
                     return Err("a cap must be a positive rate".into());
                 }
                 // a VM's shapers work in its host's partition only
-                if self.owns_vswitch(self.hosts.vms[vm.idx()].vswitch as usize) {
+                if self
+                    .parallel
+                    .owns_vswitch(self.hosts.vms[vm.idx()].vswitch as usize)
+                {
                     self.hosts.shapers.set_cap(self.now, vm, cap_bps);
                     self.after_hook();
                 }
@@ -116,15 +83,8 @@ impl Sim {
                 guarantee_bps,
                 weight,
             } => {
-                self.hosts.check_vm(vm)?;
-                if guarantee_bps == 0 || weight.is_some_and(|w| !(w.is_finite() && w > 0.0)) {
-                    return Err("expected a positive guarantee and weight".into());
-                }
-                let v = &mut self.hosts.vms[vm.idx()];
-                v.guarantee_bps = guarantee_bps;
-                v.weight = weight.or(v.weight);
-                let k = v.vswitch as usize;
-                if self.owns_vswitch(k) {
+                let k = self.hosts.set_guarantee(vm, guarantee_bps, weight)?;
+                if self.parallel.owns_vswitch(k) {
                     self.with_host(k, |p, ctx| p.guarantee_changed(ctx, vm));
                 }
                 Ok(())

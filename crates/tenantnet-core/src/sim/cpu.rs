@@ -13,17 +13,22 @@
 use std::collections::VecDeque;
 
 use super::cpu_records::{AtTick, NicCols, PmdCols, VmCpuCols};
+use super::flow::Flow;
+use super::parts::Endpoints;
 use super::{Event, Sim};
 use crate::engine::queue::Origin;
-use crate::engine::to_secs;
-use crate::net::{FlowId, PktId, VmId};
+use crate::engine::{to_secs, Time};
+use crate::net::{FlowId, Packet, PacketPool, PktId, VmId};
 use crate::vswitch::c2qos::c2tb::C2tb;
 use crate::vswitch::c2qos::hbs::Hbs;
 use crate::vswitch::c2qos::nic_handler::NicMonitor;
 use crate::vswitch::c2qos::pmd::{CoreId, Pmd, Sched, RX};
 use crate::vswitch::c2qos::{CpuParams, CpuSetup, Flows, PolicerUnit};
 use crate::vswitch::token_bucket::{TokenBucket, BITS_PER_BYTE};
-use crate::vswitch::HostVswitch;
+use crate::vswitch::{HostVswitch, Vm, VmPair};
+
+/// A core's batch: its packets, each with whether it may be dropped.
+pub(super) type Batch = Vec<(PktId, bool)>;
 
 /// A VM's guest TX ring.
 #[derive(Clone, Debug, Default)]
@@ -166,6 +171,18 @@ impl CpuState {
         }
     }
 
+    /// The room VM `v`'s ring has for a sender of `packet`-byte packets.
+    #[inline]
+    pub(super) fn ring_room(&self, v: VmId, packet: u64) -> u64 {
+        let used = self.rings[v.idx()].q.len() as u64;
+        (self.p.ring as u64).saturating_sub(used) * packet
+    }
+
+    /// Flow `f` of VM `v` waits for room in the ring.
+    pub(super) fn ring_wait(&mut self, v: VmId, f: FlowId) {
+        self.rings[v.idx()].waiting.push_back(f);
+    }
+
     /// Packets waiting in rings and in batches in progress.
     pub fn held(&self) -> u64 {
         let rings: usize = self.rings.iter().map(|r| r.q.len()).sum();
@@ -181,181 +198,155 @@ impl CpuState {
     }
 }
 
-impl Sim {
-    /// The C2TB manager's first call, if C2TB is on, and the NIC monitor's, if the
-    /// NIC handler is.
-    pub(super) fn start_cpu(&mut self) {
-        if let Some(t) = self.hosts.cpu.as_ref().and_then(|c| c.p.c2tb.as_ref()) {
-            if t.interval <= self.budget.end {
-                self.schedule(t.interval, Event::C2tbTick, Origin::GLOBAL);
-            }
-        }
-        let Some(h) = self.hosts.cpu.as_ref().and_then(|c| c.p.nic_handler) else {
-            return;
+/// Where a packet handed to the CPU model went.
+pub(super) enum CpuIn {
+    /// Dropped: its ring or receive queue was full.
+    Dropped,
+    /// Into a ring or receive queue whose core is busy.
+    Queued,
+    /// Into a ring or receive queue whose core was idle: it is awake now and polls.
+    Poll(usize),
+}
+
+/// A batch a core started (`CpuState::poll`).
+pub(super) struct Polled {
+    /// When it is done.
+    pub end: Time,
+    /// The host vswitch of its core.
+    pub vswitch: usize,
+    /// The packets its policer dropped, having cost their copy.
+    pub policed: Vec<PktId>,
+    /// The VM whose ring it copied from (its senders may have room now).
+    pub ring: Option<VmId>,
+}
+
+impl CpuState {
+    /// Starts the NIC handler's monitors (one per host vswitch of `hosts`, reading
+    /// its NIC at `nic_bps`); when the C2TB manager and the monitor first run.
+    pub(super) fn start(
+        &mut self,
+        hosts: usize,
+        nic_bps: impl Fn(usize) -> u64,
+    ) -> (Option<Time>, Option<Time>) {
+        let c2tb = self.p.c2tb.as_ref().map(|t| t.interval);
+        let Some(h) = self.p.nic_handler else {
+            return (c2tb, None);
         };
-        let monitors = (self.hosts.vswitches.iter())
-            .map(|v| {
-                let nic = self.fabric.net.hosts[v.host.idx()].nic;
-                NicMonitor::new(h, self.fabric.net.ports[nic.idx()].rate_bps())
-            })
-            .collect();
-        if let Some(cpu) = self.hosts.cpu.as_mut() {
-            cpu.monitors = monitors;
-        }
-        if h.monitor <= self.budget.end {
-            self.schedule(h.monitor, Event::NicMonitor, Origin::GLOBAL);
-        }
+        self.monitors = (0..hosts).map(|k| NicMonitor::new(h, nic_bps(k))).collect();
+        (c2tb, Some(h.monitor))
     }
 
-    /// The NIC handler's monitor (every T_mon): reads each host's NIC and switches
-    /// its VMs' policers on (full) or off.
-    pub(super) fn on_nic_monitor(&mut self) {
-        let now = self.now;
-        let Some(cpu) = self.hosts.cpu.as_mut() else {
-            return;
-        };
-        self.parallel
-            .handled_for_all(now, Event::NicMonitor.encode());
-        for (k, hv) in self.hosts.vswitches.iter().enumerate() {
-            if !self.parallel.owns_vswitch(k) {
-                continue;
-            }
-            let nic = self.fabric.net.hosts[hv.host.idx()].nic;
-            let tx = self.fabric.net.ports[nic.idx()].tx_bytes();
-            let policed = hv.vms.iter().map(|v| cpu.vm[v.idx()].policed).sum();
-            let m = &mut cpu.monitors[k];
-            let (bps, changed) = m.observe(tx, policed);
+    /// The NIC handler's monitor (every T_mon) at `now`: reads the NIC of each host
+    /// vswitch that runs here (`owns`; `nic_tx(k)`: the bytes it has sent) and
+    /// switches its VMs' policers on (full) or off. When it next runs.
+    pub(super) fn monitor(
+        &mut self,
+        now: Time,
+        hosts: &[HostVswitch],
+        nic_tx: impl Fn(usize) -> u64,
+        owns: impl Fn(usize) -> bool,
+    ) -> Option<Time> {
+        for (k, hv) in hosts.iter().enumerate().filter(|&(k, _)| owns(k)) {
+            let policed = hv.vms.iter().map(|v| self.vm[v.idx()].policed).sum();
+            let m = &mut self.monitors[k];
+            let (bps, changed) = m.observe(nic_tx(k), policed);
             let on = m.on;
             if changed {
-                let from_start = cpu.p.policer.as_ref().is_some_and(|q| q.from_start);
+                let from_start = self.p.policer.as_ref().is_some_and(|q| q.from_start);
                 for v in &hv.vms {
-                    let vc = &mut cpu.vm[v.idx()];
+                    let vc = &mut self.vm[v.idx()];
                     vc.policing = on || from_start;
                     if let Some(b) = vc.policer.as_mut() {
                         b.refill(now);
                     }
                 }
             }
-            let r = &mut cpu.nic_cols;
+            let r = &mut self.nic_cols;
             r.time.push(to_secs(now));
             r.host.push(k as u32);
             r.gbps.push(bps / 1e9);
             r.policing.push(on as u64);
         }
-        if let Some(h) = cpu.p.nic_handler {
-            if now + h.monitor <= self.budget.end {
-                self.schedule(now + h.monitor, Event::NicMonitor, Origin::GLOBAL);
-            }
-        }
+        self.p.nic_handler.map(|h| now + h.monitor)
     }
 
-    /// VM `v`'s packet enters its guest TX ring (dropped and counted if the ring is
-    /// full and it may be; a TCP data packet is only sent when there was room).
-    pub(super) fn ring_in(&mut self, v: VmId, id: PktId, may_drop: bool) {
-        let Some(cpu) = self.hosts.cpu.as_mut() else {
-            return;
-        };
-        let ring = &mut cpu.rings[v.idx()];
-        if may_drop && ring.q.len() >= cpu.p.ring as usize {
-            self.hosts.vms[v.idx()].drops += 1;
-            self.records.counters.dropped += 1;
-            self.discard(id);
-            return;
+    /// VM `v`'s packet `id` enters its guest TX ring at `now` (dropped if the ring
+    /// is full and it may be; a TCP data packet is only sent when there was room).
+    pub(super) fn ring_in(&mut self, now: Time, v: VmId, id: PktId, may_drop: bool) -> CpuIn {
+        let ring = &mut self.rings[v.idx()];
+        if may_drop && ring.q.len() >= self.p.ring as usize {
+            return CpuIn::Dropped;
         }
         ring.q.push_back((id, may_drop));
         let core = ring.core as usize;
-        if !cpu.cores[core].busy() {
-            cpu.cores[core].wake(self.now, cpu.p.hz);
-            self.pmd_poll(core);
-        }
+        self.wake_to_poll(core, now)
     }
 
-    /// A packet reached its destination host: with `rx_path = "pmd"`, one for a VM
-    /// joins the NIC's receive queue of the VM's host (dropped and counted if the
-    /// queue is full) and `true` is returned; otherwise `false` (deliver it now).
-    pub(super) fn rx_in(&mut self, id: PktId) -> bool {
-        let Some(cpu) = self.hosts.cpu.as_mut() else {
-            return false;
-        };
-        let Some(cap) = cpu.p.rx_ring else {
-            return false;
-        };
-        let pair = self.fabric.pkts[id].pair;
-        let Some(v) = self.hosts.pairs.get(pair as usize).and_then(|p| p.dst) else {
-            return false;
-        };
-        let core = cpu.first_core[self.hosts.vms[v.idx()].vswitch as usize] as usize;
-        let rxq = cpu.cores[core]
-            .rxq
-            .as_mut()
-            .expect("a host's first core polls its NIC");
+    /// Packet `id` (`pkt`) reached its destination host at `now`: with
+    /// `rx_path = "pmd"`, one for a VM (`pairs`, `vms`) joins the NIC's receive
+    /// queue of the VM's host (dropped and counted if the queue is full); `None`:
+    /// deliver it now.
+    pub(super) fn rx_in(
+        &mut self,
+        now: Time,
+        (id, pkt): (PktId, &Packet),
+        pairs: &[VmPair],
+        vms: &[Vm],
+    ) -> Option<CpuIn> {
+        let cap = self.p.rx_ring?;
+        let v = pairs.get(pkt.pair as usize).and_then(|p| p.dst)?;
+        let core = self.first_core[vms[v.idx()].vswitch as usize] as usize;
+        let rxq = (self.cores[core].rxq.as_mut()).expect("a host's first core polls its NIC");
         if rxq.len() >= cap as usize {
-            cpu.rx_dropped += 1;
-            self.records.counters.dropped += 1;
-            self.discard(id);
-            return true;
+            self.rx_dropped += 1;
+            return Some(CpuIn::Dropped);
         }
         rxq.push_back(id);
-        if !cpu.cores[core].busy() {
-            cpu.cores[core].wake(self.now, cpu.p.hz);
-            self.pmd_poll(core);
-        }
-        true
+        Some(self.wake_to_poll(core, now))
     }
 
-    /// The room VM `v`'s ring has for a sender of `packet`-byte packets.
-    #[inline]
-    pub(super) fn ring_room(&self, v: VmId, packet: u64) -> u64 {
-        match &self.hosts.cpu {
-            Some(cpu) => {
-                let used = cpu.rings[v.idx()].q.len() as u64;
-                (cpu.p.ring as u64).saturating_sub(used) * packet
-            }
-            None => u64::MAX,
+    /// Core `c` has work: if it was idle it wakes at `now` and polls.
+    fn wake_to_poll(&mut self, c: usize, now: Time) -> CpuIn {
+        if self.cores[c].busy() {
+            return CpuIn::Queued;
         }
+        self.cores[c].wake(now, self.p.hz);
+        CpuIn::Poll(c)
     }
 
-    /// Flow `f` of VM `v` waits for room in the ring.
-    pub(super) fn ring_wait(&mut self, v: VmId, f: FlowId) {
-        if let Some(cpu) = self.hosts.cpu.as_mut() {
-            self.ends.flows[f.idx()].blocked = true;
-            cpu.rings[v.idx()].waiting.push_back(f);
-        }
-    }
-
-    /// Core `c`, awake and idle, polls its VMs (and receive queue) in turn and
-    /// starts the first batch it finds (or sleeps).
-    fn pmd_poll(&mut self, c: usize) {
-        let Some(cpu) = self.hosts.cpu.as_mut() else {
-            return;
-        };
-        let (rings, p) = (&cpu.rings, &cpu.p);
-        let core = &mut cpu.cores[c];
-        let Some(slot) = core.choose(p.empty_poll, |v| rings[v.idx()].q.len()) else {
-            return;
-        };
+    /// Core `c`, awake and idle, polls its VMs (and receive queue) in turn at `now`
+    /// and starts the first batch it finds (or sleeps): its packets (`pkts`) cost
+    /// c(s, single or multiple flows: `flows`) times their VM's factors (`pairs`
+    /// name the VM a received packet is for), and a policed VM's packets out of
+    /// profile are dropped after the copy.
+    pub(super) fn poll(
+        &mut self,
+        c: usize,
+        now: Time,
+        pkts: &PacketPool,
+        (flows, pairs): (&[Flow], &[VmPair]),
+    ) -> Option<Polled> {
+        let (rings, p) = (&self.rings, &self.p);
+        let core = &mut self.cores[c];
+        let slot = core.choose(p.empty_poll, |v| rings[v.idx()].q.len())?;
         if slot == RX {
-            self.rx_batch(c);
-            return;
+            return Some(self.rx_batch(c, pkts, pairs));
         }
         let v = core.vms[slot];
-        let n = cpu.rings[v.idx()].q.len().min(p.batch as usize);
+        let n = self.rings[v.idx()].q.len().min(p.batch as usize);
         let mut cost = p.batch_overhead;
-        let now = self.now;
         let per_packet = p.policer.as_ref().map(|q| q.unit) == Some(PolicerUnit::Packets);
         // allocates only when the policer drops
         let mut policed = Vec::new();
         for _ in 0..n {
-            let (id, d) = cpu.rings[v.idx()].q.pop_front().expect("n ≤ len");
-            let pkt = &self.fabric.pkts[id];
+            let (id, d) = self.rings[v.idx()].q.pop_front().expect("n ≤ len");
+            let pkt = &pkts[id];
             let size = pkt.size;
-            let flows = match &cpu.multiple {
-                Some(m) if m[self.ends.flows[pkt.flow.idx()].spec.workload as usize] => {
-                    Flows::Multiple
-                }
+            let flows = match &self.multiple {
+                Some(m) if m[flows[pkt.flow.idx()].spec.workload as usize] => Flows::Multiple,
                 _ => Flows::Single,
             };
-            let vc = &mut cpu.vm[v.idx()];
+            let vc = &mut self.vm[v.idx()];
             if let Some(b) = vc.policer.as_mut().filter(|_| vc.policing) {
                 let tokens = if per_packet { 1 } else { size as u64 };
                 if !b.police(now, tokens) {
@@ -367,48 +358,131 @@ impl Sim {
                 }
             }
             cost += p.costs.cycles(size, flows, vc.factor);
-            cpu.cores[c].batch.push((id, d));
+            self.cores[c].batch.push((id, d));
         }
-        let served = cpu.cores[c].batch.len();
-        let end = cpu.cores[c].start(slot, cost, served, p.hz);
-        let host = cpu.cores[c].host as usize;
-        self.schedule(
+        let served = self.cores[c].batch.len();
+        let end = self.cores[c].start(slot, cost, served, p.hz);
+        Some(Polled {
             end,
-            Event::PmdDone(CoreId(c as u32)),
-            self.vswitch_origin(host),
-        );
-        for id in policed {
-            self.records.counters.dropped += 1;
-            self.discard(id);
-        }
-        // the copy out of the guest freed the ring's slots
-        self.wake_ring(v);
+            vswitch: self.cores[c].host as usize,
+            policed,
+            ring: Some(v),
+        })
     }
 
     /// Core `c` forwards a batch from its NIC's receive queue: each packet costs
     /// c(s, single) times its destination VM's factors.
-    fn rx_batch(&mut self, c: usize) {
-        let Some(cpu) = self.hosts.cpu.as_mut() else {
-            return;
-        };
-        let (p, core) = (&cpu.p, &mut cpu.cores[c]);
+    fn rx_batch(&mut self, c: usize, pkts: &PacketPool, pairs: &[VmPair]) -> Polled {
+        let (p, core) = (&self.p, &mut self.cores[c]);
         let rxq = core.rxq.as_mut().expect("chosen: it polls a receive queue");
         let n = rxq.len().min(p.batch as usize);
         let mut cost = p.batch_overhead;
         for id in rxq.drain(..n) {
-            let pkt = &self.fabric.pkts[id];
-            let factor =
-                (self.hosts.pairs[pkt.pair as usize].dst).map_or(1.0, |v| cpu.vm[v.idx()].factor);
+            let pkt = &pkts[id];
+            let factor = (pairs[pkt.pair as usize].dst).map_or(1.0, |v| self.vm[v.idx()].factor);
             cost += p.costs.cycles(pkt.size, Flows::Single, factor);
             core.batch.push((id, false));
         }
-        let end = core.start(RX, cost, n, p.hz);
-        let host = core.host as usize;
-        self.schedule(
-            end,
-            Event::PmdDone(CoreId(c as u32)),
-            self.vswitch_origin(host),
-        );
+        Polled {
+            end: core.start(RX, cost, n, p.hz),
+            vswitch: core.host as usize,
+            policed: Vec::new(),
+            ring: None,
+        }
+    }
+
+    /// Core `c`'s batch is done: its packets (each with whether it may be dropped),
+    /// and the VM they came from (`None`: from the NIC's receive queue, for the
+    /// host's VMs). Hand the buffer back with [`done_with`](Self::done_with).
+    pub(super) fn finish(&mut self, c: usize) -> Option<(Option<VmId>, Batch)> {
+        let core = &mut self.cores[c];
+        let slot = core.finish()?;
+        let batch = std::mem::replace(&mut core.batch, std::mem::take(&mut self.spare));
+        Some(((slot != RX).then(|| core.vms[slot]), batch))
+    }
+
+    /// A finished batch's buffer, for the next batch to fill.
+    pub(super) fn done_with(&mut self, mut batch: Batch) {
+        batch.clear();
+        self.spare = batch;
+    }
+
+    /// The next of VM `v`'s senders waiting for ring room that a packet of now
+    /// fits, no longer blocked.
+    pub(super) fn next_ring_woken(&mut self, v: VmId, ends: &mut Endpoints) -> Option<FlowId> {
+        let &f = self.rings[v.idx()].waiting.front()?;
+        let need = ends.packet_size(f);
+        if self.ring_room(v, need) < need {
+            return None;
+        }
+        self.rings[v.idx()].waiting.pop_front();
+        ends.flows[f.idx()].blocked = false;
+        Some(f)
+    }
+
+    /// The C2TB manager (every `invl`): refills the buckets of every core of the
+    /// host vswitches that run here (`owns`); the sleeping ones that may now serve
+    /// a VM, to wake; when it next runs.
+    pub(super) fn c2tb_tick(&mut self, owns: impl Fn(usize) -> bool) -> (Vec<usize>, Option<Time>) {
+        let mut wake = Vec::new();
+        let rings = &self.rings;
+        for (c, core) in self.cores.iter_mut().enumerate() {
+            if core.c2tb.is_some() && owns(core.host as usize) {
+                core.refill(|v| rings[v.idx()].q.len());
+                if !core.busy() {
+                    wake.push(c);
+                }
+            }
+        }
+        (wake, self.p.c2tb.as_ref().map(|t| t.interval))
+    }
+
+    /// Core `c` wakes at `now`.
+    pub(super) fn wake(&mut self, c: usize, now: Time) {
+        self.cores[c].wake(now, self.p.hz);
+    }
+}
+
+impl Sim {
+    /// A packet handed to the CPU model went to `to`: dropped, or polled by a core
+    /// that was idle.
+    pub(super) fn cpu_took(&mut self, id: PktId, to: CpuIn) {
+        match to {
+            CpuIn::Dropped => {
+                self.records.counters.dropped += 1;
+                self.discard(id);
+            }
+            CpuIn::Poll(c) => self.pmd_poll(c),
+            CpuIn::Queued => {}
+        }
+    }
+
+    /// Core `c`, awake and idle, polls (`CpuState::poll`): its batch's end is
+    /// scheduled, its policed packets dropped, and the senders of the VM whose ring
+    /// it copied from resume while a packet fits.
+    fn pmd_poll(&mut self, c: usize) {
+        let Some(cpu) = self.hosts.cpu.as_mut() else {
+            return;
+        };
+        let flows = (&self.ends.flows[..], &self.hosts.pairs[..]);
+        let Some(p) = cpu.poll(c, self.now, &self.fabric.pkts, flows) else {
+            return;
+        };
+        let by = self.fabric.origin(self.hosts.vswitches[p.vswitch].host);
+        self.schedule(p.end, Event::PmdDone(CoreId(c as u32)), by);
+        for id in p.policed {
+            self.records.counters.dropped += 1;
+            self.discard(id);
+        }
+        // the copy out of the guest freed the ring's slots
+        let Some(v) = p.ring else {
+            return;
+        };
+        while let Some(f) =
+            (self.hosts.cpu.as_mut()).and_then(|c| c.next_ring_woken(v, &mut self.ends))
+        {
+            self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
+        }
     }
 
     /// Core `c`'s batch is done: its packets go on to the host policy and the NIC,
@@ -420,88 +494,57 @@ impl Sim {
         let Some(cpu) = self.hosts.cpu.as_mut() else {
             return;
         };
-        let core = &mut cpu.cores[c];
-        let Some(slot) = core.finish() else {
+        let Some((vm, batch)) = cpu.finish(c) else {
             return;
         };
-        let mut batch = std::mem::replace(&mut core.batch, std::mem::take(&mut cpu.spare));
-        if slot == RX {
-            self.pmd_poll(c);
-            for &(id, _) in &batch {
-                self.records.counters.delivered += 1;
-                self.deliver(id);
+        match vm {
+            None => {
+                self.pmd_poll(c);
+                for &(id, _) in &batch {
+                    self.records.counters.delivered += 1;
+                    self.deliver(id);
+                }
             }
-        } else {
-            let v = core.vms[slot];
-            for &(id, may_drop) in &batch {
-                self.vswitch_egress(v, id, may_drop);
-            }
-        }
-        batch.clear();
-        if let Some(cpu) = self.hosts.cpu.as_mut() {
-            cpu.spare = batch;
-        }
-        if slot != RX {
-            self.pmd_poll(c);
-        }
-    }
-
-    /// Wakes VM `v`'s senders waiting for ring room, in order, while a packet fits.
-    fn wake_ring(&mut self, v: VmId) {
-        loop {
-            let Some(cpu) = self.hosts.cpu.as_mut() else {
-                return;
-            };
-            let Some(&f) = cpu.rings[v.idx()].waiting.front() else {
-                return;
-            };
-            let need = self.ends.packet_size(f);
-            if self.ring_room(v, need) < need {
-                return;
-            }
-            if let Some(cpu) = self.hosts.cpu.as_mut() {
-                cpu.rings[v.idx()].waiting.pop_front();
-            }
-            self.ends.flows[f.idx()].blocked = false;
-            self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
-        }
-    }
-
-    /// The C2TB manager (every `invl`): refills every core's buckets and wakes the
-    /// sleeping cores that may now serve a VM.
-    pub(super) fn on_c2tb_tick(&mut self) {
-        let Some(cpu) = self.hosts.cpu.as_mut() else {
-            return;
-        };
-        self.parallel
-            .handled_for_all(self.now, Event::C2tbTick.encode());
-        let mut wake = Vec::new();
-        let rings = &cpu.rings;
-        for (c, core) in cpu.cores.iter_mut().enumerate() {
-            if core.c2tb.is_some() && self.parallel.owns_vswitch(core.host as usize) {
-                core.refill(|v| rings[v.idx()].q.len());
-                if !core.busy() {
-                    wake.push(c);
+            Some(v) => {
+                for &(id, may_drop) in &batch {
+                    self.vswitch_egress(v, id, may_drop);
                 }
             }
         }
-        let (now, hz) = (self.now, cpu.p.hz);
-        for c in wake {
-            if let Some(cpu) = self.hosts.cpu.as_mut() {
-                cpu.cores[c].wake(now, hz);
-            }
+        if let Some(cpu) = self.hosts.cpu.as_mut() {
+            cpu.done_with(batch);
+        }
+        if vm.is_some() {
             self.pmd_poll(c);
         }
-        let invl = self
-            .hosts
-            .cpu
-            .as_ref()
-            .and_then(|c| c.p.c2tb.as_ref())
-            .map(|t| t.interval);
-        if let Some(iv) = invl {
-            if self.now + iv <= self.budget.end {
-                self.schedule(self.now + iv, Event::C2tbTick, Origin::GLOBAL);
+    }
+
+    /// The CPU model's timers: the C2TB manager refills the cycle buckets and wakes
+    /// the sleeping cores that may now serve a VM; the NIC handler's monitor reads
+    /// each host's NIC. Each runs again after its interval.
+    pub(super) fn on_cpu_timer(&mut self, e: Event) {
+        let (now, end) = (self.now, self.budget.end);
+        self.parallel.handled_for_all(now, e.encode());
+        let Some(cpu) = self.hosts.cpu.as_mut() else {
+            return;
+        };
+        let owns = |k| self.parallel.owns_vswitch(k);
+        let next = if e == Event::NicMonitor {
+            let (net, hosts) = (&self.fabric.net, &self.hosts.vswitches);
+            let nic_tx = |k: usize| net.ports[net.hosts[hosts[k].host.idx()].nic.idx()].tx_bytes();
+            cpu.monitor(now, hosts, nic_tx, owns)
+        } else {
+            let (wake, invl) = cpu.c2tb_tick(owns);
+            for c in wake {
+                if let Some(cpu) = self.hosts.cpu.as_mut() {
+                    cpu.wake(c, now);
+                }
+                self.pmd_poll(c);
             }
+            invl.map(|iv| now + iv)
+        };
+        if let Some(t) = next.filter(|&t| t <= end) {
+            self.schedule(t, e, Origin::GLOBAL);
         }
     }
 }

@@ -6,7 +6,6 @@ use super::cpu::CpuState;
 use super::parallel::rows;
 use super::parts::RunView;
 use super::results::{Column, Table};
-use super::Sim;
 use crate::engine::{to_secs, Time};
 use crate::vswitch::c2qos::pmd::{Pmd, Sched};
 
@@ -130,17 +129,15 @@ impl CpuState {
     }
 }
 
-impl Sim {
-    /// The rows of `vm_cpu` and `pmd` for the interval `iv` that ends now.
-    pub(super) fn record_cpu(&mut self, iv: Time) {
-        let now = self.now;
-        let Some(cpu) = self.hosts.cpu.as_mut() else {
-            return;
-        };
+impl CpuState {
+    /// The rows of `vm_cpu` and `pmd` for the interval `iv` that ends at `now`, of
+    /// the cores of the host vswitches that run here (`owns`).
+    pub(super) fn record_tick(&mut self, now: Time, iv: Time, owns: impl Fn(usize) -> bool) {
+        let cpu = self;
         let (hz, t) = (cpu.p.hz, to_secs(now));
         let span = (iv as u128 * hz as u128 / crate::units::PS_PER_SEC as u128).max(1) as f64;
         for (c, core) in cpu.cores.iter_mut().enumerate() {
-            if !self.parallel.owns_vswitch(core.host as usize) {
+            if !owns(core.host as usize) {
                 continue;
             }
             if !core.busy() {

@@ -16,6 +16,7 @@
 
 use serde::Serialize;
 
+use super::parts::RunView;
 use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
 use crate::net::partition::Cut;
@@ -120,7 +121,11 @@ impl Sim {
         let mut tally = Tally::new(&cut);
         let end = self.budget.end;
         self.run_observed(end, |sim, at, e| {
-            tally.count(at, sim.node_of(e), matches!(e, Event::Control(_)))
+            tally.count(
+                at,
+                RunView::of(sim).node_of(e),
+                matches!(e, Event::Control(_)),
+            )
         });
         tally.close_window();
         let ports = &self.fabric.net.ports;
@@ -148,7 +153,9 @@ impl Sim {
             sequential_because: cut.sequential_because(&self.fabric.net),
         }
     }
+}
 
+impl RunView<'_> {
     /// The node whose state event `e` changes; `None` for events of the whole fabric.
     fn node_of(&self, e: Event) -> Option<NodeId> {
         let host = |h: HostId| self.fabric.net.hosts[h.idx()].node;

@@ -1,175 +1,24 @@
-//! The vswitch in the data path: a VM's packet passes its host's policy (egress)
-//! and a shaper on the way to the NIC; a packet arriving for a VM passes the
-//! receiving host's policy (ingress) before its transport; blocked TCP senders are
-//! woken when their shaper drains; every host with VMs ticks periodically, measures
-//! its VMs and NIC and runs its policy's tick (`crate::vswitch`).
+//! The hosts in the data path: what one part returns, the next takes. A flow
+//! starts; its transport's steps (`sim/ends.rs`) become packets its host sends,
+//! from a VM through the vswitch (`sim/hosts.rs`: the policy, a shaper) or its
+//! guest ring (`sim/cpu.rs`), to its NIC (`sim/fabric.rs`); a packet that reaches
+//! its host passes the receiving VM's policy and goes to its flow's receiver or
+//! sender; senders its small queue, shaper or ring wakes resume; every host with
+//! VMs ticks periodically, measures its VMs and NIC and runs its policy's tick
+//! (`crate::vswitch`).
 
-use super::flow::{Flow, LIVE_CHANNEL};
+use super::flow::Endpoint;
+use super::footprint::MemoryUse;
+use super::hosts::HostEgress;
 use super::{Event, Sim};
 use crate::engine::queue::Origin;
 use crate::engine::{to_secs, Time};
 use crate::net::packet::flags;
 use crate::net::{FlowId, HostId, Packet, PktId, VmId};
-use crate::vswitch::partition::PairGuarantees;
-use crate::vswitch::policy::ControlMsg;
-use crate::vswitch::policy::{all_columns, Cell, ColumnSpec, HostCtx, HostMeasure, Ingress};
-use crate::vswitch::{
-    HostPolicy, Policy, Shaper, ShaperId, Shapers, VmPair, VswitchParams, NO_PAIR,
-};
-use crate::workload::FlowKind;
-
-/// The per-VM rate record (`vm_rates`): one row per VM per tick.
-#[derive(Default)]
-pub struct VmRateCols {
-    /// Tick time, seconds.
-    pub time: Vec<f64>,
-    /// VM index.
-    pub vm: Vec<u32>,
-    /// SR, the send rate over the last interval, bit/s.
-    pub sr: Vec<f64>,
-    /// The rate the VM's own shaper enforces from this tick (`None`: off).
-    pub ar: Vec<Option<f64>>,
-    /// The VM's guarantee at this tick, bit/s.
-    pub guarantee: Vec<f64>,
-    /// NIC utilisation of the VM's host over the last interval.
-    pub nic_util: Vec<f64>,
-    /// Every policy kind's own columns, in registration order.
-    pub specs: Vec<ColumnSpec>,
-    /// Index in `specs` of each kind's first column.
-    pub first: Vec<usize>,
-    /// Their values, one per column.
-    pub extra: Vec<PolicyValues>,
-}
-
-/// The values of one policy column, typed as its [`ColumnSpec::other`].
-#[derive(Clone, Debug)]
-pub enum PolicyValues {
-    /// Rates, bit/s.
-    Rate(Vec<Option<f64>>),
-    /// Counts.
-    Count(Vec<u64>),
-}
-
-impl PolicyValues {
-    fn new(kind: Cell) -> Self {
-        match kind {
-            Cell::Rate(_) => PolicyValues::Rate(Vec::new()),
-            Cell::Count(_) => PolicyValues::Count(Vec::new()),
-        }
-    }
-
-    /// Appends `c`. A cell of the other type (a policy's bug, caught in debug
-    /// builds) records nothing useful: none or 0.
-    pub(super) fn push(&mut self, c: Cell) {
-        match (self, c) {
-            (PolicyValues::Rate(v), Cell::Rate(r)) => v.push(r),
-            (PolicyValues::Count(v), Cell::Count(n)) => v.push(n),
-            (PolicyValues::Rate(v), Cell::Count(_)) => {
-                debug_assert!(false, "a count in a rate column");
-                v.push(None)
-            }
-            (PolicyValues::Count(v), Cell::Rate(_)) => {
-                debug_assert!(false, "a rate in a count column");
-                v.push(0)
-            }
-        }
-    }
-}
-
-impl VmRateCols {
-    /// An empty record with every policy kind's columns.
-    pub fn new() -> Self {
-        let (specs, first) = all_columns();
-        VmRateCols {
-            extra: specs.iter().map(|c| PolicyValues::new(c.other)).collect(),
-            specs,
-            first,
-            ..Default::default()
-        }
-    }
-}
-
-/// A `vm_rates` row's policy cells: the policy's own `cells` in its columns `own`
-/// (in order; cells beyond them are dropped rather than spilt into another policy's
-/// columns), every other column its [`ColumnSpec::other`].
-pub(super) fn row_cells<'a>(
-    specs: &'a [ColumnSpec],
-    own: std::ops::Range<usize>,
-    cells: &'a [Cell],
-) -> impl Iterator<Item = Cell> + 'a {
-    specs.iter().enumerate().map(move |(c, spec)| {
-        let mine = own.contains(&c).then(|| cells.get(c - own.start)).flatten();
-        *mine.unwrap_or(&spec.other)
-    })
-}
-
-/// Each flow's VM pairs (both directions), and the table of distinct pairs with
-/// the pipe guarantees of those that have one and, unless `vs.pair_guarantees` is
-/// `pipes`, Eq. 1's share of the hose guarantees for every other VM-to-VM pair that
-/// carries data (`vswitch/partition.rs`), marked for re-partitioning if `dynamic`.
-pub(super) fn index_pairs(flows: &mut [Flow], vs: &VswitchParams) -> Vec<VmPair> {
-    let source = vs.pair_guarantees;
-    let mut pairs: Vec<VmPair> = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    let mut id = |src: Option<VmId>, dst: Option<VmId>| {
-        *index.entry((src, dst)).or_insert_with(|| {
-            pairs.push(VmPair {
-                src,
-                dst,
-                ..Default::default()
-            });
-            pairs.len() as u32 - 1
-        })
-    };
-    for f in flows.iter_mut() {
-        let (s, d) = (f.spec.src_vm, f.spec.dst_vm);
-        if s.is_some() || d.is_some() {
-            f.pair = id(s, d);
-            f.pair_rev = id(d, s);
-        }
-    }
-    for f in flows.iter() {
-        if f.spec.src_vm.is_some() || f.spec.dst_vm.is_some() {
-            pairs[f.pair as usize].reverse = f.pair_rev;
-            pairs[f.pair_rev as usize].reverse = f.pair;
-        }
-    }
-    for pipe in &vs.pipes {
-        if let Some(&i) = index.get(&(Some(pipe.src), Some(pipe.dst))) {
-            pairs[i as usize].guarantee_bps = Some(pipe.guarantee_bps);
-        }
-    }
-    if source != PairGuarantees::Pipes {
-        // every VM-to-VM pair that carries a flow's data, and has no pipe
-        let mut open: Vec<u32> = (flows.iter())
-            .filter(|f| f.spec.src_vm.is_some() && f.spec.dst_vm.is_some())
-            .map(|f| f.pair)
-            .filter(|&i| pairs[i as usize].guarantee_bps.is_none())
-            .collect();
-        open.sort_unstable();
-        open.dedup();
-        let ends: Vec<(VmId, VmId)> = (open.iter())
-            .filter_map(|&i| Some((pairs[i as usize].src?, pairs[i as usize].dst?)))
-            .collect();
-        let g = crate::vswitch::partition::hose_partition(&ends, |v| vs.vms[v.idx()].guarantee_bps);
-        for (&i, g) in open.iter().zip(g) {
-            pairs[i as usize].guarantee_bps = Some(g);
-            pairs[i as usize].repartition = source == PairGuarantees::Dynamic;
-        }
-    }
-    pairs
-}
-
-/// Every VM's own shaper, VM `v`'s as shaper `v`.
-pub(super) fn vm_shapers(p: &VswitchParams) -> Shapers {
-    let mut shapers = Shapers::default();
-    for (i, v) in p.vms.iter().enumerate() {
-        let vm = VmId(i as u32);
-        let s = shapers.add(Shaper::new(vm, v.guarantee_bps, p.queue, p.burst));
-        debug_assert_eq!(s, ShaperId::of_vm(vm));
-    }
-    shapers
-}
+use crate::transport::tcp_sender::{SenderOut, TcpSender};
+use crate::transport::TcpConfig;
+use crate::vswitch::policy::{ControlMsg, HostCtx, HostMeasure, Ingress};
+use crate::vswitch::{HostPolicy, Policy, ShaperId, NO_PAIR};
 
 impl Sim {
     /// Runs `hook` on host vswitch `k`'s policy with its context, then carries out
@@ -198,7 +47,11 @@ impl Sim {
             self.hosts.touched_shapers = touched;
         }
         while let Some(c) = self.hosts.control_out.pop() {
-            self.send_control(c);
+            if let Some(t) = self.hosts.control_packet(c) {
+                let id = self.alloc_packet(t.base);
+                self.records.counters.control_sent += 1;
+                self.send_from(t.host, t.vm, id, true);
+            }
         }
         if !self.hosts.released.is_empty() {
             // in the order the policy released them (resequencing depends on it)
@@ -210,6 +63,12 @@ impl Sim {
         }
     }
 
+    /// Sends control message `c` now, as a policy's hook does (`HostCtx::control`).
+    pub fn send_control(&mut self, c: ControlMsg) {
+        self.hosts.control_out.push(c);
+        self.after_hook();
+    }
+
     /// A host puts a packet on the wire, through VM `vm`'s vswitch if the packet
     /// comes from a VM. `may_drop`: the sender does not respect the shaper's room
     /// (UDP).
@@ -217,11 +76,13 @@ impl Sim {
     pub(super) fn send_from(&mut self, h: HostId, vm: Option<VmId>, id: PktId, may_drop: bool) {
         self.records.counters.sent += 1;
         match vm {
-            Some(v) => self.egress(v, id, may_drop),
-            None => {
-                let nic = self.fabric.net.hosts[h.idx()].nic;
-                self.enqueue(nic, id, self.nic_queue(nic, id));
+            // into its guest TX ring: a PMD core forwards it later (`cpu.rs`)
+            Some(v) if self.hosts.cpu.is_some() => {
+                let to = self.hosts.ring_in(self.now, v, id, may_drop);
+                self.cpu_took(id, to)
             }
+            Some(v) => self.vswitch_egress(v, id, may_drop),
+            None => self.enter_nic(h, id),
         }
     }
 
@@ -235,96 +96,16 @@ impl Sim {
         if p.pair != NO_PAIR {
             let pr = &mut self.hosts.pairs[p.pair as usize];
             pr.rx_bytes += p.size as u64;
-            if pr.ingress && self.ingress(&p) == Ingress::Consumed {
-                return;
+            if pr.ingress {
+                if let Some((k, v, tcp)) = self.hosts.ingress_of(&p, &self.ends) {
+                    let seen = self.with_host(k, |pol, ctx| pol.ingress(ctx, &p, v, tcp));
+                    if seen == Ingress::Consumed {
+                        return;
+                    }
+                }
             }
         }
         self.hand_to_transport(p);
-    }
-
-    /// The receiving VM's policy sees packet `p`.
-    fn ingress(&mut self, p: &Packet) -> Ingress {
-        let Some(v) = self.hosts.pairs[p.pair as usize].dst else {
-            return Ingress::Deliver;
-        };
-        let k = self.hosts.vms[v.idx()].vswitch as usize;
-        let tcp = !p.has(flags::CONTROL)
-            && matches!(
-                self.ends.flows[p.flow.idx()].spec.kind,
-                FlowKind::Tcp { .. }
-            );
-        self.with_host(k, |pol, ctx| pol.ingress(ctx, p, v, tcp))
-    }
-
-    /// A control packet from pair `pair`'s sending VM to its receiving VM's host
-    /// (policies send them through `HostCtx::control`).
-    pub fn send_control(&mut self, c: ControlMsg) {
-        let ControlMsg { pair, size, .. } = c;
-        let Some(&VmPair { src, dst, .. }) = self.hosts.pairs.get(pair as usize) else {
-            debug_assert!(false, "no pair {pair}");
-            return;
-        };
-        let (Some(s), Some(d)) = (src, dst) else {
-            debug_assert!(false, "control packets travel between VMs");
-            return;
-        };
-        let host = self.hosts.vms[s.idx()].host;
-        let p = Packet {
-            dst: self.hosts.vms[d.idx()].host,
-            size,
-            hash: crate::net::routing::mix32(pair ^ 0x6a09_e667),
-            pair,
-            ..Packet::control(c.payload)
-        };
-        let id = self.alloc_packet(p);
-        self.records.counters.control_sent += 1;
-        self.send_from(host, Some(s), id, true);
-    }
-
-    /// Each flow from a VM learns its channel, once if its policy's are fixed; each
-    /// pair learns whether its receiving policy looks at ingress.
-    fn fix_channels(&mut self) {
-        for pr in self.hosts.pairs.iter_mut() {
-            pr.ingress = pr.dst.is_some_and(|v| {
-                let k = self.hosts.vms[v.idx()].vswitch as usize;
-                self.hosts.vswitches[k].policy.uses_ingress()
-            });
-        }
-        for flow in self.ends.flows.iter_mut() {
-            let Some(v) = flow.spec.src_vm else {
-                continue;
-            };
-            let policy = &self.hosts.vswitches[self.hosts.vms[v.idx()].vswitch as usize].policy;
-            flow.chan = if policy.fixed_channels() {
-                policy.channel(v, flow.pair).0
-            } else {
-                LIVE_CHANNEL
-            };
-        }
-    }
-
-    /// A sender with a small-queue limit stopped for lack of room: it waits for
-    /// whichever of its small queue and its shaper is short of a full packet.
-    #[cold]
-    pub(super) fn block_small_queue(&mut self, f: FlowId) {
-        let full = self.ends.packet_size(f);
-        let sq = &mut self.ends.flows[f.idx()].small_queue;
-        if sq.room() < full {
-            sq.waiting = true;
-        }
-        if self.shaper_room(f) < full {
-            self.block_sender(f);
-        }
-    }
-
-    /// A packet its sender's small queue counts has left the host's NIC: its bytes
-    /// count no more.
-    pub(super) fn on_sent(&mut self, id: PktId) {
-        let (flow, size) = self.fabric.left_host(id);
-        self.ends.release_small_queue(flow, size);
-        if self.parallel.part.is_some() {
-            self.forget_ghost(id);
-        }
     }
 
     /// Frees a packet that goes no further (dropped or evicted); its bytes go back
@@ -347,20 +128,6 @@ impl Sim {
         self.ends.resume.clear();
     }
 
-    /// The start of the run: every policy's start hook, the controllers' first
-    /// wakes and the first tick.
-    pub(super) fn start_vswitches(&mut self) {
-        for k in 0..self.hosts.vswitches.len() {
-            self.with_host(k, |p, ctx| p.start(ctx));
-        }
-        self.fix_channels();
-        self.start_controllers();
-        let t = self.hosts.tick;
-        if !self.hosts.vswitches.is_empty() && t <= self.budget.end {
-            self.schedule(t, Event::HostTick, Origin::GLOBAL);
-        }
-    }
-
     /// Every tick: each host measures its VMs and NIC over the interval just ended,
     /// its policy ticks on what it measured, and each VM's row is recorded. In a
     /// partition of a parallel run, its own hosts do (each host's tick reads and
@@ -372,7 +139,7 @@ impl Sim {
         let t = self.hosts.tick;
         let (secs, now) = (to_secs(t), to_secs(self.now));
         for k in 0..self.hosts.vswitches.len() {
-            if !self.owns_vswitch(k) {
+            if !self.parallel.owns_vswitch(k) {
                 continue;
             }
             let host = self.hosts.vswitches[k].host;
@@ -387,15 +154,227 @@ impl Sim {
             self.with_host(k, |p, ctx| p.tick(ctx, &hm));
             self.hosts.record(k, &m, now);
         }
-        if self.hosts.cpu.is_some() {
-            self.record_cpu(t);
+        if let Some(cpu) = self.hosts.cpu.as_mut() {
+            cpu.record_tick(self.now, t, |k| self.parallel.owns_vswitch(k));
         }
-        let key = std::mem::take(&mut self.hosts.tick_key);
-        self.check_memory(&key);
-        self.hosts.tick_key = key;
+        let used = MemoryUse::of(&self.fabric, &self.hosts, &self.records);
+        (self.budget).check_memory(self.now, &self.hosts.tick_key, used);
         let next: Time = self.now + t;
         if next <= self.budget.end {
             self.schedule(next, Event::HostTick, Origin::GLOBAL);
+        }
+    }
+
+    /// VM `v`'s packet through its host's vswitch: on to the NIC, into a shaper's
+    /// queue, or dropped.
+    #[inline]
+    pub(super) fn vswitch_egress(&mut self, v: VmId, id: PktId, may_drop: bool) {
+        let pkt = &mut self.fabric.pkts[id];
+        let now = self.now;
+        match (self.hosts).vswitch_egress(now, (v, id, pkt), may_drop, &self.ends) {
+            HostEgress::ToNic(host) => self.enter_nic(host, id),
+            HostEgress::Queued(s) => {
+                self.records.counters.shaped += 1;
+                if let Some((t, host)) = self.hosts.next_wake(s, now) {
+                    self.schedule(t, Event::ShaperTx(s), self.fabric.origin(host));
+                }
+            }
+            HostEgress::Dropped => {
+                self.records.counters.dropped += 1;
+                self.discard(id);
+            }
+        }
+    }
+
+    /// Packet `id` joins the NIC of host `host`, in the queue its NIC's mode picks.
+    #[inline]
+    pub(super) fn enter_nic(&mut self, host: HostId, id: PktId) {
+        let nic = self.fabric.net.hosts[host.idx()].nic;
+        self.enqueue(nic, id, self.fabric.nic_queue(nic, id, &self.ends.flows));
+    }
+
+    /// Passes every packet shaper `s` may send now to the NIC, makes sure a wake-up
+    /// is pending for its next departure, and resumes the senders waiting on it
+    /// that its room now wakes (`Hosts::next_woken`).
+    pub(super) fn shaper_drain(&mut self, s: ShaperId) {
+        let v = self.hosts.shapers[s].vm;
+        while let Some((id, c)) = self.hosts.shapers[s].pop_ready(self.now) {
+            let pkt = &mut self.fabric.pkts[id];
+            if let Some(c) = c {
+                self.hosts.colour(s, pkt, c);
+            }
+            let host = self.hosts.count_to_nic(v, pkt);
+            self.enter_nic(host, id);
+        }
+        if let Some((t, host)) = self.hosts.next_wake(s, self.now) {
+            self.schedule(t, Event::ShaperTx(s), self.fabric.origin(host));
+        }
+        // the senders its room now wakes, each before the next is chosen
+        let mut w = self.hosts.waking(s);
+        while let Some(f) = self.hosts.next_woken(s, &mut w, &mut self.ends) {
+            self.drive_sender(f, false, |snd, now, cfg, out| snd.resume(now, cfg, out));
+        }
+        self.hosts.woke(s, w);
+    }
+
+    /// Starts every flow whose start time has come, then schedules the next start.
+    pub(super) fn start_flows(&mut self) {
+        self.parallel
+            .handled_for_all(self.now, Event::FlowStart.encode());
+        while let Some(&f) = self.ends.start_order.get(self.ends.next_start) {
+            let at = self.ends.flows[f as usize].spec.start;
+            if at > self.now {
+                self.schedule(at, Event::FlowStart, Origin::GLOBAL);
+                return;
+            }
+            self.ends.next_start += 1;
+            self.start_flow(FlowId(f));
+        }
+    }
+
+    /// Starts flow `f`, unless it would start at or after its `stop` (a departed
+    /// tenant's flow): then it never sends.
+    pub(super) fn start_flow(&mut self, f: FlowId) {
+        let now = self.now;
+        if let Some(stop) = self.ends.flows[f.idx()].spec.stop {
+            if stop <= now {
+                return;
+            }
+            self.schedule(stop, Event::Stop(f), self.fabric.origin(self.ends.src(f)));
+        }
+        self.records.recorder.flow_started(f);
+        if self.parallel.part.is_some() && self.records.recorder.samples_flows() {
+            let key = self.parallel.event_key;
+            (self.parallel).note_start(f, key as u32 == Event::FlowStart.encode());
+        }
+        match self.ends.udp_tick(f, now, true) {
+            None => self.drive_sender(f, false, |snd, now, cfg, out| snd.start(now, cfg, out)),
+            Some(tick) => self.udp_step(f, tick.send, tick.next),
+        }
+    }
+
+    /// One call into flow `f`'s TCP sender: hands it the room its host has for it,
+    /// runs `op`, completes the flow if `op` acknowledged its last byte
+    /// (`may_complete`; the run with it if it was the last and the run stops when
+    /// all are done), sends the segments it asked for, schedules its timer and
+    /// notes whether it now waits for room.
+    pub(super) fn drive_sender(
+        &mut self,
+        f: FlowId,
+        may_complete: bool,
+        op: impl FnOnce(&mut TcpSender, Time, &TcpConfig, &mut SenderOut),
+    ) {
+        let mut out = std::mem::take(&mut self.ends.sender_out);
+        out.room = self.hosts.sender_room(f, &self.ends);
+        out.blocked = false;
+        let flow = &mut self.ends.flows[f.idx()];
+        if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
+            let cfg = &self.ends.tcp[super::ends::transport_of(&flow.spec.kind)];
+            op(snd, self.now, cfg, &mut out);
+            if may_complete && snd.done() && flow.spec.size.is_some() && flow.end.is_none() {
+                let last = self.ends.complete(f, self.now);
+                if let Some(pc) = self.parallel.part.as_deref_mut() {
+                    // a partition's count is its own: the parallel loop adds them up
+                    pc.last_complete = self.now;
+                } else if last && self.budget.stop_when_done {
+                    self.budget.stop_all_done(self.now, self.events.ties());
+                }
+            }
+            let t = self.ends.segment_template(f, self.now);
+            for seg in out.segments.drain(..) {
+                let p = self.ends.segment(f, &t, seg);
+                let id = self.alloc_packet(p);
+                self.records.counters.data_sent += 1;
+                self.send_from(t.host, t.vm, id, false);
+            }
+            if let Some(t) = out.rto_event.take() {
+                self.schedule(t, Event::Rto(f), self.fabric.origin(self.ends.src(f)));
+            }
+            if out.blocked {
+                self.hosts.block(f, &mut self.ends);
+            }
+        }
+        self.ends.sender_out = out;
+    }
+
+    /// Sends the ACKs flow `f`'s receiver asked for (`Endpoints::receiver_out`) and
+    /// schedules its timer.
+    #[inline]
+    pub(super) fn send_acks(&mut self, f: FlowId) {
+        let mut out = std::mem::take(&mut self.ends.receiver_out);
+        let t = (self.ends).ack_template(f, self.fabric.ack_routes.is_some());
+        for a in out.acks.drain(..) {
+            let p = self.ends.ack(f, &t, a, &mut self.fabric.sacks);
+            let id = self.alloc_packet(p);
+            self.send_from(t.host, t.vm, id, false);
+        }
+        if let Some(t) = out.delack_event.take() {
+            self.schedule(t, Event::DelAck(f), self.fabric.origin(self.ends.dst(f)));
+        }
+        self.ends.receiver_out = out;
+    }
+
+    /// A packet delivered to its transport at the destination host: an ACK to its
+    /// flow's sender, data to its receiver. A control packet that no host policy
+    /// consumed (its policy does not use feedback) ends here.
+    #[inline]
+    pub(super) fn hand_to_transport(&mut self, p: Packet) {
+        if p.has(flags::CONTROL) {
+            return;
+        }
+        if p.has(flags::ACK) {
+            // an ACK's `len` holds its SACK option's handle (see `SackStore`)
+            let sack = self.fabric.sacks.take(p.len);
+            return self.drive_sender(p.flow, true, |snd, now, cfg, out| {
+                snd.on_ack(now, p.seq, p.has(flags::ECE), p.ts, sack.as_ref(), cfg, out)
+            });
+        }
+        let tenant_bytes = &mut self.records.recorder.tenant_bytes;
+        if let Some(all) = self.ends.on_data(self.now, &p, tenant_bytes) {
+            self.send_acks(p.flow);
+            if all {
+                self.delivered_in_full(p.flow);
+            }
+        }
+    }
+
+    /// UDP flow `f`'s source ticked: it sends a packet if `send`, and ticks again at
+    /// `next` unless it has stopped by then or the run has ended.
+    pub(super) fn udp_step(&mut self, f: FlowId, send: bool, next: Time) {
+        let Some((packet, stop)) = self.ends.udp_step(f, self.now, send) else {
+            return;
+        };
+        if let Some(t) = packet {
+            let id = self.alloc_packet(t.base);
+            self.records.counters.data_sent += 1;
+            self.send_from(t.host, t.vm, id, true);
+        }
+        if next < stop && next <= self.budget.end {
+            self.schedule(
+                next,
+                Event::UdpTick(f),
+                self.fabric.origin(self.ends.src(f)),
+            );
+        }
+    }
+
+    /// Flow `f`'s last byte has been delivered: the gate it signals counts it, and
+    /// opens if that was the last delivery it waited for.
+    pub(super) fn delivered_in_full(&mut self, f: FlowId) {
+        let Some(g) = self.ends.flows[f.idx()].spec.signals else {
+            return;
+        };
+        let Some((at, opens, delayed)) = self.ends.exchanges.delivered(g as usize, self.now) else {
+            return;
+        };
+        // the gate opens at the host that took the last byte in
+        let by = self.fabric.origin(self.ends.dst(f));
+        for f in opens {
+            self.ends.flows[f as usize].spec.start = at;
+            match delayed {
+                true => self.schedule(at, Event::Begin(FlowId(f)), by),
+                false => self.start_flow(FlowId(f)),
+            }
         }
     }
 }
@@ -403,27 +382,6 @@ impl Sim {
 #[cfg(test)]
 mod tests {
     use std::path::Path;
-
-    #[test]
-    fn a_policys_extra_cells_never_spill_into_another_policys_columns() {
-        use super::{row_cells, Cell, ColumnSpec};
-        let spec = |name, other| ColumnSpec { name, other };
-        let specs = [
-            spec("a", Cell::Rate(None)),
-            spec("b", Cell::Count(0)),
-            spec("c", Cell::Rate(None)),
-        ];
-        // the policy owning column 1 recorded two cells: the second is dropped
-        let cells = [Cell::Count(7), Cell::Rate(Some(5.0))];
-        let row: Vec<Cell> = row_cells(&specs, 1..2, &cells).collect();
-        assert_eq!(
-            row,
-            vec![Cell::Rate(None), Cell::Count(7), Cell::Rate(None)]
-        );
-        // one that recorded too few leaves its other columns at their defaults
-        let row: Vec<Cell> = row_cells(&specs, 0..2, &cells[..1]).collect();
-        assert_eq!(row, vec![Cell::Count(7), Cell::Count(0), Cell::Rate(None)]);
-    }
 
     use super::super::flow::{LIVE_CHANNEL, NO_CHANNEL};
     use super::{flags, FlowId, Packet, Sim};

@@ -1,18 +1,66 @@
-//! The endpoints' own steps: a flow's transport, its small queue's count, its
+//! The endpoints' own steps: a flow's transport on the data and ACKs that reach it
+//! and on its timers, the packets it sends, its small queue's count, its
 //! completion. Each works on the [`Endpoints`] alone and returns or leaves what
-//! happened (the last flow done, senders to resume); the loop acts on it.
+//! happened (packets to send, the ACKs a receiver asked for, the last flow done,
+//! senders to resume); the loop hands it on (`sim/datapath.rs`).
 
-use super::endpoints::transport_of;
+use super::flow::Endpoint;
 use super::parts::Endpoints;
+use super::sack_store::SackStore;
 use crate::engine::Time;
-use crate::net::FlowId;
+use crate::net::packet::flags;
+use crate::net::{FlowId, HostId, Packet, VmId};
+use crate::transport::tcp_receiver::{Ack, DataSegment};
+use crate::transport::tcp_sender::Segment;
+use crate::transport::udp::Tick;
 use crate::transport::TcpConfig;
+use crate::workload::FlowKind;
+
+/// The index of a flow's TCP configuration (0 for UDP flows, which have none).
+pub(super) fn transport_of(kind: &FlowKind) -> usize {
+    match kind {
+        FlowKind::Tcp { transport } => *transport as usize,
+        FlowKind::Udp { .. } => 0,
+    }
+}
+
+/// What every packet of one kind a flow sends in one step shares: the packet
+/// each starts from, and the host (and VM) that sends them.
+#[derive(Clone, Copy)]
+pub(super) struct Template {
+    /// The packet each starts from.
+    pub base: Packet,
+    /// The bytes of headers a data packet adds to its payload.
+    pub header: u32,
+    /// The sending host.
+    pub host: HostId,
+    /// The sending VM, if any.
+    pub vm: Option<VmId>,
+}
 
 impl Endpoints {
+    /// The TCP configurations the scenario resolved to (the first is the
+    /// scenario-wide `[transport]`).
+    pub fn tcp_configs(&self) -> &[TcpConfig] {
+        &self.tcp
+    }
+
     /// Flow `f`'s TCP configuration (a UDP flow's is the first's, unused).
     #[inline]
     pub(super) fn tcp_of(&self, f: FlowId) -> &TcpConfig {
         &self.tcp[transport_of(&self.flows[f.idx()].spec.kind)]
+    }
+
+    /// Flow `f`'s sending host.
+    #[inline]
+    pub(super) fn src(&self, f: FlowId) -> HostId {
+        self.flows[f.idx()].spec.src
+    }
+
+    /// Flow `f`'s receiving host.
+    #[inline]
+    pub(super) fn dst(&self, f: FlowId) -> HostId {
+        self.flows[f.idx()].spec.dst
     }
 
     /// The wire size of flow `f`'s full-sized data packet.
@@ -42,5 +90,196 @@ impl Endpoints {
         self.flows[f.idx()].end = Some(now);
         self.completed += 1;
         self.completed == self.finite_flows
+    }
+
+    /// What flow `f`'s data segments sent at `now` share.
+    #[inline]
+    pub(super) fn segment_template(&self, f: FlowId, now: Time) -> Template {
+        let flow = &self.flows[f.idx()];
+        let cfg = self.tcp_of(f);
+        let base = Packet {
+            ts: now,
+            flow: f,
+            dst: flow.spec.dst,
+            hash: flow.hash,
+            pair: flow.pair,
+            dscp: flow.spec.dscp,
+            flags: if cfg.ect() { flags::ECT } else { 0 }
+                | if flow.small_queue.on() { flags::TSQ } else { 0 },
+            ..Default::default()
+        };
+        let (host, vm, header) = (flow.spec.src, flow.spec.src_vm, cfg.header);
+        Template {
+            base,
+            header,
+            host,
+            vm,
+        }
+    }
+
+    /// Flow `f`'s packet for segment `seg`, from `t`; its small queue counts it.
+    #[inline]
+    pub(super) fn segment(&mut self, f: FlowId, t: &Template, seg: Segment) -> Packet {
+        let mut p = t.base;
+        p.seq = seg.seq;
+        p.dscp = self.flows[f.idx()].spec.dscp_at(seg.seq);
+        p.len = seg.len;
+        p.size = seg.len + t.header;
+        if seg.retx {
+            p.flags |= flags::RETX;
+        }
+        if p.has(flags::TSQ) {
+            self.flows[f.idx()].small_queue.held += p.size as u64;
+        }
+        p
+    }
+
+    /// What flow `f`'s ACKs share (`pinned`: they retrace the data's path).
+    #[inline]
+    pub(super) fn ack_template(&self, f: FlowId, pinned: bool) -> Template {
+        let flow = &self.flows[f.idx()];
+        let cfg = self.tcp_of(f);
+        let base = Packet {
+            flow: f,
+            dst: flow.spec.src,
+            hash: flow.hash_rev,
+            pair: flow.pair_rev,
+            dscp: flow.spec.dscp,
+            size: cfg.ack_size,
+            flags: if pinned { flags::PINNED } else { 0 },
+            ..Default::default()
+        };
+        Template {
+            base,
+            header: 0,
+            host: flow.spec.dst,
+            vm: flow.spec.dst_vm,
+        }
+    }
+
+    /// Flow `f`'s packet for ACK `a`, from `t`; its SACK option goes into `sacks`.
+    #[inline]
+    pub(super) fn ack(&self, f: FlowId, t: &Template, a: Ack, sacks: &mut SackStore) -> Packet {
+        let mut p = t.base;
+        p.seq = a.ack;
+        // an ACK travels with the class of the last byte it acknowledges
+        p.dscp = self.flows[f.idx()].spec.dscp_at(a.ack.saturating_sub(1));
+        p.ts = a.ts;
+        p.flags = flags::ACK | (t.base.flags & flags::PINNED) | if a.ece { flags::ECE } else { 0 };
+        if a.sack.n > 0 {
+            p.size += a.sack.wire_bytes();
+            p.len = sacks.put(a.sack);
+        }
+        p
+    }
+
+    /// Data packet `p` reached flow `f`'s receiver at `now`: a UDP flow counts it;
+    /// a TCP receiver takes it, leaves the ACKs it asks for in `receiver_out` and
+    /// returns whether the flow now has every byte. The bytes delivered in order
+    /// are added to the tenant's in `tenant_bytes`.
+    #[inline]
+    pub(super) fn on_data(
+        &mut self,
+        now: Time,
+        p: &Packet,
+        tenant_bytes: &mut [u64],
+    ) -> Option<bool> {
+        let flow = &mut self.flows[p.flow.idx()];
+        let tenant = flow.spec.tenant as usize;
+        match &mut flow.ep {
+            Endpoint::Udp { .. } => {
+                flow.delivered += p.len as u64;
+                tenant_bytes[tenant] += p.len as u64;
+                None
+            }
+            Endpoint::Tcp { rcv, .. } => {
+                let cfg = &self.tcp[transport_of(&flow.spec.kind)];
+                let delack = cfg.delayed_ack.then_some(cfg.delayed_ack_timeout);
+                let before = rcv.rcv_nxt;
+                let seg = DataSegment {
+                    seq: p.seq,
+                    len: p.len,
+                    ce: p.has(flags::CE),
+                    ts: p.ts,
+                    push: cfg.ack_push && flow.spec.size == Some(p.seq + p.len as u64),
+                };
+                rcv.on_data(now, seg, delack, &mut self.receiver_out);
+                let gained = rcv.rcv_nxt - before;
+                flow.delivered += gained;
+                tenant_bytes[tenant] += gained;
+                Some(gained > 0 && flow.spec.size == Some(flow.delivered))
+            }
+        }
+    }
+
+    /// Flow `f`'s delayed-ACK timer fired at `now`: its receiver leaves the ACKs it
+    /// asks for in `receiver_out`; whether it has one (a TCP flow).
+    pub(super) fn on_delack(&mut self, f: FlowId, now: Time) -> bool {
+        let Endpoint::Tcp { rcv, .. } = &mut self.flows[f.idx()].ep else {
+            return false;
+        };
+        rcv.on_delack_event(now, &mut self.receiver_out);
+        true
+    }
+
+    /// A long-lived TCP flow stops offering data. It has no completion time (it is
+    /// not sized); it stops being sampled once what it sent is acknowledged.
+    pub(super) fn stop(&mut self, f: FlowId) {
+        if let Endpoint::Tcp { snd, .. } = &mut self.flows[f.idx()].ep {
+            snd.stop();
+        }
+    }
+
+    /// UDP flow `f`'s source ticks at `now` (`first`: it starts): whether it sends
+    /// and when it ticks next.
+    pub(super) fn udp_tick(&mut self, f: FlowId, now: Time, first: bool) -> Option<Tick> {
+        match &mut self.flows[f.idx()].ep {
+            Endpoint::Udp { src, .. } if first => Some(src.start(now)),
+            Endpoint::Udp { src, .. } => Some(src.tick(now)),
+            Endpoint::Tcp { .. } => None,
+        }
+    }
+
+    /// UDP flow `f`'s step at `now`: `None` once it has stopped; else the packet it
+    /// sends (if `send`) with its sending host and VM, and when it stops.
+    pub(super) fn udp_step(
+        &mut self,
+        f: FlowId,
+        now: Time,
+        send: bool,
+    ) -> Option<(Option<Template>, Time)> {
+        let flow = &mut self.flows[f.idx()];
+        let stop = flow.spec.stop.unwrap_or(u64::MAX);
+        if now >= stop {
+            return None;
+        }
+        let Endpoint::Udp { src, sent } = &mut flow.ep else {
+            return Some((None, stop));
+        };
+        if !send {
+            return Some((None, stop));
+        }
+        let size = src.packet_size();
+        let base = Packet {
+            seq: *sent,
+            ts: now,
+            flow: f,
+            dst: flow.spec.dst,
+            size,
+            len: size,
+            hash: flow.hash,
+            pair: flow.pair,
+            dscp: flow.spec.dscp_at(*sent),
+            ..Default::default()
+        };
+        *sent += size as u64;
+        let (host, vm) = (flow.spec.src, flow.spec.src_vm);
+        let t = Template {
+            base,
+            header: 0,
+            host,
+            vm,
+        };
+        Some((Some(t), stop))
     }
 }

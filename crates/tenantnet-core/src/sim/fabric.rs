@@ -5,14 +5,59 @@
 
 use super::parts::Fabric;
 use super::Flow;
+use crate::engine::queue::Origin;
 use crate::engine::Time;
 use crate::net::host_nic::HostNic;
 use crate::net::packet::flags;
 use crate::net::port::Admit;
-use crate::net::{FlowId, NodeId, NodeKind, PktId, PortId, SwitchId};
+use crate::net::{FlowId, HostId, NodeId, NodeKind, Packet, PktId, PortId, SwitchId};
 use crate::switch::DscpMap;
+use crate::transport::sack::SackOption;
 
 impl Fabric {
+    /// The origin of what host `h` schedules: its NIC (`EventQueue`'s keys).
+    #[inline]
+    pub(super) fn origin(&self, h: HostId) -> Origin {
+        Origin::port(self.net.hosts[h.idx()].nic.0)
+    }
+
+    /// When a packet that reaches the far end of `port` at `arrive` has left it.
+    #[inline]
+    pub(super) fn left_nic(&self, port: PortId, arrive: Time) -> Time {
+        arrive - self.net.ports[port.idx()].core.delay
+    }
+
+    /// Whether every shared buffer pool's count of bytes in use equals what its
+    /// ports hold at `now`.
+    pub fn pools_consistent(&self, now: Time) -> bool {
+        let mut held = vec![0u64; self.net.pools.len()];
+        for p in &self.net.ports {
+            if let Some(i) = p.pool() {
+                held[i as usize] += p.occupancy(now);
+            }
+        }
+        self.net.pools.iter().zip(held).all(|(p, h)| p.used == h)
+    }
+
+    /// Each flow's data path as port names, from the source's NIC to the last
+    /// switch's port toward the destination: the ECMP choice its hash makes.
+    pub fn flow_paths(&self, flows: &[Flow]) -> Vec<Vec<String>> {
+        self.paths(flows, |f| self.net.path(f.spec.src, f.spec.dst, f.hash))
+    }
+
+    /// Each flow's ACK path as port names, from the destination's NIC to the last
+    /// switch's port toward the source: the ECMP choice of its reverse hash.
+    pub fn flow_ack_paths(&self, flows: &[Flow]) -> Vec<Vec<String>> {
+        self.paths(flows, |f| self.net.path(f.spec.dst, f.spec.src, f.hash_rev))
+    }
+
+    fn paths(&self, flows: &[Flow], path: impl Fn(&Flow) -> Vec<PortId>) -> Vec<Vec<String>> {
+        let name = |p| self.net.port_name(p);
+        (flows.iter())
+            .map(|f| path(f).into_iter().map(name).collect())
+            .collect()
+    }
+
     /// The output port and queue of packet `id` at switch `s` (node `node`): by
     /// ECMP on its hash, or for an ACK pinned to its flow's data path back along it;
     /// the queue by that port's DSCP map.
@@ -70,6 +115,25 @@ impl Fabric {
         let counted = (small_queues && p.has(flags::TSQ)).then_some((p.flow, p.size as u64));
         self.pkts.free(id);
         counted
+    }
+
+    /// Packet `id` leaves for another partition: the packet and its SACK option to
+    /// mail, and whether it stays here as a ghost (its sender's small queue still
+    /// counts it, until it has left the NIC); if not, it is freed here.
+    pub(super) fn send_away(&mut self, id: PktId) -> (Packet, Option<SackOption>, bool) {
+        let mut pkt = self.pkts[id];
+        let sack = if pkt.has(flags::ACK) {
+            self.sacks.take(pkt.len)
+        } else {
+            None
+        };
+        let ghost = pkt.has(flags::TSQ);
+        if ghost {
+            pkt.flags &= !flags::TSQ;
+        } else {
+            self.pkts.free(id);
+        }
+        (pkt, sack, ghost)
     }
 
     /// Packet `id`, counted by its sender's small queue, has left its host's NIC:

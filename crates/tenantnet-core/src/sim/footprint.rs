@@ -14,6 +14,7 @@
 //! * packets alive at once (waiting in buffers and VM queues, on the wire);
 //! * the largest initial window one TCP sender hands over at once.
 
+use super::parts::{Fabric, Hosts, Records};
 use crate::engine::Time;
 
 /// The default memory budget of a run: 8 GiB.
@@ -265,5 +266,35 @@ mod tests {
             "{msg}"
         );
         assert!(msg.contains("memory budget of 8.0 GiB"), "{msg}");
+    }
+}
+
+/// What the run holds that grows as it goes, at one moment: the rows recorded and
+/// the packet slots allocated, which `RunBudget::in_use` weighs against its memory.
+#[derive(Clone, Copy)]
+pub struct MemoryUse {
+    /// Rows of the throughput samples.
+    pub(super) sample_rows: usize,
+    /// Rows of the queue samples.
+    pub(super) queue_rows: usize,
+    /// Rows of `vm_rates`.
+    pub(super) vm_rate_rows: usize,
+    /// Packet slots allocated.
+    pub(super) packet_slots: usize,
+    /// Bytes of SACK options in flight.
+    pub(super) sack_bytes: u64,
+}
+
+impl MemoryUse {
+    /// What `fabric`, `hosts` and `records` hold now (`RunBudget::in_use` weighs
+    /// it).
+    pub fn of(fabric: &Fabric, hosts: &Hosts, records: &Records) -> Self {
+        MemoryUse {
+            sample_rows: records.recorder.tp.time.len(),
+            queue_rows: records.recorder.q.time.len(),
+            vm_rate_rows: hosts.vm_rates.time.len(),
+            packet_slots: fabric.pkts.slots(),
+            sack_bytes: fabric.sacks.bytes(),
+        }
     }
 }

@@ -1,31 +1,296 @@
-//! The hosts' own steps: a policy with the context its hooks see, the VMs'
-//! receive counts, a tick's measurements and rows. Each works on the [`Hosts`]
-//! alone and returns what the loop needs; the loop (`Sim::with_host`,
-//! `Sim::on_host_tick`) carries out what a hook asked for.
+//! The hosts' own steps in the data path, host egress and ingress: what a VM's
+//! packet meets in its vswitch (its host's policy, a shaper and the lane of a
+//! two-colour one, the colour it leaves in, the counts on its pair and VM, or its
+//! guest ring with the CPU model); the room a TCP sender has and what it waits for
+//! when it runs out; which of a shaper's waiting senders its room wakes, and when
+//! it next wakes; the policy and context a hook sees; the receiving VM's policy
+//! for an arriving packet; a policy's control packets. Each works on the
+//! [`Hosts`] (reading the [`Endpoints`]' flows, or marking one blocked) and returns
+//! what happened; the loop hands the packet on (`sim/datapath.rs`).
 
-use super::datapath::row_cells;
-use super::parts::Hosts;
+use super::cpu::CpuIn;
+use super::ends::Template;
+use super::flow::{Endpoint, LIVE_CHANNEL, NO_CHANNEL};
+use super::parts::{Endpoints, Hosts};
 use crate::engine::Time;
 use crate::net::packet::flags;
-use crate::net::{HostId, Packet, VmId};
-use crate::vswitch::policy::{HostCtx, HostPolicy};
-use crate::vswitch::two_colour::Colour;
-use crate::vswitch::{Policy, ShaperId};
+use crate::net::{FlowId, HostId, Packet, PktId, VmId};
+use crate::vswitch::policy::{ControlMsg, Egress, HostCtx};
+use crate::vswitch::two_colour::{Colour, Lane};
+use crate::vswitch::{HostPolicy, Offer, Policy, ShaperId, VmPair};
+use crate::workload::FlowKind;
 
-/// What host vswitch `k` measured over a tick: its VMs, each one's send and
-/// receive rate (bit/s) and its NIC's utilisation.
-pub(super) struct TickMeasure {
-    /// The host's VMs, in the order of its rows.
-    pub ids: Vec<VmId>,
-    /// Each VM's send rate, bit/s.
-    pub sent: Vec<f64>,
-    /// Each VM's receive rate, bit/s.
-    pub received: Vec<f64>,
-    /// The share of its NIC's rate it transmitted.
-    pub util: f64,
+/// Where a VM's packet went in its vswitch.
+pub(super) enum HostEgress {
+    /// On to the NIC of this host, counted and coloured.
+    ToNic(HostId),
+    /// Into this shaper's queue, to wait for its bucket.
+    Queued(ShaperId),
+    /// Dropped (by the policy, or a full shaper queue), counted on its VM.
+    Dropped,
+}
+
+/// A pass over a shaper's waiting senders (`Hosts::next_woken`).
+pub(super) enum Waking {
+    /// A plain shaper: the first waiting sender, while the shaper has room for its
+    /// packet, at most `left` more (those waiting when the pass began).
+    InOrder { left: usize },
+    /// A two-colour shaper: every waiting sender, in order, whose lane has room; a
+    /// lane found full keeps its senders waiting in order (`kept`).
+    ByLane {
+        waiting: std::vec::IntoIter<FlowId>,
+        kept: Vec<FlowId>,
+        full: [bool; 2],
+    },
 }
 
 impl Hosts {
+    /// VM `v`'s packet `id` (`pkt`) leaves the VM at `now`: its host's policy picks
+    /// a shaper (or drops it), the shaper passes, queues or drops it; a packet that
+    /// passes takes its colour and is counted on its way to the NIC, a dropped one
+    /// on its VM. `may_drop`: its sender does not respect the shaper's room (UDP).
+    #[inline]
+    pub(super) fn vswitch_egress(
+        &mut self,
+        now: Time,
+        (v, id, pkt): (VmId, PktId, &mut Packet),
+        may_drop: bool,
+        ends: &Endpoints,
+    ) -> HostEgress {
+        let vm = &self.vms[v.idx()];
+        let k = vm.vswitch as usize;
+        if let Some(d) = vm.dscp_tag {
+            pkt.dscp = d;
+        }
+        let pair = pkt.pair;
+        let offer = match self.vswitches[k].policy.egress(pkt, v, pair) {
+            Egress::Shaper(s) => {
+                let lane = self.lane_of_packet(s, pkt, ends);
+                match self.shapers[s].offer_in(now, id, pkt.size, may_drop, lane) {
+                    Offer::Queued => return HostEgress::Queued(s),
+                    Offer::Pass(Some(c)) => {
+                        self.colour(s, pkt, c);
+                        Offer::Pass(None)
+                    }
+                    offer => offer,
+                }
+            }
+            Egress::Drop => Offer::Dropped,
+        };
+        match offer {
+            Offer::Pass(_) => HostEgress::ToNic(self.count_to_nic(v, pkt)),
+            _ => {
+                self.vms[v.idx()].drops += 1;
+                HostEgress::Dropped
+            }
+        }
+    }
+
+    /// The shaper a sender of flow `f` feeds, if it comes from a VM.
+    #[inline]
+    pub(super) fn channel_of(&self, f: FlowId, ends: &Endpoints) -> Option<ShaperId> {
+        let flow = &ends.flows[f.idx()];
+        match flow.chan {
+            NO_CHANNEL => None,
+            LIVE_CHANNEL => {
+                let v = flow.spec.src_vm?;
+                let k = self.vms[v.idx()].vswitch as usize;
+                Some(self.vswitches[k].policy.channel(v, flow.pair))
+            }
+            c => Some(ShaperId(c)),
+        }
+    }
+
+    /// The room flow `f`'s sender has: its shaper's, its guest ring's (with the CPU
+    /// model) and its small queue's.
+    #[inline]
+    pub(super) fn sender_room(&self, f: FlowId, ends: &Endpoints) -> u64 {
+        let mut room = self.shaper_room(f, ends);
+        if self.cpu.is_some() {
+            room = room.min(self.ring_room_of(f, ends));
+        }
+        if ends.small_queues {
+            room.min(ends.flows[f.idx()].small_queue.room())
+        } else {
+            room
+        }
+    }
+
+    /// The room flow `f`'s shaper has for its sender (`u64::MAX`: not from a VM),
+    /// in the lane its next packet joins.
+    #[inline]
+    pub(super) fn shaper_room(&self, f: FlowId, ends: &Endpoints) -> u64 {
+        match self.channel_of(f, ends) {
+            Some(s) => self.shapers[s].room_in(self.next_lane(s, f, ends)),
+            None => u64::MAX,
+        }
+    }
+
+    /// The lane of shaper `s` that packet `p` joins (always the normal lane of a
+    /// plain shaper).
+    #[inline]
+    fn lane_of_packet(&self, s: ShaperId, p: &Packet, ends: &Endpoints) -> Lane {
+        if self.shapers[s].colours().is_none() {
+            return Lane::Normal;
+        }
+        let data = !p.has(flags::ACK | flags::CONTROL)
+            && matches!(ends.flows[p.flow.idx()].spec.kind, FlowKind::Tcp { .. });
+        self.shapers[s].lane_of(data.then_some(p.seq + p.len as u64))
+    }
+
+    /// The lane of shaper `s` that flow `f`'s next full data packet joins.
+    #[inline]
+    fn next_lane(&self, s: ShaperId, f: FlowId, ends: &Endpoints) -> Lane {
+        let sh = &self.shapers[s];
+        if sh.colours().is_none() {
+            return Lane::Normal;
+        }
+        match &ends.flows[f.idx()].ep {
+            Endpoint::Tcp { snd, .. } => {
+                let mss = ends.tcp_of(f).mss as u64;
+                sh.lane_of(Some(snd.snd_nxt + mss))
+            }
+            Endpoint::Udp { .. } => Lane::Normal,
+        }
+    }
+
+    /// Packet `p`, released by two-colour shaper `s` in colour `c`, takes that
+    /// colour's DSCP and ECT (Trinity sets ECT on every packet it sends) and, red,
+    /// the shaper's red epoch.
+    #[inline]
+    pub(super) fn colour(&self, s: ShaperId, p: &mut Packet, c: Colour) {
+        let (dscp, epoch) = self.colour_marks(s, c);
+        p.dscp = dscp;
+        p.flags |= flags::ECT;
+        if c == Colour::Red {
+            p.epoch = epoch;
+        }
+    }
+
+    /// The room flow `f`'s VM's guest ring has for its packets.
+    fn ring_room_of(&self, f: FlowId, ends: &Endpoints) -> u64 {
+        match (&self.cpu, ends.flows[f.idx()].spec.src_vm) {
+            (Some(cpu), Some(v)) => cpu.ring_room(v, ends.packet_size(f)),
+            _ => u64::MAX,
+        }
+    }
+
+    /// Flow `f`'s sender ran out of room: it waits in its shaper's list, or for its
+    /// small queue to drain (whichever of the two is short of a full packet), or
+    /// for room in its guest ring.
+    #[inline]
+    pub(super) fn block(&mut self, f: FlowId, ends: &mut Endpoints) {
+        if ends.small_queues && ends.flows[f.idx()].small_queue.on() {
+            self.block_small_queue(f, ends);
+        } else {
+            self.block_sender(f, ends);
+        }
+    }
+
+    /// A sender with a small-queue limit stopped for lack of room: it waits for
+    /// whichever of its small queue and its shaper is short of a full packet.
+    #[cold]
+    fn block_small_queue(&mut self, f: FlowId, ends: &mut Endpoints) {
+        let full = ends.packet_size(f);
+        let sq = &mut ends.flows[f.idx()].small_queue;
+        if sq.room() < full {
+            sq.waiting = true;
+        }
+        if self.shaper_room(f, ends) < full {
+            self.block_sender(f, ends);
+        }
+    }
+
+    /// Flow `f`'s sender waits for room in its guest ring or its shaper, whichever
+    /// is short of a packet (once).
+    fn block_sender(&mut self, f: FlowId, ends: &mut Endpoints) {
+        if ends.flows[f.idx()].blocked {
+            return;
+        }
+        if self.cpu.is_some() {
+            let need = ends.packet_size(f);
+            if let (true, Some(v)) = (
+                self.ring_room_of(f, ends) < need,
+                ends.flows[f.idx()].spec.src_vm,
+            ) {
+                if let Some(cpu) = self.cpu.as_mut() {
+                    ends.flows[f.idx()].blocked = true;
+                    cpu.ring_wait(v, f);
+                }
+                return;
+            }
+        }
+        if let Some(s) = self.channel_of(f, ends) {
+            ends.flows[f.idx()].blocked = true;
+            self.shapers[s].block(f);
+        }
+    }
+
+    /// A pass over shaper `s`'s waiting senders begins.
+    pub(super) fn waking(&mut self, s: ShaperId) -> Waking {
+        let sh = &mut self.shapers[s];
+        if sh.colours().is_none() {
+            return Waking::InOrder { left: sh.blocked() };
+        }
+        let waiting: Vec<FlowId> = (0..sh.blocked()).filter_map(|_| sh.pop_blocked()).collect();
+        Waking::ByLane {
+            waiting: waiting.into_iter(),
+            kept: Vec::new(),
+            full: [false; 2],
+        }
+    }
+
+    /// The next of shaper `s`'s waiting senders its room wakes in pass `w`, no
+    /// longer blocked: the longest-waiting first while a full packet of it fits. A
+    /// two-colour shaper's lanes fill separately: every waiting sender whose lane
+    /// has room is woken; one that does not fit keeps its place, and those behind
+    /// it in its lane wait too (a sender just woken that stopped again goes behind
+    /// them all, as with a plain shaper). `None` ends the pass: call `woke` then.
+    pub(super) fn next_woken(
+        &mut self,
+        s: ShaperId,
+        w: &mut Waking,
+        ends: &mut Endpoints,
+    ) -> Option<FlowId> {
+        let f = match w {
+            Waking::InOrder { left } => {
+                *left = left.checked_sub(1)?;
+                let sh = &mut self.shapers[s];
+                let f = sh.first_blocked()?;
+                if sh.room() < ends.packet_size(f) {
+                    return None;
+                }
+                sh.pop_blocked();
+                f
+            }
+            Waking::ByLane {
+                waiting,
+                kept,
+                full,
+            } => loop {
+                let f = waiting.next()?;
+                let lane = self.next_lane(s, f, ends);
+                let need = ends.packet_size(f);
+                if full[lane as usize] || self.shapers[s].room_in(lane) < need {
+                    full[lane as usize] = true;
+                    kept.push(f);
+                    continue;
+                }
+                break f;
+            },
+        };
+        ends.flows[f.idx()].blocked = false;
+        Some(f)
+    }
+
+    /// Pass `w` over shaper `s`'s waiting senders is over: those a two-colour
+    /// shaper kept wait first.
+    pub(super) fn woke(&mut self, s: ShaperId, w: Waking) {
+        if let Waking::ByLane { kept, .. } = w {
+            self.shapers[s].block_first(&kept);
+        }
+    }
+
     /// Host vswitch `k`'s policy and the context its hooks see at `now`.
     #[inline]
     pub(super) fn policy_ctx(&mut self, k: usize, now: Time) -> (&mut Policy, HostCtx<'_>) {
@@ -43,92 +308,17 @@ impl Hosts {
         (&mut hv.policy, ctx)
     }
 
-    /// Each VM's `rx_bytes` from its pairs' counts.
-    pub(super) fn sum_vm_rx(&mut self) {
-        for vm in self.vms.iter_mut() {
-            vm.rx_bytes = 0;
+    /// VM `v`'s packet `id` enters its guest TX ring at `now` (`CpuState::ring_in`);
+    /// a drop is counted on the VM.
+    pub(super) fn ring_in(&mut self, now: Time, v: VmId, id: PktId, may_drop: bool) -> CpuIn {
+        let Some(cpu) = self.cpu.as_mut() else {
+            return CpuIn::Queued;
+        };
+        let to = cpu.ring_in(now, v, id, may_drop);
+        if let CpuIn::Dropped = to {
+            self.vms[v.idx()].drops += 1;
         }
-        for pr in &self.pairs {
-            if let Some(v) = pr.dst {
-                self.vms[v.idx()].rx_bytes += pr.rx_bytes;
-            }
-        }
-    }
-
-    /// Host `k`'s measurements over a tick of `secs` seconds whose NIC (at
-    /// `nic_bps`) has transmitted `nic_tx` bytes in all; its NIC's baseline moves
-    /// to now.
-    pub(super) fn measure(
-        &mut self,
-        k: usize,
-        nic_tx: u64,
-        nic_bps: u64,
-        secs: f64,
-    ) -> TickMeasure {
-        let hv = &mut self.vswitches[k];
-        let util = (nic_tx - hv.nic_at_tick) as f64 * 8.0 / (nic_bps as f64 * secs);
-        hv.nic_at_tick = nic_tx;
-        let ids = hv.vms.clone();
-        let rate = |now: u64, then: u64| (now - then) as f64 * 8.0 / secs;
-        let vms = &self.vms;
-        let sent = ids
-            .iter()
-            .map(|v| rate(vms[v.idx()].tx_bytes, vms[v.idx()].tx_at_tick))
-            .collect();
-        let received = ids
-            .iter()
-            .map(|v| rate(vms[v.idx()].rx_bytes, vms[v.idx()].rx_at_tick))
-            .collect();
-        TickMeasure {
-            ids,
-            sent,
-            received,
-            util,
-        }
-    }
-
-    /// Host `k`'s rows of `vm_rates` at `now` (seconds); the VMs' measurement
-    /// baselines move to now.
-    pub(super) fn record(&mut self, k: usize, m: &TickMeasure, now: f64) {
-        let policy = &self.vswitches[k].policy;
-        let r = &mut self.vm_rates;
-        let kind = policy.kind();
-        let first = r.first[kind as usize];
-        let own = first..first + kind.columns().len();
-        let mut cells = Vec::new();
-        for (i, &v) in m.ids.iter().enumerate() {
-            let vm = &mut self.vms[v.idx()];
-            vm.tx_at_tick = vm.tx_bytes;
-            vm.rx_at_tick = vm.rx_bytes;
-            r.time.push(now);
-            r.vm.push(v.0);
-            r.sr.push(m.sent[i]);
-            r.ar.push(
-                self.shapers[ShaperId::of_vm(v)]
-                    .shaping_rate()
-                    .map(|x| x as f64),
-            );
-            r.guarantee.push(vm.guarantee_bps as f64);
-            r.nic_util.push(m.util);
-            cells.clear();
-            policy.record(i, &mut cells);
-            debug_assert_eq!(
-                cells.len(),
-                own.len(),
-                "{kind:?} recorded {} cells for its {} columns",
-                cells.len(),
-                own.len()
-            );
-            for (c, cell) in row_cells(&r.specs, own.clone(), &cells).enumerate() {
-                r.extra[c].push(cell);
-            }
-        }
-    }
-
-    /// Packets waiting in the vswitches: in shapers and, with a CPU model, in the
-    /// VMs' rings.
-    pub(super) fn held(&self) -> u64 {
-        self.shapers.held() + self.cpu.as_ref().map_or(0, |c| c.held())
+        to
     }
 
     /// VM `v`'s packet `p` leaves its vswitch: counted on its pair and its VM; the
@@ -154,9 +344,9 @@ impl Hosts {
     }
 
     /// The wake-up shaper `s` now needs for its next departure, if it needs a new
-    /// one (it is then the pending one).
+    /// one (it is then the pending one), with the host it wakes on.
     #[inline]
-    pub(super) fn next_wake(&mut self, s: ShaperId, now: Time) -> Option<Time> {
+    pub(super) fn next_wake(&mut self, s: ShaperId, now: Time) -> Option<(Time, HostId)> {
         let sh = &mut self.shapers[s];
         // a shaper is served the moment its bucket allows (the vswitch's CPU, when
         // modelled, forwards the packet afterwards: `sim/cpu.rs`)
@@ -165,7 +355,7 @@ impl Hosts {
             return None;
         }
         sh.wake_at = Some(t);
-        Some(t)
+        Some((t, self.vms[sh.vm.idx()].host))
     }
 
     /// Shaper `s`'s wake-up at `now` fired: whether it is still the pending one
@@ -180,10 +370,43 @@ impl Hosts {
         true
     }
 
-    /// Whether VM `v` exists, or the error naming it.
-    pub(super) fn check_vm(&self, v: VmId) -> Result<(), String> {
-        (v.idx() < self.vms.len())
-            .then_some(())
-            .ok_or_else(|| format!("there is no VM {}", v.idx()))
+    /// The receiving side of packet `p`, if its receiving VM's policy is to see
+    /// it: that VM's vswitch, the VM, and whether `p` is TCP data or an ACK.
+    #[inline]
+    pub(super) fn ingress_of(&self, p: &Packet, ends: &Endpoints) -> Option<(usize, VmId, bool)> {
+        let v = self.pairs[p.pair as usize].dst?;
+        let k = self.vms[v.idx()].vswitch as usize;
+        let tcp = !p.has(flags::CONTROL)
+            && matches!(ends.flows[p.flow.idx()].spec.kind, FlowKind::Tcp { .. });
+        Some((k, v, tcp))
+    }
+
+    /// The packet of control message `c` from its pair's sending VM to its receiving
+    /// VM's host (policies send them through `HostCtx::control`), with the VM that
+    /// sends it; `None` for a pair that is not between two VMs (a policy's bug,
+    /// caught in debug builds).
+    pub(super) fn control_packet(&self, c: ControlMsg) -> Option<Template> {
+        let ControlMsg { pair, size, .. } = c;
+        let Some(&VmPair { src, dst, .. }) = self.pairs.get(pair as usize) else {
+            debug_assert!(false, "no pair {pair}");
+            return None;
+        };
+        let (Some(s), Some(d)) = (src, dst) else {
+            debug_assert!(false, "control packets travel between VMs");
+            return None;
+        };
+        let base = Packet {
+            dst: self.vms[d.idx()].host,
+            size,
+            hash: crate::net::routing::mix32(pair ^ 0x6a09_e667),
+            pair,
+            ..Packet::control(c.payload)
+        };
+        Some(Template {
+            base,
+            header: 0,
+            host: self.vms[s.idx()].host,
+            vm: Some(s),
+        })
     }
 }

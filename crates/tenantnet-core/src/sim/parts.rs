@@ -5,13 +5,13 @@
 //! reads every part, so it runs between windows).
 
 use super::cpu::CpuState;
-use super::datapath::VmRateCols;
 use super::footprint::Footprint;
 use super::parallel::{ParState, PartCtx, Threads};
 use super::queries::ExchangeState;
 use super::recorder::Recorder;
 use super::results::RunMeta;
 use super::sack_store::SackStore;
+use super::vm_results::VmRateCols;
 use super::{Counters, Flow, RunFailure};
 use crate::control::{Controller, Controllers, FabricView};
 use crate::engine::Time;
@@ -127,7 +127,7 @@ pub struct RunBudget {
     /// Why it stopped before its end, if it did.
     pub(super) failure: Option<RunFailure>,
     /// The smallest delay of any link: the grid a run that stops when every flow is
-    /// done (under partitioned ties) stops on (`Sim::stop_all_done`).
+    /// done (under partitioned ties) stops on (`RunBudget::stop_all_done`).
     pub(super) grid: Time,
     /// Every flow is done and the run goes on to its new end: the loop clears `done`.
     pub(super) drain: bool,
@@ -150,6 +150,85 @@ impl RunBudget {
             message,
         });
         self.done = true;
+    }
+
+    /// Every sized flow is done at `now` and the run stops when they are. Under
+    /// scheduled ties it stops at once. Under partitioned ties, where no partition of
+    /// a parallel run knows the moment the others finish, it runs on to the end of
+    /// the current step of the grid of link delays (the first multiple of the
+    /// smallest link delay after now), the same instant for any number of threads.
+    pub(super) fn stop_all_done(&mut self, now: Time, ties: crate::engine::queue::Ties) {
+        let g = self.grid;
+        if ties == crate::engine::queue::Ties::Partitioned && g > 0 {
+            self.end = self.end.min(super::parallel::grid_after(now, g));
+            self.drain = true;
+        }
+        self.done = true;
+    }
+
+    /// The time the run ends.
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// Whether the run has reached its end at `now` (the duration, or every flow
+    /// done when it stops when they are).
+    pub fn finished(&self, now: Time) -> bool {
+        self.done || now >= self.end
+    }
+
+    /// The memory the run was estimated to need before it started.
+    pub fn footprint(&self) -> &Footprint {
+        &self.footprint
+    }
+
+    /// Why the run stopped early, if it did (it outgrew its memory budget).
+    pub fn failure(&self) -> Option<&RunFailure> {
+        self.failure.as_ref()
+    }
+
+    /// Memory in use with `u`, estimated as the footprint's fixed part plus the rows
+    /// recorded and packet slots allocated, at the footprint's costs.
+    pub fn in_use(&self, u: &super::footprint::MemoryUse) -> f64 {
+        use super::footprint::PER_VM_RATE_ROW;
+        use super::footprint::{PartKind, PER_PACKET, PER_QUEUE_ROW, PER_SAMPLE_ROW};
+        self.footprint.of(PartKind::Fixed)
+            + u.sample_rows as f64 * PER_SAMPLE_ROW
+            + u.queue_rows as f64 * PER_QUEUE_ROW
+            + u.vm_rate_rows as f64 * PER_VM_RATE_ROW
+            + u.packet_slots as f64 * PER_PACKET
+            + u.sack_bytes as f64
+    }
+
+    /// Stops the run at `now` if it uses more memory than its budget with `u`;
+    /// `key` is the scenario key behind what just grew.
+    pub(super) fn check_memory(&mut self, now: Time, key: &str, u: super::footprint::MemoryUse) {
+        if self.in_use(&u) > self.memory as f64 {
+            self.out_of_memory(now, key, u);
+        }
+    }
+
+    /// The run stops at `now`: with `u` it outgrew its memory (`key`: what grew,
+    /// `network.buffer` for packets).
+    #[cold]
+    pub(super) fn out_of_memory(&mut self, now: Time, key: &str, u: super::footprint::MemoryUse) {
+        use super::footprint::human_bytes;
+        let what = if key == "network.buffer" {
+            format!(
+                "{} packets were alive at once: buffers, windows or links' bandwidth-delay products hold more than the budget allows",
+                u.packet_slots
+            )
+        } else {
+            let rows = u.sample_rows + u.queue_rows + u.vm_rate_rows;
+            format!("it had recorded {rows} rows: record less (a longer output.sample_interval, fewer output.throughput scopes, output.queues = false)")
+        };
+        let message = format!(
+            "the run stopped at {} simulated: it used about {} of memory, more than the memory budget of {} (raise it with --memory-budget); {what}",
+            crate::units::format_duration(now),
+            human_bytes(self.in_use(&u)),
+            human_bytes(self.memory as f64)
+        );
+        self.stop(now, key, message);
     }
 }
 
@@ -211,6 +290,30 @@ pub struct Parallelism {
     pub(super) relay: Vec<crate::control::Action>,
 }
 
+impl Parallelism {
+    /// The threads the run uses (the partitions it was cut into, or 1).
+    pub fn threads_used(&self) -> usize {
+        self.par.as_ref().map_or(1, |p| p.len())
+    }
+
+    /// Why the run uses one thread although more were allowed, once it has started.
+    pub fn threads_note(&self) -> Option<&str> {
+        self.threads.note.as_deref()
+    }
+
+    /// Lets the run use up to `threads` threads (`Sim::set_threads`), unless it has
+    /// `started`.
+    pub(super) fn ask(&mut self, threads: usize, exact: bool, started: bool) {
+        if !started && self.par.is_none() {
+            self.threads = Threads {
+                asked: threads,
+                exact,
+                note: None,
+            };
+        }
+    }
+}
+
 /// The parts as the results read them, borrowed at time `now`: what builds the run's
 /// tables (`sim/results.rs`, `sim/vm_results.rs`, `sim/cpu_records.rs`,
 /// `sim/queries.rs`) sees the state, never the loop.
@@ -225,4 +328,17 @@ pub(super) struct RunView<'a> {
     pub ends: &'a Endpoints,
     /// The records.
     pub records: &'a Records,
+}
+
+impl<'a> RunView<'a> {
+    /// The parts of `sim` as the results read them, now.
+    pub(super) fn of(sim: &'a super::Sim) -> Self {
+        RunView {
+            now: sim.now,
+            fabric: &sim.fabric,
+            hosts: &sim.hosts,
+            ends: &sim.ends,
+            records: &sim.records,
+        }
+    }
 }

@@ -5,9 +5,8 @@
 
 use super::parts::RunView;
 use super::results::{Column, Table};
-use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
-use crate::net::{FlowId, HostId};
+use crate::net::HostId;
 use crate::workload::Exchanges;
 
 /// The gates and queries of a run, and how far each has got.
@@ -39,6 +38,29 @@ impl ExchangeState {
         }
     }
 
+    /// Gate `g` counts a flow delivered in full at `now`: if that was the last
+    /// delivery it waited for, it opens (once): when its flows begin (its delay
+    /// after now, `None` past its `until`), and whether that is later than now.
+    pub(super) fn delivered(&mut self, g: usize, now: Time) -> Option<(Time, Vec<u32>, bool)> {
+        self.waiting[g] -= 1;
+        if self.waiting[g] > 0 {
+            return None;
+        }
+        let gate = &mut self.spec.gates[g];
+        if let Some(q) = gate.ends {
+            self.ended[q as usize] = Some(now);
+        }
+        if let Some(q) = gate.begins {
+            self.began[q as usize] = Some(now);
+        }
+        // a gate opens once
+        let at = now.saturating_add(gate.delay);
+        if gate.until.is_some_and(|u| at >= u) {
+            return None;
+        }
+        Some((at, std::mem::take(&mut gate.opens), gate.delay > 0))
+    }
+
     /// The state of `spec` before the run.
     pub fn new(spec: Exchanges) -> Self {
         ExchangeState {
@@ -46,46 +68,6 @@ impl ExchangeState {
             began: spec.queries.iter().map(|q| q.start).collect(),
             ended: vec![None; spec.queries.len()],
             spec,
-        }
-    }
-}
-
-impl Sim {
-    /// Flow `f`'s last byte has been delivered: the gate it signals counts it, and
-    /// opens if that was the last delivery it waited for.
-    pub(super) fn delivered_in_full(&mut self, f: FlowId) {
-        let Some(g) = self.ends.flows[f.idx()].spec.signals else {
-            return;
-        };
-        let g = g as usize;
-        let x = &mut self.ends.exchanges;
-        x.waiting[g] -= 1;
-        if x.waiting[g] > 0 {
-            return;
-        }
-        let now = self.now;
-        let gate = &mut x.spec.gates[g];
-        if let Some(q) = gate.ends {
-            x.ended[q as usize] = Some(now);
-        }
-        if let Some(q) = gate.begins {
-            x.began[q as usize] = Some(now);
-        }
-        // a gate opens once
-        let at = now.saturating_add(gate.delay);
-        if gate.until.is_some_and(|u| at >= u) {
-            return;
-        }
-        let delayed = gate.delay > 0;
-        let opens = std::mem::take(&mut gate.opens);
-        // the gate opens at the host that took the last byte in
-        let by = self.receiver_origin(f);
-        for f in opens {
-            self.ends.flows[f as usize].spec.start = at;
-            match delayed {
-                true => self.schedule(at, Event::Begin(FlowId(f)), by),
-                false => self.start_flow(FlowId(f)),
-            }
         }
     }
 }

@@ -197,7 +197,7 @@ impl Sim {
             packets_in_flight: live,
             conservation_ok: live == counted
                 && c.sent == c.delivered + c.dropped + c.evicted + live,
-            buffer_accounting_ok: self.pools_consistent(),
+            buffer_accounting_ok: self.fabric.pools_consistent(now),
             ecn_marks: self.fabric.net.ports.iter().map(|p| p.stats().marks).sum(),
             flows: self.ends.flows.len(),
             flows_completed: self.ends.completed,
@@ -207,9 +207,9 @@ impl Sim {
                 packets_shaped: c.shaped,
                 control_packets: c.control_sent,
             }),
-            cpu: self.view().cpu_summary(),
+            cpu: RunView::of(self).cpu_summary(),
         };
-        let view = self.view();
+        let view = RunView::of(self);
         let mut tables = vec![
             view.flows_table(),
             view.throughput_table(),
@@ -221,19 +221,8 @@ impl Sim {
             view.queries_table(),
         ];
         tables.extend(view.cpu_tables());
-        tables.extend(self.controller_tables());
+        tables.extend(self.control.tables(&self.fabric.net));
         Results { summary, tables }
-    }
-
-    /// The parts as the results read them, now.
-    fn view(&self) -> RunView<'_> {
-        RunView {
-            now: self.now,
-            fabric: &self.fabric,
-            hosts: &self.hosts,
-            ends: &self.ends,
-            records: &self.records,
-        }
     }
 }
 

@@ -2,12 +2,97 @@
 //! per host tick: measured send rate, the rate the VM's shaper enforces, its
 //! guarantee, and every host policy's own columns, e.g. MBFQ's target and RU).
 
-use super::datapath::{PolicyValues, VmRateCols};
 use super::parallel::rows;
 use super::parts::RunView;
 use super::results::{Column, Table};
 use crate::engine::to_secs;
+use crate::vswitch::policy::{all_columns, Cell, ColumnSpec};
 use crate::vswitch::PolicyKind;
+
+/// The per-VM rate record (`vm_rates`): one row per VM per tick.
+#[derive(Default)]
+pub struct VmRateCols {
+    /// Tick time, seconds.
+    pub time: Vec<f64>,
+    /// VM index.
+    pub vm: Vec<u32>,
+    /// SR, the send rate over the last interval, bit/s.
+    pub sr: Vec<f64>,
+    /// The rate the VM's own shaper enforces from this tick (`None`: off).
+    pub ar: Vec<Option<f64>>,
+    /// The VM's guarantee at this tick, bit/s.
+    pub guarantee: Vec<f64>,
+    /// NIC utilisation of the VM's host over the last interval.
+    pub nic_util: Vec<f64>,
+    /// Every policy kind's own columns, in registration order.
+    pub specs: Vec<ColumnSpec>,
+    /// Index in `specs` of each kind's first column.
+    pub first: Vec<usize>,
+    /// Their values, one per column.
+    pub extra: Vec<PolicyValues>,
+}
+
+/// The values of one policy column, typed as its [`ColumnSpec::other`].
+#[derive(Clone, Debug)]
+pub enum PolicyValues {
+    /// Rates, bit/s.
+    Rate(Vec<Option<f64>>),
+    /// Counts.
+    Count(Vec<u64>),
+}
+
+impl PolicyValues {
+    fn new(kind: Cell) -> Self {
+        match kind {
+            Cell::Rate(_) => PolicyValues::Rate(Vec::new()),
+            Cell::Count(_) => PolicyValues::Count(Vec::new()),
+        }
+    }
+
+    /// Appends `c`. A cell of the other type (a policy's bug, caught in debug
+    /// builds) records nothing useful: none or 0.
+    pub(super) fn push(&mut self, c: Cell) {
+        match (self, c) {
+            (PolicyValues::Rate(v), Cell::Rate(r)) => v.push(r),
+            (PolicyValues::Count(v), Cell::Count(n)) => v.push(n),
+            (PolicyValues::Rate(v), Cell::Count(_)) => {
+                debug_assert!(false, "a count in a rate column");
+                v.push(None)
+            }
+            (PolicyValues::Count(v), Cell::Rate(_)) => {
+                debug_assert!(false, "a rate in a count column");
+                v.push(0)
+            }
+        }
+    }
+}
+
+impl VmRateCols {
+    /// An empty record with every policy kind's columns.
+    pub fn new() -> Self {
+        let (specs, first) = all_columns();
+        VmRateCols {
+            extra: specs.iter().map(|c| PolicyValues::new(c.other)).collect(),
+            specs,
+            first,
+            ..Default::default()
+        }
+    }
+}
+
+/// A `vm_rates` row's policy cells: the policy's own `cells` in its columns `own`
+/// (in order; cells beyond them are dropped rather than spilt into another policy's
+/// columns), every other column its [`ColumnSpec::other`].
+pub(super) fn row_cells<'a>(
+    specs: &'a [ColumnSpec],
+    own: std::ops::Range<usize>,
+    cells: &'a [Cell],
+) -> impl Iterator<Item = Cell> + 'a {
+    specs.iter().enumerate().map(move |(c, spec)| {
+        let mine = own.contains(&c).then(|| cells.get(c - own.start)).flatten();
+        *mine.unwrap_or(&spec.other)
+    })
+}
 
 fn gbps(bps: &[f64]) -> Column {
     Column::F64(bps.iter().map(|x| x / 1e9).collect())
@@ -152,5 +237,29 @@ impl RunView<'_> {
             name: "vm_rates",
             columns,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_policys_extra_cells_never_spill_into_another_policys_columns() {
+        use super::{row_cells, Cell, ColumnSpec};
+        let spec = |name, other| ColumnSpec { name, other };
+        let specs = [
+            spec("a", Cell::Rate(None)),
+            spec("b", Cell::Count(0)),
+            spec("c", Cell::Rate(None)),
+        ];
+        // the policy owning column 1 recorded two cells: the second is dropped
+        let cells = [Cell::Count(7), Cell::Rate(Some(5.0))];
+        let row: Vec<Cell> = row_cells(&specs, 1..2, &cells).collect();
+        assert_eq!(
+            row,
+            vec![Cell::Rate(None), Cell::Count(7), Cell::Rate(None)]
+        );
+        // one that recorded too few leaves its other columns at their defaults
+        let row: Vec<Cell> = row_cells(&specs, 0..2, &cells[..1]).collect();
+        assert_eq!(row, vec![Cell::Count(7), Cell::Count(0), Cell::Rate(None)]);
     }
 }

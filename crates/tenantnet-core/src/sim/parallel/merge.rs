@@ -11,10 +11,10 @@ use crate::engine::Time;
 use crate::net::partition::Cut;
 use crate::net::HostId;
 use crate::sim::cpu::CpuState;
-use crate::sim::datapath::VmRateCols;
 use crate::sim::flow::Endpoint;
 use crate::sim::footprint::{human_bytes, PartKind};
 use crate::sim::parts::{ControlPlane, Endpoints, Fabric, Hosts, Parallelism, Records, RunBudget};
+use crate::sim::vm_results::VmRateCols;
 use crate::sim::{Counters, Event};
 
 /// The cut of `m` for its threads, or why it runs sequentially.
@@ -219,7 +219,10 @@ pub(super) fn sync(m: &mut Sim, parts: &mut [MutexGuard<'_, Sim>], cut: &Cut, ne
     m.records.counters = c;
     m.ends.completed = parts.iter().map(|p| p.ends.completed).sum();
     {
-        let mut order: Vec<_> = parts.iter_mut().map(|p| p.take_start_order()).collect();
+        let mut order: Vec<_> = parts
+            .iter_mut()
+            .map(|p| p.parallel.take_start_order())
+            .collect();
         let mut recs: Vec<_> = parts.iter_mut().map(|p| &mut p.records.recorder).collect();
         let port_owner = |port: u32| owner(m.fabric.net.ports[port as usize].node());
         m.records

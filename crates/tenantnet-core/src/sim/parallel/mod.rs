@@ -35,7 +35,7 @@
 //!   flows whose source it owns, at the sequential run's keys. Per-host records
 //!   (`vm_rates`, the CPU model's) come back in the sequential run's order (`rows`).
 //! - **Stops.** A run that stops when every flow is done stops on the grid
-//!   (`Sim::stop_all_done`), which every partition can see at a window's end.
+//!   (`RunBudget::stop_all_done`), which every partition can see at a window's end.
 //!
 //! What cannot be cut runs sequentially, with a note saying why
 //! ([`Threads::note`]): scheduled ties, a network of one piece, a cut link without
@@ -59,7 +59,7 @@ use crate::engine::Time;
 use crate::net::partition::Cut;
 use crate::net::Network;
 use clock::WindowClock;
-use part::Mail;
+pub(super) use part::Mail;
 pub(super) use part::PartCtx;
 use pool::{Awake, Claims, Pace};
 
@@ -518,7 +518,7 @@ fn global_step(m: &mut Sim, sh: &Shared, run_end: Time, b: u128) -> (u128, bool)
         _ => merge::Need::Sample,
     };
     merge::sync(m, &mut parts, sh.cut, need);
-    m.run_before(b + 1);
+    run_before(m, b + 1);
     let actions = std::mem::take(&mut m.parallel.relay);
     for p in parts.iter_mut().filter(|_| !actions.is_empty()) {
         p.now = p.now.max(m.now);
@@ -531,6 +531,18 @@ fn global_step(m: &mut Sim, sh: &Shared, run_end: Time, b: u128) -> (u128, bool)
     (next, m.budget.done)
 }
 
+/// Runs every event of `sim` whose key is below `bound`, each under its key (a
+/// window's share of a partition, or of the run's global events).
+fn run_before(sim: &mut Sim, bound: u128) {
+    while !sim.budget.done {
+        let Some(key) = sim.events.pop_before(bound) else {
+            break;
+        };
+        sim.parallel.event_key = key;
+        sim.step((key >> 64) as Time, key as u32, &mut |_, _, _| {});
+    }
+}
+
 /// Partition `i`'s part of window `k` (bound `b`): the mail sent to it in the window
 /// before, its events below `b`, its mail out and its report.
 fn window(i: usize, sh: &Shared, k: usize, b: u128) {
@@ -540,10 +552,12 @@ fn window(i: usize, sh: &Shared, k: usize, b: u128) {
     for src in 0..n {
         let mut inbox = sh.mail[inbox + src * n + i].lock().unwrap();
         for m in inbox.drain(..) {
-            sim.accept(m);
+            let (at, by, pkt) = m.open(&mut sim.fabric.sacks);
+            let id = sim.alloc_packet(pkt);
+            sim.schedule(at, Event::Arrive(id), by);
         }
     }
-    sim.run_before(b);
+    run_before(&mut sim, b);
     let mut mail_min = Time::MAX;
     let pc = sim.parallel.part.as_deref_mut();
     let pc = pc.expect("a partition has its context");
@@ -608,7 +622,7 @@ mod tests {
             &LoadOptions::default(),
         )
         .expect("valid scenario");
-        s.set_threads_exact(threads);
+        s.set_threads(threads, true);
         s
     }
 
@@ -631,6 +645,7 @@ mod tests {
         assert!(ps.pace.solo * 10 > ps.pace.windows * 9, "{:?}", ps.pace);
         assert_eq!(summary(&mut two), summary(&mut one));
         assert!(two
+            .parallel
             .threads_note()
             .unwrap()
             .starts_with("ran on 2 threads, but one thread ran every partition in"));

@@ -6,10 +6,9 @@
 
 use crate::engine::queue::Origin;
 use crate::engine::Time;
-use crate::net::packet::flags;
 use crate::net::{Packet, PktId, PortId};
 use crate::sim::parts::Parallelism;
-use crate::sim::{Event, Sim};
+use crate::sim::sack_store::SackStore;
 use crate::transport::sack::SackOption;
 
 /// What a partition holds beside its copy of the simulation.
@@ -26,10 +25,10 @@ pub(in crate::sim) struct PartCtx {
     /// Which of the run's host vswitches are its own.
     pub(super) vswitches: Vec<bool>,
     /// Packets mailed that their sender's small queue still counts: here until
-    /// they have left the NIC (`Sim::mail`).
+    /// they have left the NIC (`Sim::on_wire_hook`).
     pub(in crate::sim) ghosts: Vec<PktId>,
     /// Where each flow the recorder samples started in the sequential run's order,
-    /// since the last sync (`Sim::note_start`).
+    /// since the last sync (`Parallelism::note_start`).
     pub(in crate::sim) start_order: Vec<(u128, u32)>,
     /// Flows started by the events it handled alone (gates).
     pub(super) gated: u32,
@@ -73,57 +72,17 @@ impl Parallelism {
     }
 }
 
-/// A packet on its way to another partition.
-pub(super) struct Mail {
-    pub(super) at: Time,
-    by: Origin,
-    pkt: Packet,
-    sack: Option<SackOption>,
-}
-
-impl Sim {
-    /// Mails packet `id`, which reaches the far end of cut port `port` at `at`. A
-    /// packet its sender's small queue counts stays here as a ghost until it has
-    /// left the NIC (its `Sent` event, always before it arrives: cut links have a
-    /// delay); the copy mailed no longer counts, as in the sequential run it no
-    /// longer does when it arrives.
-    #[inline(never)]
-    pub(in crate::sim) fn mail(&mut self, id: PktId, at: Time, port: PortId) {
-        let mut pkt = self.fabric.pkts[id];
-        let sack = if pkt.has(flags::ACK) {
-            self.fabric.sacks.take(pkt.len)
-        } else {
-            None
-        };
-        let by = Origin::port(port.0);
-        let ghost = pkt.has(flags::TSQ);
-        if ghost {
-            pkt.flags &= !flags::TSQ;
-            self.schedule(self.left_nic(port, at), Event::Sent(id), by);
-        } else {
-            self.fabric.pkts.free(id);
-        }
-        let pc = self.parallel.part.as_deref_mut();
-        let pc = pc.expect("only a partition mails");
-        if ghost {
-            pc.ghosts.push(id);
-        }
-        pc.outbox[pc.peer[port.idx()] as usize].push(Mail { at, by, pkt, sack });
-    }
-
-    /// Flow `f` started in this partition: if the recorder samples it, where in the
+impl Parallelism {
+    /// Flow `f` started in this partition and the recorder samples it: where in the
     /// sequential run's order (the key of the event that started it, then the flow's
     /// id when that event starts flows in every partition at once, a flow start, or
     /// the order it handled them in, a gate's).
+    /// `by_flow_start`: the event is a flow start.
     #[cold]
-    pub(in crate::sim) fn note_start(&mut self, f: crate::net::FlowId) {
-        if !self.records.recorder.samples_flows() {
-            return;
-        }
-        let key = self.parallel.event_key;
-        let pc = self.parallel.part.as_deref_mut();
-        let pc = pc.expect("a partition");
-        let then = if key as u32 == Event::FlowStart.encode() {
+    pub(in crate::sim) fn note_start(&mut self, f: crate::net::FlowId, by_flow_start: bool) {
+        let key = self.event_key;
+        let pc = self.part.as_deref_mut().expect("a partition");
+        let then = if by_flow_start {
             f.0
         } else {
             pc.gated += 1;
@@ -134,34 +93,53 @@ impl Sim {
 
     /// A partition's [`PartCtx::start_order`] since the last call.
     pub(super) fn take_start_order(&mut self) -> Vec<(u128, u32)> {
-        let pc = self.parallel.part.as_deref_mut();
+        let pc = self.part.as_deref_mut();
         std::mem::take(&mut pc.expect("a partition").start_order)
     }
 
-    /// Packet `id` has left its host's NIC: if it was mailed, its ghost goes.
+    /// Packet `id` has left its host's NIC: whether it was mailed (its ghost goes,
+    /// and the caller frees it).
     #[cold]
-    pub(in crate::sim) fn forget_ghost(&mut self, id: PktId) {
-        let pc = self.parallel.part.as_deref_mut();
+    pub(in crate::sim) fn forget_ghost(&mut self, id: PktId) -> bool {
+        let pc = self.part.as_deref_mut();
         let ghosts = &mut pc.expect("a partition").ghosts;
-        if let Some(i) = ghosts.iter().position(|&g| g == id) {
-            ghosts.swap_remove(i);
-            self.fabric.pkts.free(id);
-        }
+        let i = ghosts.iter().position(|&g| g == id);
+        i.map(|i| ghosts.swap_remove(i)).is_some()
+    }
+}
+
+/// A packet on its way to another partition.
+pub(in crate::sim) struct Mail {
+    pub(super) at: Time,
+    by: Origin,
+    pkt: Packet,
+    sack: Option<SackOption>,
+}
+
+impl Mail {
+    /// Packet `pkt` (with its SACK option, if an ACK) reaches the far end of a cut
+    /// link at `at`, scheduled on behalf of `by`.
+    pub(in crate::sim) fn new(at: Time, by: Origin, pkt: Packet, sack: Option<SackOption>) -> Self {
+        Mail { at, by, pkt, sack }
     }
 
-    /// Whether host vswitch `k` runs here (`Parallelism::owns_vswitch`).
-    #[inline]
-    pub(in crate::sim) fn owns_vswitch(&self, k: usize) -> bool {
-        self.parallel.owns_vswitch(k)
-    }
-
-    /// Schedules the arrival of mailed packet `m`.
-    pub(super) fn accept(&mut self, m: Mail) {
-        let mut pkt = m.pkt;
-        if let Some(s) = m.sack {
-            pkt.len = self.fabric.sacks.put(s);
+    /// The mailed packet as its receiving partition stores it (its SACK option into
+    /// `sacks`), with when it arrives and on whose behalf.
+    pub(super) fn open(self, sacks: &mut SackStore) -> (Time, Origin, Packet) {
+        let mut pkt = self.pkt;
+        if let Some(s) = self.sack {
+            pkt.len = sacks.put(s);
         }
-        let id = self.alloc_packet(pkt);
-        self.schedule(m.at, Event::Arrive(id), m.by);
+        (self.at, self.by, pkt)
+    }
+}
+
+impl Parallelism {
+    /// Posts mail `m` to the partition at the far end of cut port `port`; `ghost`:
+    /// the packet that stays here until it has left the NIC (`Event::Sent`).
+    pub(in crate::sim) fn post(&mut self, port: PortId, m: Mail, ghost: Option<PktId>) {
+        let pc = self.part.as_deref_mut().expect("only a partition mails");
+        pc.ghosts.extend(ghost);
+        pc.outbox[pc.peer[port.idx()] as usize].push(m);
     }
 }
