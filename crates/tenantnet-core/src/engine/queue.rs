@@ -176,6 +176,16 @@ impl EventQueue {
         self
     }
 
+    /// An empty queue laid out and tied as this one (a partition's of a parallel
+    /// run, or the run's once its partitions took its events).
+    pub fn empty_like(&self) -> Self {
+        EventQueue {
+            ties: self.ties,
+            salt: self.salt,
+            ..Self::with_layout(self.shift, self.ring.len())
+        }
+    }
+
     /// The rank of origin `by` among all origins at time `at`: for each instant (and
     /// seed) a permutation of the origins (a multiplication by an odd constant, a
     /// bijection of u32, then an exclusive-or with bits drawn from the time and seed), so two

@@ -43,8 +43,10 @@
 //! budget.
 
 mod clock;
+mod fork;
 mod load;
 mod merge;
+mod owners;
 mod part;
 mod pool;
 pub(super) mod rows;
@@ -56,9 +58,9 @@ use std::time::Instant;
 use super::{Event, Sim};
 use crate::engine::queue::Origin;
 use crate::engine::Time;
-use crate::net::partition::Cut;
 use crate::net::Network;
 use clock::WindowClock;
+use owners::Owners;
 pub(super) use part::Mail;
 pub(super) use part::PartCtx;
 use pool::{Awake, Claims, Pace};
@@ -94,7 +96,8 @@ pub(super) struct ParState {
     /// Mail from partition `s` to `t` sent in a window of parity `w`:
     /// `mail[(w * n + s) * n + t]` (a window reads its predecessor's).
     mail: Vec<Mutex<Vec<Mail>>>,
-    cut: Cut,
+    /// Which partition owns each piece of the run's state.
+    owners: Owners,
     consts: ParConsts,
     lp: LoopState,
     pace: Pace,
@@ -205,7 +208,7 @@ struct ParConsts {
 struct Shared<'a> {
     parts: &'a [Mutex<Sim>],
     mail: &'a [Mutex<Vec<Mail>>],
-    cut: &'a Cut,
+    owners: &'a Owners,
     reports: Vec<Mutex<Report>>,
     consts: &'a ParConsts,
     clock: WindowClock,
@@ -265,8 +268,9 @@ pub(super) fn start(m: &mut Sim) {
         Ok(cut) => {
             let grid = m.budget.grid;
             let pending = take_events(m);
+            let owners = Owners::new(&cut, &m.fabric.net, &m.hosts);
             let parts: Vec<Sim> = (0..cut.parts)
-                .map(|i| merge::fork(m, &cut, i, &pending))
+                .map(|i| merge::fork(m, &owners, i, &pending))
                 .collect();
             // the run keeps the events it runs itself: samples and controllers' wakes
             for &(at, code) in &pending {
@@ -299,7 +303,7 @@ pub(super) fn start(m: &mut Sim) {
                     finite: m.ends.finite_flows,
                     stop_when_done: m.budget.stop_when_done,
                 },
-                cut,
+                owners,
             }));
         }
     }
@@ -308,7 +312,7 @@ pub(super) fn start(m: &mut Sim) {
 /// `m`'s pending events (all of the whole run's: `merge::plan`), its queue left
 /// empty.
 fn take_events(m: &mut Sim) -> Vec<(Time, u32)> {
-    let fresh = merge::fresh_queue(m);
+    let fresh = m.events.empty_like();
     let mut old = std::mem::replace(&mut m.events, fresh);
     std::iter::from_fn(|| old.pop_until(Time::MAX)).collect()
 }
@@ -370,7 +374,7 @@ pub(super) fn run_until(m: &mut Sim, t: Time) {
     let sh = Shared {
         parts: &ps.parts,
         mail: &ps.mail,
-        cut: &ps.cut,
+        owners: &ps.owners,
         reports: (0..n).map(|_| Mutex::new(Report::default())).collect(),
         consts: &ps.consts,
         clock: WindowClock::new(n),
@@ -517,13 +521,11 @@ fn global_step(m: &mut Sim, sh: &Shared, run_end: Time, b: u128) -> (u128, bool)
         Some(Event::Control(_)) => merge::Need::Control,
         _ => merge::Need::Sample,
     };
-    merge::sync(m, &mut parts, sh.cut, need);
+    merge::sync(m, &mut parts, sh.owners, need);
     run_before(m, b + 1);
-    let actions = std::mem::take(&mut m.parallel.relay);
-    for p in parts.iter_mut().filter(|_| !actions.is_empty()) {
-        p.now = p.now.max(m.now);
-        for a in &actions {
-            let applied = p.apply_here(a.clone());
+    for a in std::mem::take(&mut m.parallel.relay) {
+        for p in parts.iter_mut() {
+            let applied = merge::apply_to_partition(p, &a, m.now);
             debug_assert!(applied.is_ok(), "{applied:?}: the run applied it");
         }
     }
