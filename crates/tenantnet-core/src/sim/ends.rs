@@ -6,7 +6,9 @@
 
 use super::flow::Endpoint;
 use super::parts::Endpoints;
+use super::queries::ExchangeState;
 use super::sack_store::SackStore;
+use super::Flow;
 use crate::engine::Time;
 use crate::net::packet::flags;
 use crate::net::{FlowId, HostId, Packet, VmId};
@@ -14,7 +16,7 @@ use crate::transport::tcp_receiver::{Ack, DataSegment};
 use crate::transport::tcp_sender::Segment;
 use crate::transport::udp::Tick;
 use crate::transport::TcpConfig;
-use crate::workload::FlowKind;
+use crate::workload::{Exchanges, FlowKind, FlowSpec};
 
 /// The index of a flow's TCP configuration (0 for UDP flows, which have none).
 pub(super) fn transport_of(kind: &FlowKind) -> usize {
@@ -39,6 +41,37 @@ pub(super) struct Template {
 }
 
 impl Endpoints {
+    /// The endpoints of flows `specs` (in any order; `tcp` the configurations they
+    /// index, `seed` the scenario's) and the request–response `exchanges`: the
+    /// flows without a gate in the order they start.
+    pub(super) fn new(
+        specs: Vec<FlowSpec>,
+        tcp: Vec<TcpConfig>,
+        exchanges: Exchanges,
+        seed: u64,
+    ) -> Endpoints {
+        let flows: Vec<Flow> = (specs.into_iter().enumerate())
+            .map(|(i, s)| Flow::new(i, s, &tcp, seed))
+            .collect();
+        let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
+        // flows behind a gate start when it opens
+        start_order.retain(|&i| flows[i as usize].spec.after.is_none());
+        start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
+        Endpoints {
+            finite_flows: flows.iter().filter(|f| f.finite()).count() as u64,
+            small_queues: flows.iter().any(|f| f.small_queue.on()),
+            flows,
+            tcp,
+            start_order,
+            next_start: 0,
+            sender_out: Default::default(),
+            receiver_out: Default::default(),
+            completed: 0,
+            exchanges: ExchangeState::new(exchanges),
+            resume: Vec::new(),
+        }
+    }
+
     /// The TCP configurations the scenario resolved to (the first is the
     /// scenario-wide `[transport]`).
     pub fn tcp_configs(&self) -> &[TcpConfig] {

@@ -7,14 +7,38 @@ use super::parts::Fabric;
 use super::Flow;
 use crate::engine::queue::Origin;
 use crate::engine::Time;
-use crate::net::host_nic::HostNic;
+use crate::net::host_nic::{fq_queues, AckPath, AckRoutes, HostNic};
 use crate::net::packet::flags;
 use crate::net::port::Admit;
-use crate::net::{FlowId, HostId, NodeId, NodeKind, Packet, PktId, PortId, SwitchId};
+use crate::net::{FlowId, HostId, Network, NodeId, NodeKind, Packet, PktId, PortId, SwitchId};
 use crate::switch::DscpMap;
 use crate::transport::sack::SackOption;
 
 impl Fabric {
+    /// The fabric of `net` with no packet in flight; each flow of `flows` learns its
+    /// NIC queues if host NICs keep a queue per flow end, and the ACKs' routes are
+    /// recorded if ACKs retrace the data's path.
+    pub(super) fn new(net: Network, flows: &mut [Flow]) -> Fabric {
+        if net.host_nic == HostNic::Fq {
+            let ends = flows.iter().map(|f| (f.spec.src, f.spec.dst));
+            let queues = fq_queues(ends, net.hosts.len());
+            for (f, q) in flows.iter_mut().zip(queues) {
+                f.nic_q = q;
+            }
+        }
+        let ack_routes = (net.ack_path == AckPath::Symmetric).then(|| {
+            AckRoutes::build(&net, flows.iter().map(|f| (f.spec.src, f.spec.dst, f.hash)))
+        });
+        Fabric {
+            node_kind: net.nodes.iter().map(|n| n.kind).collect(),
+            net,
+            pkts: Default::default(),
+            evicted: Vec::new(),
+            ack_routes,
+            sacks: Default::default(),
+        }
+    }
+
     /// The origin of what host `h` schedules: its NIC (`EventQueue`'s keys).
     #[inline]
     pub(super) fn origin(&self, h: HostId) -> Origin {

@@ -37,13 +37,10 @@ use crate::control::scheduled::ScheduledChanges;
 use crate::control::Controllers;
 use crate::engine::queue::{EventQueue, Origin, Ties};
 use crate::engine::Time;
-use crate::net::host_nic::{fq_queues, AckPath, AckRoutes, HostNic};
 use crate::net::packet::flags;
 use crate::net::port::Admit;
 use crate::net::PacketPool;
 use crate::net::{Network, NodeKind, PktId, PortId};
-use crate::transport::tcp_receiver::ReceiverOut;
-use crate::transport::tcp_sender::SenderOut;
 use crate::transport::TcpConfig;
 use crate::vswitch::policy::HostPolicy;
 use crate::vswitch::VswitchParams;
@@ -165,90 +162,23 @@ fn event_horizon(net: &Network, tcp: &[TcpConfig]) -> Time {
 
 impl Sim {
     /// A simulation at time 0 with its first events scheduled.
-    pub fn new(p: SimParams) -> Self {
-        let node_kind = p.net.nodes.iter().map(|n| n.kind).collect();
-        let mut flows: Vec<Flow> = p
-            .flows
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| Flow::new(i, s, &p.tcp, p.seed))
-            .collect();
-        let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
-        // flows behind a gate start when it opens
-        start_order.retain(|&i| flows[i as usize].spec.after.is_none());
-        start_order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
-        let finite_flows = flows.iter().filter(|f| f.finite()).count() as u64;
-        let pairs = vms::index_pairs(&mut flows, &p.vswitch);
-        if p.net.host_nic == HostNic::Fq {
-            let ends = flows.iter().map(|f| (f.spec.src, f.spec.dst));
-            let queues = fq_queues(ends, p.net.hosts.len());
-            for (f, q) in flows.iter_mut().zip(queues) {
-                f.nic_q = q;
-            }
-        }
-        let small_queues = flows.iter().any(|f| f.small_queue.on());
-        let ack_routes = (p.net.ack_path == AckPath::Symmetric).then(|| {
-            AckRoutes::build(
-                &p.net,
-                flows.iter().map(|f| (f.spec.src, f.spec.dst, f.hash)),
-            )
-        });
-        let shapers = vms::vm_shapers(&p.vswitch);
-        let cpu = (p.vswitch.cpu.as_ref())
-            .map(|s| Box::new(cpu::CpuState::new(s, &p.vswitch.hosts, p.vswitch.vms.len())));
-        let rec = Recorder::new(
+    pub fn new(mut p: SimParams) -> Self {
+        let changes = ScheduledChanges::controllers(std::mem::take(&mut p.vswitch.changes));
+        let mut ends = Endpoints::new(p.flows, p.tcp, p.exchanges, p.seed);
+        let hosts = Hosts::new(p.vswitch, &mut ends.flows);
+        let fabric = Fabric::new(p.net, &mut ends.flows);
+        let tenants = p.meta.tenants.len();
+        let recorder = Recorder::new(
             p.output,
-            &p.net,
-            flows.len(),
-            p.meta.tenants.len(),
-            p.vswitch.vms.len(),
+            &fabric.net,
+            ends.flows.len(),
+            tenants,
+            hosts.vms.len(),
         );
-        let grid = parallel::grid(&p.net);
         let mut sim = Sim {
             now: 0,
-            events: EventQueue::for_horizon(event_horizon(&p.net, &p.tcp))
+            events: EventQueue::for_horizon(event_horizon(&fabric.net, &ends.tcp))
                 .with_ties(p.ties, p.seed),
-            fabric: Fabric {
-                net: p.net,
-                node_kind,
-                pkts: PacketPool::default(),
-                evicted: Vec::new(),
-                ack_routes,
-                sacks: Default::default(),
-            },
-            hosts: Hosts {
-                vms: p.vswitch.vms,
-                vswitches: p.vswitch.hosts,
-                tick: p.vswitch.tick,
-                tick_key: p.vswitch.tick_key.clone(),
-                pairs,
-                shapers,
-                touched_shapers: Vec::new(),
-                control_out: Vec::new(),
-                released: Vec::new(),
-                vm_rates: vm_results::VmRateCols::new(),
-                cpu,
-            },
-            ends: Endpoints {
-                flows,
-                tcp: p.tcp,
-                start_order,
-                next_start: 0,
-                sender_out: SenderOut::default(),
-                receiver_out: ReceiverOut::default(),
-                finite_flows,
-                completed: 0,
-                small_queues,
-                exchanges: queries::ExchangeState::new(p.exchanges),
-                resume: Vec::new(),
-            },
-            records: Records {
-                counters: Counters::default(),
-                recorder: rec,
-                meta: p.meta,
-                wall: 0.0,
-                control_wall: 0.0,
-            },
             budget: RunBudget {
                 end: p.duration,
                 stop_when_done: p.stop_when_done,
@@ -257,13 +187,21 @@ impl Sim {
                 footprint: p.footprint,
                 memory: p.budget,
                 failure: None,
-                grid,
+                grid: parallel::grid(&fabric.net),
                 drain: false,
             },
+            fabric,
+            hosts,
+            ends,
+            records: Records {
+                counters: Counters::default(),
+                recorder,
+                meta: p.meta,
+                wall: 0.0,
+                control_wall: 0.0,
+            },
             control: ControlPlane {
-                controllers: (ScheduledChanges::controllers(p.vswitch.changes).into_iter())
-                    .chain(p.controllers)
-                    .collect(),
+                controllers: changes.into_iter().chain(p.controllers).collect(),
             },
             parallel: Parallelism::default(),
         };

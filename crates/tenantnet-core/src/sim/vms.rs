@@ -5,6 +5,7 @@
 //! on the [`Hosts`] alone and returns what the loop needs; the loop
 //! (`Sim::on_host_tick`, `Sim::apply_here`) carries out what a hook asked for.
 
+use super::cpu::CpuState;
 use super::flow::{Flow, LIVE_CHANNEL};
 use super::parts::Hosts;
 use super::vm_results::row_cells;
@@ -31,7 +32,7 @@ pub(super) struct TickMeasure {
 /// the pipe guarantees of those that have one and, unless `vs.pair_guarantees` is
 /// `pipes`, Eq. 1's share of the hose guarantees for every other VM-to-VM pair that
 /// carries data (`vswitch/partition.rs`), marked for re-partitioning if `dynamic`.
-pub(super) fn index_pairs(flows: &mut [Flow], vs: &VswitchParams) -> Vec<VmPair> {
+fn index_pairs(flows: &mut [Flow], vs: &VswitchParams) -> Vec<VmPair> {
     let source = vs.pair_guarantees;
     let mut pairs: Vec<VmPair> = Vec::new();
     let mut index = std::collections::HashMap::new();
@@ -85,7 +86,7 @@ pub(super) fn index_pairs(flows: &mut [Flow], vs: &VswitchParams) -> Vec<VmPair>
 }
 
 /// Every VM's own shaper, VM `v`'s as shaper `v`.
-pub(super) fn vm_shapers(p: &VswitchParams) -> Shapers {
+fn vm_shapers(p: &VswitchParams) -> Shapers {
     let mut shapers = Shapers::default();
     for (i, v) in p.vms.iter().enumerate() {
         let vm = VmId(i as u32);
@@ -96,6 +97,27 @@ pub(super) fn vm_shapers(p: &VswitchParams) -> Shapers {
 }
 
 impl Hosts {
+    /// The hosts' vswitches of `vs`, each flow of `flows` given its VM pairs and
+    /// each VM its own shaper.
+    pub(super) fn new(vs: VswitchParams, flows: &mut [Flow]) -> Hosts {
+        let pairs = index_pairs(flows, &vs);
+        let shapers = vm_shapers(&vs);
+        let cpu = (vs.cpu.as_ref()).map(|s| Box::new(CpuState::new(s, &vs.hosts, vs.vms.len())));
+        Hosts {
+            vms: vs.vms,
+            vswitches: vs.hosts,
+            tick: vs.tick,
+            tick_key: vs.tick_key,
+            pairs,
+            shapers,
+            touched_shapers: Vec::new(),
+            control_out: Vec::new(),
+            released: Vec::new(),
+            vm_rates: super::vm_results::VmRateCols::new(),
+            cpu,
+        }
+    }
+
     /// Each VM's `rx_bytes` from its pairs' counts.
     pub(super) fn sum_vm_rx(&mut self) {
         for vm in self.vms.iter_mut() {
