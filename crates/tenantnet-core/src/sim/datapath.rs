@@ -17,7 +17,7 @@ use crate::net::packet::flags;
 use crate::net::{FlowId, HostId, Packet, PktId, VmId};
 use crate::transport::tcp_sender::{SenderOut, TcpSender};
 use crate::transport::TcpConfig;
-use crate::vswitch::policy::{ControlMsg, HostCtx, HostMeasure, Ingress};
+use crate::vswitch::policy::{HostCtx, HostMeasure, Ingress};
 use crate::vswitch::{HostPolicy, Policy, ShaperId, NO_PAIR};
 
 impl Sim {
@@ -61,12 +61,6 @@ impl Sim {
             }
             self.hosts.released = released;
         }
-    }
-
-    /// Sends control message `c` now, as a policy's hook does (`HostCtx::control`).
-    pub fn send_control(&mut self, c: ControlMsg) {
-        self.hosts.control_out.push(c);
-        self.after_hook();
     }
 
     /// A host puts a packet on the wire, through VM `vm`'s vswitch if the packet
