@@ -202,6 +202,11 @@ impl Network {
         matches!(self.nodes[n.idx()].kind, NodeKind::Switch(_))
     }
 
+    /// Host `h`'s NIC port.
+    pub fn nic(&self, h: HostId) -> &Port {
+        &self.ports[self.hosts[h.idx()].nic.idx()]
+    }
+
     /// A host's name.
     pub fn host_name(&self, h: HostId) -> &str {
         &self.nodes[self.hosts[h.idx()].node.idx()].name

@@ -531,7 +531,7 @@ impl Sim {
         let owns = |k| self.parallel.owns_vswitch(k);
         let next = if e == Event::NicMonitor {
             let (net, hosts) = (&self.fabric.net, &self.hosts.vswitches);
-            let nic_tx = |k: usize| net.ports[net.hosts[hosts[k].host.idx()].nic.idx()].tx_bytes();
+            let nic_tx = |k: usize| net.nic(hosts[k].host).tx_bytes();
             cpu.monitor(now, hosts, nic_tx, owns)
         } else {
             let (wake, invl) = cpu.c2tb_tick(owns);

@@ -137,7 +137,7 @@ impl Sim {
                 continue;
             }
             let host = self.hosts.vswitches[k].host;
-            let nic = &self.fabric.net.ports[self.fabric.net.hosts[host.idx()].nic.idx()];
+            let nic = self.fabric.net.nic(host);
             let m = self.hosts.measure(k, nic.tx_bytes(), nic.rate_bps(), secs);
             let hm = HostMeasure {
                 interval: t,

@@ -222,26 +222,25 @@ impl Sim {
             self.with_host(k, |p, ctx| p.start(ctx));
         }
         self.hosts.fix_channels(&mut self.ends.flows);
-        let mut first = Vec::new();
         for i in 0..self.control.len() {
-            let t = self.control.next_wake(i, self.now);
-            first.extend(t.map(|t| (t, Event::Control(i as u32))));
+            // a controller's first wake is scheduled even past the end
+            if let Some(t) = self.control.next_wake(i, self.now) {
+                self.schedule(t, Event::Control(i as u32), Origin::GLOBAL);
+            }
         }
+        let mut periodic = Vec::new();
         if !self.hosts.vswitches.is_empty() {
-            first.push((self.hosts.tick, Event::HostTick));
+            periodic.push((self.hosts.tick, Event::HostTick));
         }
         if let Some(cpu) = self.hosts.cpu.as_mut() {
             let (net, hosts) = (&self.fabric.net, &self.hosts.vswitches);
-            let nic_bps = |k: usize| net.ports[net.hosts[hosts[k].host.idx()].nic.idx()].rate_bps();
-            let (c2tb, monitor) = cpu.start(hosts.len(), nic_bps);
-            first.extend(c2tb.map(|t| (t, Event::C2tbTick)));
-            first.extend(monitor.map(|t| (t, Event::NicMonitor)));
+            let (c2tb, monitor) = cpu.start(hosts.len(), |k| net.nic(hosts[k].host).rate_bps());
+            periodic.extend(c2tb.map(|t| (t, Event::C2tbTick)));
+            periodic.extend(monitor.map(|t| (t, Event::NicMonitor)));
         }
-        for (t, e) in first {
-            // a controller's first wake is scheduled even past the end
-            if t <= self.budget.end || matches!(e, Event::Control(_)) {
-                self.schedule(t, e, Origin::GLOBAL);
-            }
+        let end = self.budget.end;
+        for (t, e) in periodic.into_iter().filter(|&(t, _)| t <= end) {
+            self.schedule(t, e, Origin::GLOBAL);
         }
         if let Some(&first) = self.ends.start_order.first() {
             let t = self.ends.flows[first as usize].spec.start;

@@ -144,12 +144,17 @@ impl ParState {
         for p in &self.parts {
             let p = super::lock(p);
             c.add(&p.records.counters);
-            let me = p.parallel.part.as_ref().map_or(0, |c| c.me as usize);
-            marks += (p.fabric.owned_ports(&self.owners, me))
+            marks += (self.owned_ports(&p))
                 .map(|port| port.stats().marks)
                 .sum::<u64>();
         }
         (c, marks)
+    }
+
+    /// The ports of partition `p`'s own nodes, in `p`'s copy.
+    fn owned_ports<'a>(&'a self, p: &'a Sim) -> impl Iterator<Item = &'a crate::net::Port> {
+        let me = p.parallel.part.as_ref().map_or(0, |c| c.me as usize);
+        p.fabric.owned_ports(&self.owners, me)
     }
 
     /// Applies action `a` to every partition's copy of the run at `now`.
@@ -178,8 +183,7 @@ impl ParState {
             let arrivals = (p.events.codes())
                 .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_))))
                 .count() as u64;
-            let me = p.parallel.part.as_ref().map_or(0, |c| c.me as usize);
-            let held: u64 = (p.fabric.owned_ports(&self.owners, me))
+            let held: u64 = (self.owned_ports(&p))
                 .map(|port| port.held_packets())
                 .sum::<u64>()
                 + p.hosts.held();
