@@ -156,14 +156,14 @@ def test_the_parts_own_their_state_and_never_call_back_into_the_loop() -> None:
     assert methods >= 25
 
 
-SIM_METHODS = 45
-"""The most methods `impl Sim` may have (issue 58 asks 40; at 136 before it). What
-stays: the loop (new, start, run, run_until, run_observed, step, dispatch,
-schedule), the hand-offs between parts (a packet's arrival, a port's admission and
-end of transmission, the wire, a host's send, egress, NIC, delivery, a flow's
-sender and ACKs, a shaper's drain, a tick, the CPU model's batches and timers, a
-controller's wake and actions) and the public queries that need the loop's queue or
-a parallel run's partitions."""
+SIM_METHODS = 40
+"""The most methods `impl Sim` may have (issue 58; at 136 before it). What stays: the
+loop (new, start, run, run_until, run_observed, step, dispatch, schedule), the
+hand-offs between parts (a packet's arrival, a port's admission and end of
+transmission, the wire, a host's send, egress, delivery, a flow's sender and ACKs, a
+shaper's drain, a tick, the CPU model's batches and timers, a controller's wake and
+actions) and what changes the run from outside (its threads, an action, its results).
+What reads it goes through a `RunView` (`sim/view.rs`)."""
 
 
 def test_the_behaviour_is_in_the_parts_and_sim_only_hands_on() -> None:

@@ -6,7 +6,7 @@ use std::path::Path;
 use tenantnet_core::control::{Action, TagScope};
 use tenantnet_core::net::{PortId, VmId};
 use tenantnet_core::scenario::{load, Format, LoadOptions};
-use tenantnet_core::sim::Sim;
+use tenantnet_core::sim::{RunView, Sim};
 use tenantnet_core::switch::DscpMap;
 
 const MS: f64 = 1e-3;
@@ -70,9 +70,9 @@ fn port(s: &Sim, name: &str) -> PortId {
 }
 
 fn conserved(s: &Sim) {
-    let (live, counted) = s.in_flight_check();
+    let (live, counted) = RunView::of(s).in_flight_check();
     assert_eq!(live, counted);
-    let (c, _) = s.counters();
+    let (c, _) = RunView::of(s).counters();
     assert_eq!(c.sent, c.delivered + c.dropped + live);
 }
 
@@ -223,6 +223,6 @@ fn control_packets_cross_the_fabric_and_count_in_conservation() {
         s.run_until(ps(ms as f64 * MS));
         conserved(&s);
     }
-    let c = s.counters().0;
+    let c = RunView::of(&s).counters().0;
     assert!(c.control_sent >= 5, "{} control packets", c.control_sent);
 }

@@ -17,10 +17,11 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tenantnet_core::engine::{from_secs, to_secs};
 use tenantnet_core::net::PortId;
 use tenantnet_core::scenario::{self, Format, LoadOptions, ScenarioError as CoreError};
+use tenantnet_core::sim::cut_profile::CutProfile;
 use tenantnet_core::sim::footprint::MemoryUse;
 use tenantnet_core::sim::footprint::{Footprint, PartKind};
 use tenantnet_core::sim::results::Column;
-use tenantnet_core::sim::Sim;
+use tenantnet_core::sim::{RunView, Sim};
 use tenantnet_core::switch::DscpMap;
 use tenantnet_core::workload::Cdf;
 
@@ -211,7 +212,7 @@ impl Simulation {
         // in slices of about SLICE_WALL_S of wall time, checking for Ctrl-C between
         // them (the slices do not change the run: events are processed in order)
         loop {
-            let target = t.min(self.sim.now().saturating_add(self.slice));
+            let target = t.min(RunView::of(&self.sim).now.saturating_add(self.slice));
             let started = std::time::Instant::now();
             let sim = &mut self.sim;
             py.detach(move || sim.run_until(target));
@@ -219,7 +220,7 @@ impl Simulation {
             let factor = (SLICE_WALL_S / wall.max(1e-6)).clamp(0.25, 4.0);
             self.slice = ((self.slice as f64 * factor) as tenantnet_core::engine::Time).max(1);
             if target >= t
-                || self.sim.budget.finished(self.sim.now())
+                || self.sim.budget.finished(RunView::of(&self.sim).now)
                 || self.sim.budget.failure().is_some()
             {
                 break;
@@ -240,7 +241,7 @@ impl Simulation {
                 "set_threads({threads}): expected 1 to 4096 threads (0: chosen for the run)"
             )));
         }
-        if self.sim.events_processed() > 0 {
+        if RunView::of(&self.sim).events_processed() > 0 {
             return Err(PyValueError::new_err(
                 "set_threads: the run has started; set threads on a new simulation",
             ));
@@ -274,13 +275,13 @@ impl Simulation {
                 "run_profiling_cut({threads}): expected 1 to 4096 threads"
             )));
         }
-        if self.sim.events_processed() > 0 {
+        if RunView::of(&self.sim).events_processed() > 0 {
             return Err(PyValueError::new_err(
                 "run_profiling_cut: the run has started; profile a new simulation",
             ));
         }
         let sim = &mut self.sim;
-        let profile = py.detach(move || sim.run_profiling_cut(threads));
+        let profile = py.detach(move || CutProfile::measure(sim, threads));
         self.check_failure()?;
         Ok(serde_json::to_string(&profile).expect("a profile serializes"))
     }
@@ -337,7 +338,7 @@ impl Simulation {
     /// Current simulated time, seconds.
     #[getter]
     fn now_s(&self) -> f64 {
-        to_secs(self.sim.now())
+        to_secs(RunView::of(&self.sim).now)
     }
 
     /// Configured end of the run, seconds.
@@ -349,7 +350,7 @@ impl Simulation {
     /// Whether the run is over.
     #[getter]
     fn finished(&self) -> bool {
-        self.sim.budget.finished(self.sim.now())
+        self.sim.budget.finished(RunView::of(&self.sim).now)
     }
 
     /// Each flow's data path as port names (`"node->peer"`), from the source's NIC
@@ -369,7 +370,7 @@ impl Simulation {
     /// Events processed so far.
     #[getter]
     fn events(&self) -> u64 {
-        self.sim.events_processed()
+        RunView::of(&self.sim).events_processed()
     }
 
     /// Sets the queue weights of every port of switch `switch` (or only its port
@@ -419,7 +420,7 @@ impl Simulation {
 
     /// Packet counters so far: sent, data_sent, delivered, dropped, ecn_marks.
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (c, marks) = self.sim.counters();
+        let (c, marks) = RunView::of(&self.sim).counters();
         let d = PyDict::new(py);
         d.set_item("sent", c.sent)?;
         d.set_item("data_sent", c.data_sent)?;

@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use tenantnet_core::sim::cut_profile::CutProfile;
 use tenantnet_core::sim::Sim;
 
 fn main() -> ExitCode {
@@ -63,7 +64,7 @@ fn profile(path: &str, threads: &str) -> ExitCode {
     let Some(mut sim) = load(path) else {
         return ExitCode::from(2);
     };
-    let profile = sim.run_profiling_cut(threads);
+    let profile = CutProfile::measure(&mut sim, threads);
     println!(
         "{}",
         serde_json::to_string_pretty(&profile).expect("a profile serializes")

@@ -250,7 +250,7 @@ impl EventQueue {
 
     /// Moves the calendar to the next bucket that holds events; false when no event
     /// is pending. Only called with the current bucket's heap empty. Inlined into every
-    /// event loop: once a second loop (`Sim::run_profiling_cut`'s) popped events, the
+    /// event loop: once a second loop (`CutProfile::measure`'s) popped events, the
     /// compiler kept this, or `pop_until` with it, out of the plain loop, and the
     /// permutation took 0.9 % (or 7 %) more instructions.
     #[inline(always)]

@@ -4,8 +4,8 @@
 
 use super::cpu::CpuState;
 use super::parallel::rows;
-use super::parts::RunView;
 use super::results::{Column, Table};
+use super::view::RunView;
 use crate::engine::{to_secs, Time};
 use crate::vswitch::c2qos::pmd::{Pmd, Sched};
 

@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 
-use super::parts::RunView;
+use super::view::RunView;
 use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
 use crate::net::partition::Cut;
@@ -111,16 +111,16 @@ impl Tally {
     }
 }
 
-impl Sim {
-    /// Runs the rest of the run as `run` does (same results) and profiles it as cut
-    /// for `threads` threads; call it on a simulation that has not started. Never
-    /// inlined, so that a caller's plain run keeps its own loop as it was.
+impl CutProfile {
+    /// Runs the rest of `sim` as `Sim::run` does (same results) and profiles it as
+    /// cut for `threads` threads; call it on a simulation that has not started.
+    /// Never inlined, so that a caller's plain run keeps its own loop as it was.
     #[inline(never)]
-    pub fn run_profiling_cut(&mut self, threads: usize) -> CutProfile {
-        let cut = Cut::new(&self.fabric.net, threads);
+    pub fn measure(sim: &mut Sim, threads: usize) -> CutProfile {
+        let cut = Cut::new(&sim.fabric.net, threads);
         let mut tally = Tally::new(&cut);
-        let end = self.budget.end;
-        self.run_observed(end, |sim, at, e| {
+        let end = sim.budget.end;
+        sim.run_observed(end, |sim, at, e| {
             tally.count(
                 at,
                 RunView::of(sim).node_of(e),
@@ -128,7 +128,7 @@ impl Sim {
             )
         });
         tally.close_window();
-        let ports = &self.fabric.net.ports;
+        let ports = &sim.fabric.net.ports;
         let cut_packets = cut.cut_ports.iter().map(|p| ports[p.idx()].stats().tx_pkts);
         let events = tally.per_part.iter().sum::<u64>() + tally.global;
         CutProfile {
@@ -150,7 +150,7 @@ impl Sim {
             cut_packets: cut_packets.sum(),
             balance_bound: events as f64 / tally.critical.max(1) as f64,
             events_per_window: events as f64 / tally.windows.max(1) as f64,
-            sequential_because: cut.sequential_because(&self.fabric.net),
+            sequential_because: cut.sequential_because(&sim.fabric.net),
         }
     }
 }

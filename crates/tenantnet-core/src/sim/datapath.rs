@@ -76,7 +76,7 @@ impl Sim {
                 self.cpu_took(id, to)
             }
             Some(v) => self.vswitch_egress(v, id, may_drop),
-            None => self.enter_nic(h, id),
+            None => self.enqueue(id, self.fabric.nic_of(h, id, &self.ends.flows)),
         }
     }
 
@@ -166,7 +166,9 @@ impl Sim {
         let pkt = &mut self.fabric.pkts[id];
         let now = self.now;
         match (self.hosts).vswitch_egress(now, (v, id, pkt), may_drop, &self.ends) {
-            HostEgress::ToNic(host) => self.enter_nic(host, id),
+            HostEgress::ToNic(host) => {
+                self.enqueue(id, self.fabric.nic_of(host, id, &self.ends.flows))
+            }
             HostEgress::Queued(s) => {
                 self.records.counters.shaped += 1;
                 if let Some((t, host)) = self.hosts.next_wake(s, now) {
@@ -180,13 +182,6 @@ impl Sim {
         }
     }
 
-    /// Packet `id` joins the NIC of host `host`, in the queue its NIC's mode picks.
-    #[inline]
-    pub(super) fn enter_nic(&mut self, host: HostId, id: PktId) {
-        let nic = self.fabric.net.hosts[host.idx()].nic;
-        self.enqueue(nic, id, self.fabric.nic_queue(nic, id, &self.ends.flows));
-    }
-
     /// Passes every packet shaper `s` may send now to the NIC, makes sure a wake-up
     /// is pending for its next departure, and resumes the senders waiting on it
     /// that its room now wakes (`Hosts::next_woken`).
@@ -198,7 +193,7 @@ impl Sim {
                 self.hosts.colour(s, pkt, c);
             }
             let host = self.hosts.count_to_nic(v, pkt);
-            self.enter_nic(host, id);
+            self.enqueue(id, self.fabric.nic_of(host, id, &self.ends.flows));
         }
         if let Some((t, host)) = self.hosts.next_wake(s, self.now) {
             self.schedule(t, Event::ShaperTx(s), self.fabric.origin(host));

@@ -169,22 +169,24 @@ impl Fabric {
         (p.flow, p.size as u64)
     }
 
-    /// The queue of host NIC `nic` that packet `id` joins, as `network.host_nic`
-    /// says (a queue per flow end reads the flow's, from `flows`).
+    /// The NIC of host `host` and the queue of it that packet `id` joins, as
+    /// `network.host_nic` says (a queue per flow end reads the flow's, from `flows`).
     #[inline]
-    pub(super) fn nic_queue(&self, nic: PortId, id: PktId, flows: &[Flow]) -> usize {
-        match self.net.host_nic {
+    pub(super) fn nic_of(&self, host: HostId, id: PktId, flows: &[Flow]) -> (PortId, usize) {
+        let nic = self.net.hosts[host.idx()].nic;
+        let queue = match self.net.host_nic {
             HostNic::Fifo => 0,
             HostNic::Dscp => self.net.classify(nic, self.pkts[id].dscp),
             HostNic::AckFirst => !self.pkts[id].has(flags::ACK) as usize,
             HostNic::Fq => {
                 let p = &self.pkts[id];
-                if p.has(flags::CONTROL) {
-                    return 0;
+                match p.has(flags::CONTROL) {
+                    true => 0,
+                    false => flows[p.flow.idx()].nic_q[p.has(flags::ACK) as usize] as usize,
                 }
-                flows[p.flow.idx()].nic_q[p.has(flags::ACK) as usize] as usize
             }
-        }
+        };
+        (nic, queue)
     }
 
     /// A port whose queues are classified by DSCP (a switch port, or a host NIC

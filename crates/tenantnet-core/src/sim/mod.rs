@@ -28,6 +28,7 @@ pub mod queries;
 pub mod recorder;
 pub mod results;
 pub mod sack_store;
+pub mod view;
 pub mod vm_results;
 mod vms;
 
@@ -52,6 +53,7 @@ use footprint::{Footprint, PartKind};
 use parts::{ControlPlane, Endpoints, Fabric, Hosts, Parallelism, Records, RunBudget};
 use recorder::{OutputParams, Recorder};
 use results::RunMeta;
+pub use view::RunView;
 
 /// Packet counters over the whole network.
 #[derive(Clone, Copy, Debug, Default)]
@@ -252,22 +254,6 @@ impl Sim {
         }
     }
 
-    /// Current simulated time.
-    pub fn now(&self) -> Time {
-        self.now
-    }
-
-    /// Packet counters so far, and ECN marks applied so far.
-    pub fn counters(&self) -> (Counters, u64) {
-        if let Some(par) = &self.parallel.par {
-            return par.counters();
-        }
-        (
-            self.records.counters,
-            self.fabric.net.ports.iter().map(|p| p.stats().marks).sum(),
-        )
-    }
-
     /// Lets the run use up to `threads` threads (1: sequential; 0, the default: as
     /// many as the machine has cores when the run gains from them, `parallel`), and
     /// no more than the machine has idle cores when it starts, unless `exact` (what
@@ -277,11 +263,6 @@ impl Sim {
     pub fn set_threads(&mut self, threads: usize, exact: bool) {
         let started = self.events.processed() > 0;
         self.parallel.ask(threads, exact, started);
-    }
-
-    /// Events processed so far (in a parallel run, as the sequential run counts them).
-    pub fn events_processed(&self) -> u64 {
-        self.events.processed() + self.parallel.par.as_ref().map_or(0, |p| p.events())
     }
 
     /// Stores a new packet. Past the pool's cap (what the memory budget leaves for
@@ -435,8 +416,7 @@ impl Sim {
         let node = self.fabric.pkts[id].at;
         match self.fabric.node_kind[node.idx()] {
             NodeKind::Switch(s) => {
-                let (port, queue) = self.fabric.route(node, s, id);
-                self.enqueue(port, id, queue);
+                self.enqueue(id, self.fabric.route(node, s, id));
             }
             NodeKind::Host(_) => {
                 if let Some(cpu) = self.hosts.cpu.as_mut() {
@@ -451,9 +431,10 @@ impl Sim {
         }
     }
 
-    /// Offers packet `id` to queue `queue` of `port`.
+    /// Offers packet `id` to queue `queue` of `port` (where the fabric routed it, or
+    /// the NIC its host sends it from).
     #[inline]
-    fn enqueue(&mut self, port: PortId, id: PktId, queue: usize) {
+    fn enqueue(&mut self, id: PktId, (port, queue): (PortId, usize)) {
         match self.fabric.offer(self.now, port, id, queue) {
             Admit::Transmit { arrive, wake } => {
                 self.on_wire(port, id, arrive);
@@ -534,28 +515,5 @@ impl Sim {
         if let Some(w) = wake {
             self.schedule(w, Event::TxDone(port), Origin::port(port.0));
         }
-    }
-
-    /// Packets alive now, and the same number counted independently: those waiting
-    /// in ports and vswitch queues plus those on the wire or links (pending arrivals). Equal unless a
-    /// packet leaked.
-    pub fn in_flight_check(&self) -> (u64, u64) {
-        if let Some(par) = &self.parallel.par {
-            return par.in_flight();
-        }
-        let held: u64 = self
-            .fabric
-            .net
-            .ports
-            .iter()
-            .map(|p| p.held_packets())
-            .sum::<u64>()
-            + self.hosts.held();
-        let on_links = self
-            .events
-            .codes()
-            .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_))))
-            .count() as u64;
-        (self.fabric.pkts.live(), held + on_links)
     }
 }

@@ -313,32 +313,3 @@ impl Parallelism {
         }
     }
 }
-
-/// The parts as the results read them, borrowed at time `now`: what builds the run's
-/// tables (`sim/results.rs`, `sim/vm_results.rs`, `sim/cpu_records.rs`,
-/// `sim/queries.rs`) sees the state, never the loop.
-pub(super) struct RunView<'a> {
-    /// The time the results are taken at.
-    pub now: Time,
-    /// The fabric.
-    pub fabric: &'a Fabric,
-    /// The hosts.
-    pub hosts: &'a Hosts,
-    /// The endpoints.
-    pub ends: &'a Endpoints,
-    /// The records.
-    pub records: &'a Records,
-}
-
-impl<'a> RunView<'a> {
-    /// The parts of `sim` as the results read them, now.
-    pub(super) fn of(sim: &'a super::Sim) -> Self {
-        RunView {
-            now: sim.now,
-            fabric: &sim.fabric,
-            hosts: &sim.hosts,
-            ends: &sim.ends,
-            records: &sim.records,
-        }
-    }
-}

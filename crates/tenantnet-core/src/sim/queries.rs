@@ -3,8 +3,8 @@
 //! closed-loop client's next query once its last is complete), and each query's
 //! completion time, recorded in the `queries` table.
 
-use super::parts::RunView;
 use super::results::{Column, Table};
+use super::view::RunView;
 use crate::engine::{to_secs, Time};
 use crate::net::HostId;
 use crate::workload::Exchanges;

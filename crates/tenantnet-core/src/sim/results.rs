@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use super::flow::{Endpoint, Flow};
-use super::parts::RunView;
 use super::recorder::SCOPE_NAMES;
+use super::view::RunView;
 use super::Sim;
 use crate::engine::{to_secs, Time};
 pub use crate::table::{Column, Table};
@@ -174,7 +174,7 @@ impl Sim {
             let pool = p.pool().map(|i| &mut self.fabric.net.pools[i as usize]);
             p.finish(now, pool);
         }
-        let (live, counted) = self.in_flight_check();
+        let (live, counted) = RunView::of(self).in_flight_check();
         let c = self.records.counters;
         let summary = Summary {
             tenantnet_version: crate::VERSION.to_string(),
@@ -187,7 +187,7 @@ impl Sim {
             simulated_s: to_secs(now),
             wall_s: self.records.wall,
             control_wall_s: (!self.control.is_empty()).then_some(self.records.control_wall),
-            events: self.events_processed(),
+            events: RunView::of(self).events_processed(),
             packets_sent: c.sent,
             data_packets_sent: c.data_sent,
             packets_delivered: c.delivered,

@@ -3,8 +3,8 @@
 //! guarantee, and every host policy's own columns, e.g. MBFQ's target and RU).
 
 use super::parallel::rows;
-use super::parts::RunView;
 use super::results::{Column, Table};
+use super::view::RunView;
 use crate::engine::to_secs;
 use crate::vswitch::policy::{all_columns, Cell, ColumnSpec};
 use crate::vswitch::PolicyKind;

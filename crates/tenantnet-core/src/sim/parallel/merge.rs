@@ -170,7 +170,7 @@ impl ParState {
     }
 
     /// Packets alive in the partitions and on their way between them, and the same
-    /// counted as `Sim::in_flight_check` does.
+    /// counted as `RunView::in_flight_check` does.
     pub(in crate::sim) fn in_flight(&self) -> (u64, u64) {
         let mailed: u64 = self
             .mail
