@@ -4,6 +4,7 @@
 //! released, and hands results over as raw little-endian column buffers that the
 //! Python side wraps with numpy and pandas. No simulation logic lives here.
 
+mod inputs;
 mod mbfq;
 mod qshare;
 
@@ -164,9 +165,11 @@ impl Simulation {
     /// `source` names it in errors, relative paths are taken from `base_dir`. `seed`
     /// replaces `simulation.seed`; `memory_budget` (bytes, default 8 GiB) bounds the
     /// memory the run may use, `max_events` (default 10^12) the events it may be
-    /// estimated to need.
+    /// estimated to need. `tables`: the files the scenario names (`trace` workloads)
+    /// as `tenantnet.sim.tables` read them.
     #[new]
-    #[pyo3(signature = (text, source, base_dir, fmt = "toml", seed = None, memory_budget = None, max_events = None))]
+    #[pyo3(signature = (text, source, base_dir, fmt = "toml", seed = None, memory_budget = None, max_events = None, tables = None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         text: &str,
         source: &str,
@@ -175,6 +178,7 @@ impl Simulation {
         seed: Option<u64>,
         memory_budget: Option<u64>,
         max_events: Option<f64>,
+        tables: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let format = match fmt {
             "toml" => Format::Toml,
@@ -191,7 +195,8 @@ impl Simulation {
             memory_budget: memory_budget.unwrap_or(d.memory_budget),
             max_events: max_events.unwrap_or(d.max_events),
         };
-        let sim = scenario::load(text, source, Path::new(base_dir), format, &opts)
+        let inputs = inputs::inputs(tables)?;
+        let sim = scenario::load_with(text, (source, Path::new(base_dir)), format, &opts, &inputs)
             .map_err(scenario_err)?;
         Ok(Simulation {
             sim,
@@ -429,6 +434,19 @@ impl Simulation {
         d.set_item("evicted", c.evicted)?;
         d.set_item("ecn_marks", marks)?;
         Ok(d)
+    }
+
+    /// The flows as a trace (`RunView::trace_table`): `{column: tuple}`; raises
+    /// `ValueError` with why the flows cannot be one.
+    fn trace_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let t = RunView::of(&self.sim)
+            .trace_table()
+            .map_err(PyValueError::new_err)?;
+        let cols = PyDict::new(py);
+        for (name, c) in &t.columns {
+            cols.set_item(*name, column(py, c)?)?;
+        }
+        Ok(cols)
     }
 
     /// Closes the run and returns `(summary_json, {table: {column: encoded}})`.

@@ -131,6 +131,15 @@ def cmd_validate(a: argparse.Namespace) -> None:
     print(f"{a.scenario}: ok; its run needs {footprint}")
 
 
+def cmd_flows(a: argparse.Namespace) -> None:
+    sc = scenario_arg(a)
+    if a.out.exists() and not a.force:
+        raise ScenarioError(f"{a.out} exists; give --force to replace it")
+    n = sc.write_trace(a.out, seed=a.seed)
+    print(f"{a.out}: {n} flows of {a.scenario}, in the trace format (replay them with "
+          f'a workload of kind = "trace", file = "{a.out.name}")')
+
+
 def cmd_schema(a: argparse.Namespace) -> None:
     print(json.dumps(schema(), indent=2))
 
@@ -580,6 +589,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("validate", cmd_validate, "Check SCENARIO without running it; print the "
             "memory its run would need.")
     add_run_args(p)
+    p = cmd("flows", cmd_flows, "Write every flow SCENARIO's workloads generate, in the "
+            "trace format (CSV or Parquet): a `trace` workload replaying the file gives the "
+            "same results.")
+    add_run_args(p)
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="FILE",
+                   help="the file: .parquet, .csv or .csv.gz")
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     cmd("schema", cmd_schema, "Print the JSON Schema of the scenario format.")
     p = cmd("schemes", cmd_schemes, "List the isolation schemes and baselines: what each "
             "sets at each place of the network, and whether it applies to SCENARIO.")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _core
 from ..errors import SEED_MAX, ScenarioError, check_type, is_whole
 from .simulation import Footprint, Simulation
+from .tables import Encoded, scenario_tables, trace_frame, write_table
 
 if TYPE_CHECKING:
     from .simulation import Footprint, Simulation
@@ -242,9 +243,23 @@ class Scenario:
         sc = self._with_settings_from_env()
         try:
             return _core.Simulation(sc.text, sc.source, str(sc.base_dir), sc.fmt, seed,
-                                    budget, None if max_events is None else float(max_events))
+                                    budget, None if max_events is None else float(max_events),
+                                    sc.tables())
         except _core.ScenarioError as e:
             raise ScenarioError(*e.args) from None
+
+    def tables(self) -> dict[str, Encoded] | None:
+        """The files this scenario's ``trace`` workloads name, read with Arrow for the
+        core (None if it has none)."""
+        if "trace" not in self.text:  # most scenarios: no parse here
+            return None
+        try:
+            data = json.loads(self.text) if self.fmt == "json" else tomllib.loads(self.text)
+        except (ValueError, tomllib.TOMLDecodeError):
+            return None  # the core says what is wrong
+        if not isinstance(data, dict):
+            return None
+        return scenario_tables(data, self.base_dir, self.source) or None
 
     def _with_settings_from_env(self) -> Scenario:
         """This scenario, with the keys :data:`ENV_KEYS`' variables set, if any are."""
@@ -269,6 +284,27 @@ class Scenario:
         """The flows the scenario generates (a DataFrame like ``flows.parquet``), without
         running it."""
         return self.simulation().results().flows
+
+    def trace(self, seed: int | None = None) -> Any:
+        """The flows the scenario's workloads generate (with ``seed`` in place of
+        ``simulation.seed``), as an Arrow table in the ``trace`` format: a ``trace``
+        workload replaying it makes the same flows, so the same results. Raises
+        :class:`ScenarioError` with the first flow a trace cannot express (one behind a
+        request-response gate, UDP, PIAS, a workload's own transport keys)."""
+        core = self._core(seed, None)
+        try:
+            cols = core.trace_table()
+        except ValueError as e:
+            raise ScenarioError(f"{self.source}: cannot write its flows as a trace: {e}",
+                                self.source) from None
+        return trace_frame(cols)
+
+    def write_trace(self, path: str | Path, seed: int | None = None) -> int:
+        """Writes :meth:`trace` to ``path`` (CSV, ``.csv.gz`` or Parquet, by its name);
+        returns the number of flows."""
+        table = self.trace(seed)
+        write_table(table, Path(path))
+        return int(table.num_rows)
 
     def simulation(self, seed: int | None = None, memory_budget: MemoryBudget = None,
                    max_events: float | None = None) -> Simulation:

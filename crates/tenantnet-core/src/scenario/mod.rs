@@ -6,6 +6,7 @@
 
 pub mod build;
 pub mod estimate;
+pub mod inputs;
 pub mod keys;
 pub mod parse;
 pub mod qshare;
@@ -15,6 +16,7 @@ pub mod workloads;
 
 use std::path::Path;
 
+pub use inputs::{InputTable, Inputs};
 pub use parse::{Format, Scenario, ScenarioError};
 
 use crate::sim::footprint::{DEFAULT_BUDGET, DEFAULT_MAX_EVENTS};
@@ -52,6 +54,19 @@ pub fn load(
     format: Format,
     opts: &LoadOptions,
 ) -> Result<Sim, ScenarioError> {
+    load_with(text, (file, base_dir), format, opts, &Inputs::default())
+}
+
+/// [`load`], with the tables the scenario names by file (`trace` workloads) as the
+/// caller read them ([`Inputs`]): a `trace` workload whose file is not among them is
+/// refused with where to read it.
+pub fn load_with(
+    text: &str,
+    (file, base_dir): (&str, &Path),
+    format: Format,
+    opts: &LoadOptions,
+    inputs: &Inputs,
+) -> Result<Sim, ScenarioError> {
     let (mut scenario, root) = parse::parse_with_root(text, file, format)?;
     if let Some(seed) = opts.seed {
         scenario.simulation.seed = seed;
@@ -60,6 +75,7 @@ pub fn load(
         file,
         root: &root,
         base_dir,
+        inputs,
     };
     build::build(&scenario, &ctx, opts)
 }
@@ -78,6 +94,7 @@ pub fn switch_layout(
         file,
         root: &root,
         base_dir,
+        inputs: &Inputs::default(),
     };
     build::layout::switch_layout(&scenario, &ctx)
 }

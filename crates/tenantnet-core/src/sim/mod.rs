@@ -28,6 +28,7 @@ pub mod queries;
 pub mod recorder;
 pub mod results;
 pub mod sack_store;
+pub mod trace;
 pub mod view;
 pub mod vm_results;
 mod vms;

@@ -26,6 +26,7 @@ use crate::workload::{Cdf, Exchanges, FlowKind, FlowSpec, OnHost, TrafficEnd};
 
 mod closed_loop;
 mod requests;
+pub mod trace;
 
 /// What a workload's flows share, resolved by the builder.
 pub struct WorkloadCtx<'a> {
@@ -61,6 +62,13 @@ pub struct WorkloadCtx<'a> {
     pub mine: &'a [VmId],
     /// Each VM's egress queue, bytes.
     pub vm_queue: u64,
+    /// Every tenant's name, by index (a trace's rows name theirs).
+    pub tenants: &'a [String],
+    /// The VMs of each declared tenant, by index.
+    pub vms_of: &'a [Vec<VmId>],
+    /// The transport of each protocol a trace's rows name (`tcp`, `dctcp`): the
+    /// workload's with that protocol.
+    pub protocols: &'a [(String, u32)],
 }
 
 /// A workload's size distribution from its `cdf` (built-in) or `cdf_file` key.
@@ -495,6 +503,7 @@ pub fn generate(
         WorkloadKind::RequestResponse(_) => "request_response",
         WorkloadKind::PingPong(_) => "pingpong",
         WorkloadKind::ClosedLoop(_) => "closed_loop",
+        WorkloadKind::Trace(_) => "trace",
     };
     let mut g = Gen {
         c,
@@ -521,6 +530,7 @@ pub fn generate(
         WorkloadKind::RequestResponse(r) => g.request_response(r)?,
         WorkloadKind::PingPong(p) => g.pingpong(p)?,
         WorkloadKind::ClosedLoop(w) => g.closed_loop(w)?,
+        WorkloadKind::Trace(w) => g.trace(w)?,
     }
     g.info.flows = g.made.len() as u64;
     Ok(Made {

@@ -23,7 +23,8 @@ pub mod transport;
 use self::flows::WorkloadCtx;
 use super::estimate::{Estimator, RunShape};
 use super::parse::{join, lookup, Scenario, ScenarioError};
-use super::workloads::Hosts;
+use super::spec::{Protocol, TransportSpec};
+use super::workloads::{Hosts, WorkloadKind};
 use super::LoadOptions;
 use crate::engine::Time;
 use crate::net::{FabricConfig, HostId, Network};
@@ -42,6 +43,8 @@ pub struct Ctx<'a> {
     pub root: &'a Value,
     /// Folder of the scenario file.
     pub base_dir: &'a Path,
+    /// The tables the scenario names by file, as the caller read them.
+    pub inputs: &'a crate::scenario::Inputs,
 }
 
 impl Ctx<'_> {
@@ -217,6 +220,7 @@ fn traffic(
                 ));
             }
         }
+        let fresh = !t.tenants.contains(&w.common.tenant);
         let tenant = match t.tenants.iter().position(|n| *n == w.common.tenant) {
             Some(i) => i as u32,
             None => {
@@ -254,6 +258,28 @@ fn traffic(
                 t.tcp.len() as u32 - 1
             }
         };
+        let protocols = match &w.kind {
+            WorkloadKind::Trace(tr) => {
+                let base = w.common.transport.clone().unwrap_or_default();
+                let mut resolve = |p: Protocol| {
+                    let o = TransportSpec {
+                        protocol: Some(p),
+                        ..base.clone()
+                    };
+                    let cfg = transport::resolve(ctx, &sc.transport.overlaid(&o), &k("transport"))?;
+                    fits_ports(ctx, sh.fabric, &cfg, &k("transport"))?;
+                    Ok(match t.tcp.iter().position(|c| *c == cfg) {
+                        Some(i) => i as u32,
+                        None => {
+                            t.tcp.push(cfg);
+                            t.tcp.len() as u32 - 1
+                        }
+                    })
+                };
+                flows::trace::protocols(ctx, tr, &mut resolve)?
+            }
+            _ => Vec::new(),
+        };
         let wc = WorkloadCtx {
             ctx,
             net: sh.net,
@@ -271,8 +297,16 @@ fn traffic(
             vms: &sh.declared.params.vms,
             mine,
             vm_queue: sh.declared.vm_queue,
+            tenants: &t.tenants,
+            vms_of: &sh.declared.vms_of,
+            protocols: &protocols,
         };
         let made = flows::generate(&w.kind, &wc, est)?;
+        // a trace whose rows all name their tenants brings no tenant of its own
+        let unused = fresh && !made.flows.iter().any(|f| f.tenant == tenant);
+        if unused && matches!(w.kind, WorkloadKind::Trace(_)) {
+            t.tenants.pop();
+        }
         t.infos.push(made.info);
         t.flows.extend(made.flows);
         t.exchanges.gates.extend(made.exchanges.gates);

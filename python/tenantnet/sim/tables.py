@@ -1,0 +1,186 @@
+"""The tables a scenario names by file (a ``trace`` workload's flow records), read with
+Arrow, and a scenario's flows written as one (``tenantnet flows``).
+
+Arrow reads CSV (also gzip-compressed) and Parquet; each column goes to the core as
+numbers or as dictionary-encoded text, and the core checks every value against the
+network and the tenants (an error names the file, the row and the column). The trace
+format is in ``docs/reference/traces.md``.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ScenarioError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+TEXT_COLUMNS = ("src", "dst", "tenant", "protocol")
+"""Columns that hold names: read as text even where every value looks like a number."""
+
+CSV_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+MISSING = 2**32 - 1
+"""A missing text value's code (the core's ``inputs::MISSING``)."""
+
+Encoded = tuple[str, int, dict[str, tuple[Any, ...]]]
+"""A table as the core takes it: (path for errors, rows, {column: encoded})."""
+
+
+def _kind(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(CSV_SUFFIXES):
+        return "csv"
+    if name.endswith(PARQUET_SUFFIXES):
+        return "parquet"
+    raise ScenarioError(f"{path}: expected a CSV ({', '.join(CSV_SUFFIXES)}) or Parquet "
+                        f"({', '.join(PARQUET_SUFFIXES)}) file", str(path))
+
+
+def read_table(path: Path) -> pa.Table:
+    """The table in ``path`` (CSV or Parquet, by its name); :class:`ScenarioError`
+    naming the file if it cannot be read."""
+    # deferred for start-up: loads pyarrow
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    kind = _kind(path)
+    try:
+        if kind == "parquet":
+            return pq.read_table(path)
+        delimiter = "\t" if ".tsv" in path.name.lower() else ","
+        text = {c: pa.string() for c in TEXT_COLUMNS}
+        return pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter),
+                              convert_options=pacsv.ConvertOptions(
+                                  column_types=text, strings_can_be_null=True))
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such file", str(path)) from None
+    except (OSError, pa.ArrowException) as e:
+        raise ScenarioError(f"{path}: cannot read it as {kind.upper()}: {e}", str(path)) from None
+
+
+def _encode_column(path: Path, name: str, col: pa.ChunkedArray) -> tuple[Any, ...]:
+    # deferred for start-up: loads pyarrow
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = col.type
+    if pa.types.is_dictionary(t):
+        col = col.cast(t.value_type)
+        t = t.value_type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        enc = pc.dictionary_encode(col).combine_chunks()
+        codes = pc.fill_null(enc.indices.cast(pa.int64()), MISSING).to_numpy()
+        labels = [str(x) for x in enc.dictionary.to_pylist()]
+        return ("str", codes.astype("<u4").tobytes(), labels)
+    if pa.types.is_null(t):  # every value missing
+        col = col.cast(pa.float64())
+        t = col.type
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+        f = col.cast(pa.float64()).combine_chunks() if col.num_chunks != 1 else \
+            col.chunk(0).cast(pa.float64())
+        missing = f.is_null().to_numpy(zero_copy_only=False).astype(np.uint8)
+        vals = pc.fill_null(f, 0.0).to_numpy(zero_copy_only=False).astype("<f8")
+        return ("opt_f64", vals.tobytes(), missing.tobytes())
+    raise ScenarioError(f"{path}: column {name!r} holds {t}; expected numbers or text",
+                        str(path), name)
+
+
+@functools.lru_cache(maxsize=8)
+def _encoded(path: Path, _stamp: tuple[int, int]) -> Encoded:
+    table = read_table(path)
+    cols = {name: _encode_column(path, name, table.column(name))
+            for name in table.column_names}
+    return (str(path), table.num_rows, cols)
+
+
+def encode(path: Path) -> Encoded:
+    """The table in ``path`` as the core takes it, read once while the file is
+    unchanged (a comparison's runs share it)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such file", str(path)) from None
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read it: {e.strerror}", str(path)) from None
+    return _encoded(path.resolve(), (st.st_mtime_ns, st.st_size))
+
+
+def scenario_tables(data: dict[str, Any], base_dir: Path, source: str) -> dict[str, Encoded]:
+    """The tables scenario ``data`` names by file (each ``trace`` workload's
+    ``file``), read relative to ``base_dir``; by the file as the scenario writes it.
+    A value of the wrong type is left for the core to name."""
+    out: dict[str, Encoded] = {}
+    workloads = data.get("workloads")
+    if not isinstance(workloads, list):
+        return out
+    for i, w in enumerate(workloads):
+        if not (isinstance(w, dict) and w.get("kind") == "trace"):
+            continue
+        file = w.get("file")
+        if not isinstance(file, str) or file in out:
+            continue
+        try:
+            out[file] = encode(base_dir / file)
+        except ScenarioError as e:
+            raise ScenarioError(f"{e.args[0]} (workloads[{i}].file of {source})", source,
+                                f"workloads[{i}].file", repr(file)) from None
+    return out
+
+
+def trace_frame(cols: dict[str, tuple[Any, ...]]) -> pa.Table:
+    """The core's ``trace`` table (``Simulation.trace_table``) as an Arrow table, with
+    the column types a trace file keeps: ``id``, ``size`` and ``dscp`` whole numbers,
+    ``start`` and ``stop`` seconds, the names text."""
+    # deferred for start-up: loads pyarrow
+    import numpy as np
+    import pyarrow as pa
+
+    arrays: dict[str, pa.Array] = {}
+    for name, enc in cols.items():
+        kind = enc[0]
+        if kind == "u64":
+            arrays[name] = pa.array(np.frombuffer(enc[1], dtype="<u8").astype(np.int64))
+        elif kind == "f64":
+            arrays[name] = pa.array(np.frombuffer(enc[1], dtype="<f8"))
+        elif kind in ("opt_f64", "opt_u64"):
+            dtype = "<f8" if kind == "opt_f64" else "<u8"
+            vals = np.frombuffer(enc[1], dtype=dtype)
+            mask = np.frombuffer(enc[2], dtype=np.uint8).astype(bool)
+            vals = vals if kind == "opt_f64" else vals.astype(np.int64)
+            arrays[name] = pa.array(vals, mask=mask)
+        else:
+            codes = np.frombuffer(enc[1], dtype="<u4")
+            labels = np.array(enc[2], dtype=object)
+            arrays[name] = pa.array(labels[codes] if len(labels) else [], type=pa.string())
+    return pa.table(arrays)
+
+
+def write_table(table: pa.Table, path: Path) -> None:
+    """Writes ``table`` to ``path`` as CSV (gzip-compressed for ``.gz``) or Parquet, by
+    its name: whole, or not at all (a partial file never stays)."""
+    # deferred for start-up: loads pyarrow
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    kind = _kind(path)
+    name = path.name.lower()
+    tmp = path.with_name(f".{path.name}.part")
+    try:
+        if kind == "parquet":
+            pq.write_table(table, tmp)
+        else:
+            opts = pacsv.WriteOptions(delimiter="\t" if ".tsv" in name else ",")
+            codec = "gzip" if name.endswith(".gz") else None
+            with pa.output_stream(str(tmp), compression=codec) as out:
+                pacsv.write_csv(table, out, write_options=opts)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
