@@ -249,9 +249,9 @@ class Scenario:
             raise ScenarioError(*e.args) from None
 
     def tables(self) -> dict[str, Encoded] | None:
-        """The files this scenario's ``trace`` workloads name, read with Arrow for the
-        core (None if it has none)."""
-        if "trace" not in self.text:  # most scenarios: no parse here
+        """The files this scenario's ``trace`` and ``matrix`` workloads name, read with
+        Arrow for the core (None if it has none)."""
+        if "trace" not in self.text and "matrix" not in self.text:  # most: no parse here
             return None
         try:
             data = json.loads(self.text) if self.fmt == "json" else tomllib.loads(self.text)

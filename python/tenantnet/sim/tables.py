@@ -1,5 +1,6 @@
-"""The tables a scenario names by file (a ``trace`` workload's flow records), read with
-Arrow, and a scenario's flows written as one (``tenantnet flows``).
+"""The tables a scenario names by file (a ``trace`` workload's flow records, a
+``matrix`` workload's traffic matrices), read with Arrow, and a scenario's flows
+written as a trace (``tenantnet flows``).
 
 Arrow reads CSV (also gzip-compressed) and Parquet; each column goes to the core as
 numbers or as dictionary-encoded text, and the core checks every value against the
@@ -112,25 +113,39 @@ def encode(path: Path) -> Encoded:
     return _encoded(path.resolve(), (st.st_mtime_ns, st.st_size))
 
 
+def _named_files(w: dict[str, Any], i: int) -> list[tuple[str, str]]:
+    """(file, key) of each file workload ``w`` (number ``i``) names: a trace's, a
+    matrix's or each of a matrix series'."""
+    key = f"workloads[{i}]"
+    files = []
+    if w.get("kind") in ("trace", "matrix"):
+        files.append((w.get("file"), f"{key}.file"))
+    if w.get("kind") == "matrix" and isinstance(w.get("series"), list):
+        files += [(st.get("file"), f"{key}.series[{j}].file")
+                  for j, st in enumerate(w["series"]) if isinstance(st, dict)]
+    return [(f, k) for f, k in files if isinstance(f, str)]
+
+
 def scenario_tables(data: dict[str, Any], base_dir: Path, source: str) -> dict[str, Encoded]:
-    """The tables scenario ``data`` names by file (each ``trace`` workload's
-    ``file``), read relative to ``base_dir``; by the file as the scenario writes it.
-    A value of the wrong type is left for the core to name."""
+    """The tables scenario ``data`` names by file (a ``trace`` workload's ``file``, a
+    ``matrix`` workload's ``file`` or ``series``), read relative to ``base_dir``; by
+    the file as the scenario writes it. A value of the wrong type is left for the core
+    to name."""
     out: dict[str, Encoded] = {}
     workloads = data.get("workloads")
     if not isinstance(workloads, list):
         return out
     for i, w in enumerate(workloads):
-        if not (isinstance(w, dict) and w.get("kind") == "trace"):
+        if not isinstance(w, dict):
             continue
-        file = w.get("file")
-        if not isinstance(file, str) or file in out:
-            continue
-        try:
-            out[file] = encode(base_dir / file)
-        except ScenarioError as e:
-            raise ScenarioError(f"{e.args[0]} (workloads[{i}].file of {source})", source,
-                                f"workloads[{i}].file", repr(file)) from None
+        for file, key in _named_files(w, i):
+            if file in out:
+                continue
+            try:
+                out[file] = encode(base_dir / file)
+            except ScenarioError as e:
+                raise ScenarioError(f"{e.args[0]} ({key} of {source})", source, key,
+                                    repr(file)) from None
     return out
 
 

@@ -6,6 +6,7 @@
 
 pub mod build;
 pub mod estimate;
+pub mod file_workloads;
 pub mod inputs;
 pub mod keys;
 pub mod parse;

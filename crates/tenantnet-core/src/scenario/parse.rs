@@ -276,6 +276,7 @@ fn parse_workload(
         "pingpong" => WorkloadKind::PingPong(de_at(file, &p, v, root)?),
         "closed_loop" => WorkloadKind::ClosedLoop(de_at(file, &p, v, root)?),
         "trace" => WorkloadKind::Trace(de_at(file, &p, v, root)?),
+        "matrix" => WorkloadKind::Matrix(de_at(file, &p, v, root)?),
         _ => WorkloadKind::OnOff(de_at(file, &p, v, root)?),
     };
     Ok(WorkloadSpec { common, kind })

@@ -10,6 +10,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
+pub use super::file_workloads::{Matrix, MatrixStep, Trace};
 use super::spec::TransportSpec;
 use crate::units::{Rate, Size, TimeSpan};
 
@@ -515,34 +516,6 @@ fn one_second() -> TimeSpan {
     TimeSpan(crate::engine::PS_PER_SEC)
 }
 
-/// Flows replayed from a file of flow records, one row per flow: `start` (seconds,
-/// or a time with its unit), `src`, `dst` (host names, or the row's tenant's VM
-/// names), `size` (bytes, or a size with its unit; empty: a long-lived flow), and
-/// optionally `stop`, `tenant`, `dscp`, `protocol` (`tcp` or `dctcp`) and `id` (rows
-/// are taken in the order of their ids, else in the file's order; they need not be
-/// sorted by time). CSV or Parquet, read with Arrow by the Python package.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Trace {
-    /// The file, relative to the scenario (`.csv`, `.csv.gz`, `.parquet`).
-    pub file: String,
-    /// Added to every row's start and stop ["0s"].
-    #[serde(default = "zero")]
-    pub start: TimeSpan,
-    /// Multiplies every row's start and stop (2: the trace takes twice as long, at half
-    /// its arrival rate) [1].
-    #[serde(default = "unit")]
-    pub time_scale: f64,
-    /// Multiplies every row's size, rounded to whole bytes (2: twice the bytes in the
-    /// same arrivals, twice the offered load) [1].
-    #[serde(default = "unit")]
-    pub load_scale: f64,
-}
-
-fn unit() -> f64 {
-    1.0
-}
-
 /// A workload's kind-specific keys.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -569,10 +542,12 @@ pub enum WorkloadKind {
     ClosedLoop(ClosedLoop),
     /// Flows replayed from a file.
     Trace(Trace),
+    /// A traffic matrix's Poisson flows.
+    Matrix(Matrix),
 }
 
 /// The workload kinds, as written in `kind`.
-pub const WORKLOAD_KINDS: [&str; 11] = [
+pub const WORKLOAD_KINDS: [&str; 12] = [
     "long_lived",
     "fixed",
     "permutation",
@@ -584,6 +559,7 @@ pub const WORKLOAD_KINDS: [&str; 11] = [
     "pingpong",
     "closed_loop",
     "trace",
+    "matrix",
 ];
 
 /// One `[[workloads]]` table.
@@ -638,6 +614,7 @@ impl JsonSchema for WorkloadSpec {
             variant_schema::<PingPong>(g, "pingpong"),
             variant_schema::<ClosedLoop>(g, "closed_loop"),
             variant_schema::<Trace>(g, "trace"),
+            variant_schema::<Matrix>(g, "matrix"),
         ];
         json_schema!({
             "description": "One [[workloads]] table; `kind` selects the keys it may have.",

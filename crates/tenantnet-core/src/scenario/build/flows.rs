@@ -25,6 +25,7 @@ use crate::workload::generate::{all_pairs, permutation, Poisson, Window};
 use crate::workload::{Cdf, Exchanges, FlowKind, FlowSpec, OnHost, TrafficEnd};
 
 mod closed_loop;
+mod matrix;
 mod requests;
 pub mod trace;
 
@@ -504,6 +505,7 @@ pub fn generate(
         WorkloadKind::PingPong(_) => "pingpong",
         WorkloadKind::ClosedLoop(_) => "closed_loop",
         WorkloadKind::Trace(_) => "trace",
+        WorkloadKind::Matrix(_) => "matrix",
     };
     let mut g = Gen {
         c,
@@ -531,6 +533,7 @@ pub fn generate(
         WorkloadKind::PingPong(p) => g.pingpong(p)?,
         WorkloadKind::ClosedLoop(w) => g.closed_loop(w)?,
         WorkloadKind::Trace(w) => g.trace(w)?,
+        WorkloadKind::Matrix(m) => g.matrix(m)?,
     }
     g.info.flows = g.made.len() as u64;
     Ok(Made {

@@ -228,23 +228,18 @@ fn shifted(t: Time, w: &Trace) -> Option<Time> {
     t.checked_add(w.start.0).filter(|&t| t <= MAX_DURATION)
 }
 
-/// Each name's endpoint for each tenant, resolved once.
+/// Each name's endpoint for each tenant, resolved once: a host's name, or a VM name
+/// of the tenant; a tenant with VMs sends from its VMs only, a host name standing
+/// for its first VM there.
 #[derive(Default)]
-struct EndCache {
+pub(super) struct EndCache {
     hosts: Option<HashMap<String, HostId>>,
     ends: HashMap<(u32, String), TrafficEnd>,
 }
 
 impl EndCache {
-    fn resolve(
-        &mut self,
-        g: &Gen,
-        rows: &Rows,
-        row: usize,
-        col: &str,
-        tenant: u32,
-    ) -> Result<TrafficEnd, ScenarioError> {
-        let name = rows.text(col, row)?;
+    /// The end `name` names for `tenant`, or what is wrong with it.
+    pub(super) fn end(&mut self, g: &Gen, name: &str, tenant: u32) -> Result<TrafficEnd, String> {
         if let Some(e) = self.ends.get(&(tenant, name.to_string())) {
             return Ok(*e);
         }
@@ -279,17 +274,30 @@ impl EndCache {
         };
         let end = end.ok_or_else(|| {
             let tname = &g.c.tenants[tenant as usize];
-            let message = match (mine.is_empty(), hosts.contains_key(name)) {
+            match (mine.is_empty(), hosts.contains_key(name)) {
                 (true, _) => "names no host of the topology".to_string(),
                 (false, true) => format!("is a host where tenant {tname:?} has no VM"),
                 (false, false) => {
                     format!("names no host of the topology and no VM of tenant {tname:?}")
                 }
-            };
-            rows.err(row, col, &message)
+            }
         })?;
         self.ends.insert((tenant, name.to_string()), end);
         Ok(end)
+    }
+
+    /// The end `col` of `row` names for `tenant`.
+    fn resolve(
+        &mut self,
+        g: &Gen,
+        rows: &Rows,
+        row: usize,
+        col: &str,
+        tenant: u32,
+    ) -> Result<TrafficEnd, ScenarioError> {
+        let name = rows.text(col, row)?;
+        self.end(g, name, tenant)
+            .map_err(|e| rows.err(row, col, &e))
     }
 }
 
