@@ -470,14 +470,21 @@ impl Simulation {
 /// deployment sees them, as JSON: the network keys after the host policies' presets
 /// and each switch's ports in link order (`Ethernet<4·i>`, the peer, the rate).
 #[pyfunction]
-#[pyo3(signature = (text, source, base_dir, fmt = "toml"))]
-fn switch_layout(text: &str, source: &str, base_dir: &str, fmt: &str) -> PyResult<String> {
+#[pyo3(signature = (text, source, base_dir, fmt = "toml", tables = None))]
+fn switch_layout(
+    text: &str,
+    source: &str,
+    base_dir: &str,
+    fmt: &str,
+    tables: Option<&Bound<'_, PyDict>>,
+) -> PyResult<String> {
     let format = if fmt == "json" {
         Format::Json
     } else {
         Format::Toml
     };
-    scenario::switch_layout(text, source, Path::new(base_dir), format)
+    let inputs = inputs::inputs(tables)?;
+    scenario::switch_layout(text, (source, Path::new(base_dir)), format, &inputs)
         .map(|v| v.to_string())
         .map_err(scenario_err)
 }

@@ -10,6 +10,7 @@ from typing import Any
 from .. import _core
 from ..errors import ScenarioError
 from .scenario import Scenario
+from .tables import scenario_tables
 
 
 def switch_layout(data: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
@@ -17,7 +18,8 @@ def switch_layout(data: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
     to `scenario`'s folder); an error names the key."""
     try:
         text = _core.switch_layout(json.dumps(data), scenario.source, str(scenario.base_dir),
-                                   "json")
+                                   "json", scenario_tables(data, scenario.base_dir,
+                                                           scenario.source) or None)
     except _core.ScenarioError as e:
         raise ScenarioError(*e.args) from None
     out: dict[str, Any] = json.loads(text)

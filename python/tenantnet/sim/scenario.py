@@ -251,7 +251,7 @@ class Scenario:
     def tables(self) -> dict[str, Encoded] | None:
         """The files this scenario's ``trace`` and ``matrix`` workloads name, read with
         Arrow for the core (None if it has none)."""
-        if "trace" not in self.text and "matrix" not in self.text:  # most: no parse here
+        if not any(w in self.text for w in ("trace", "matrix", "file")):  # most: no parse
             return None
         try:
             data = json.loads(self.text) if self.fmt == "json" else tomllib.loads(self.text)

@@ -5,7 +5,7 @@ written as a trace (``tenantnet flows``).
 Arrow reads CSV (also gzip-compressed) and Parquet; each column goes to the core as
 numbers or as dictionary-encoded text, and the core checks every value against the
 network and the tenants (an error names the file, the row and the column). The trace
-format is in ``docs/reference/traces.md``.
+format is in ``docs/reference/files.md``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ..errors import ScenarioError
 if TYPE_CHECKING:
     import pyarrow as pa
 
-TEXT_COLUMNS = ("src", "dst", "tenant", "protocol")
+TEXT_COLUMNS = ("src", "dst", "tenant", "protocol", "a", "b", "source", "target", "host", "vm")
 """Columns that hold names: read as text even where every value looks like a number."""
 
 CSV_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz")
@@ -128,24 +128,31 @@ def _named_files(w: dict[str, Any], i: int) -> list[tuple[str, str]]:
 
 def scenario_tables(data: dict[str, Any], base_dir: Path, source: str) -> dict[str, Encoded]:
     """The tables scenario ``data`` names by file (a ``trace`` workload's ``file``, a
-    ``matrix`` workload's ``file`` or ``series``), read relative to ``base_dir``; by
+    ``matrix`` workload's ``file`` or ``series``, a graph's CSV of links, the
+    ``tenants_file``), read relative to ``base_dir``; by
     the file as the scenario writes it. A value of the wrong type is left for the core
     to name."""
     out: dict[str, Encoded] = {}
+    named = []
+    topo = data.get("topology")
+    if isinstance(topo, dict) and topo.get("kind") == "graph":
+        f = topo.get("file")
+        if isinstance(f, str) and not f.lower().endswith(".json"):  # the core reads JSON
+            named.append((f, "topology.file"))
+    if isinstance(data.get("tenants_file"), str):
+        named.append((data["tenants_file"], "tenants_file"))
     workloads = data.get("workloads")
-    if not isinstance(workloads, list):
-        return out
-    for i, w in enumerate(workloads):
-        if not isinstance(w, dict):
+    for i, w in enumerate(workloads if isinstance(workloads, list) else []):
+        if isinstance(w, dict):
+            named += _named_files(w, i)
+    for file, key in named:
+        if file in out:
             continue
-        for file, key in _named_files(w, i):
-            if file in out:
-                continue
-            try:
-                out[file] = encode(base_dir / file)
-            except ScenarioError as e:
-                raise ScenarioError(f"{e.args[0]} ({key} of {source})", source, key,
-                                    repr(file)) from None
+        try:
+            out[file] = encode(base_dir / file)
+        except ScenarioError as e:
+            raise ScenarioError(f"{e.args[0]} ({key} of {source})", source, key,
+                                repr(file)) from None
     return out
 
 

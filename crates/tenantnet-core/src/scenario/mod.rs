@@ -86,16 +86,16 @@ pub fn load_with(
 /// switch's ports.
 pub fn switch_layout(
     text: &str,
-    file: &str,
-    base_dir: &Path,
+    (file, base_dir): (&str, &Path),
     format: Format,
+    inputs: &Inputs,
 ) -> Result<serde_json::Value, ScenarioError> {
     let (scenario, root) = parse::parse_with_root(text, file, format)?;
     let ctx = build::Ctx {
         file,
         root: &root,
         base_dir,
-        inputs: &Inputs::default(),
+        inputs,
     };
     build::layout::switch_layout(&scenario, &ctx)
 }

@@ -407,6 +407,7 @@ pub fn parse_with_root(
         network: raw.network,
         transport: raw.transport,
         tenants: raw.tenants,
+        tenants_file: raw.tenants_file,
         vswitch: raw.vswitch,
         qshare: raw.qshare,
         workloads,

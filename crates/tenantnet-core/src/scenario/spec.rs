@@ -46,6 +46,12 @@ pub struct ScenarioSpec<T = TopologySpec, W = WorkloadSpec> {
     /// Tenants with VMs and bandwidth guarantees: a list of `[[tenants]]` tables.
     #[serde(default)]
     pub tenants: Vec<TenantSpec>,
+    /// The tenants' VMs from a file (CSV or Parquet, relative to the scenario), a row
+    /// per VM: `tenant`, `host`, and optionally `vm` (its name [`<tenant>/<host>`]) and
+    /// `guarantee` [the tenant's, from `[[tenants]]`]. A tenant the file names and
+    /// `[[tenants]]` does not is added.
+    #[serde(default)]
+    pub tenants_file: Option<String>,
     /// How each host's virtual switch enforces its VMs' guarantees.
     #[serde(default)]
     pub vswitch: VswitchSpec,

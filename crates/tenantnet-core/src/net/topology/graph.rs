@@ -35,11 +35,20 @@ pub struct GraphLink {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Graph {
-    /// Host names, in host order.
+    /// The fabric from a file instead of `links`: NetworkX's node-link JSON
+    /// (`.json`) or a CSV of links (`a`, `b`, optional `rate` and `delay`), relative
+    /// to the scenario. Nodes with one link are hosts, the others switches, unless a
+    /// node's `type` attribute or `hosts`/`switches` here say otherwise.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// Host names, in host order (with `file`: the nodes that are hosts).
+    #[serde(default)]
     pub hosts: Vec<String>,
-    /// Switch names.
+    /// Switch names (with `file`: the nodes that are switches).
+    #[serde(default)]
     pub switches: Vec<String>,
     /// Full-duplex links, e.g. `{ a = "tor1", b = "spine0", rate = "40Gbps" }`.
+    #[serde(default)]
     pub links: Vec<GraphLink>,
     /// Rate of links that give none.
     #[serde(default = "default_rate")]
@@ -192,6 +201,7 @@ mod tests {
             delay: None,
         };
         Graph {
+            file: None,
             hosts: vec!["h0".into(), "h1".into()],
             switches: vec!["s0".into(), "s1".into(), "s2".into()],
             links: vec![

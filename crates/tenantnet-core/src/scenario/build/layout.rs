@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use super::{fabric, presets, transport, Ctx};
-use crate::scenario::parse::{join, Scenario, ScenarioError};
+use crate::scenario::parse::{Scenario, ScenarioError};
 
 /// The layout of scenario `sc` as JSON: `{"network": {…}, "packet_bytes",
 /// "dscp_to_queue": [64 queues], "switches": [{"name", "ports": [{"port", "peer",
@@ -20,8 +20,7 @@ pub fn switch_layout(sc: &Scenario, ctx: &Ctx) -> Result<Value, ScenarioError> {
     let dscp: Vec<usize> = (fabric::dscp_map(ctx, &network)?.pairs())
         .map(|(_, q)| q)
         .collect();
-    let (builder, _) =
-        (sc.topology.build()).map_err(|(param, msg)| ctx.err(&join("topology", &param), msg))?;
+    let (builder, _) = super::fabric_file::topology(ctx, &sc.topology)?;
     let nodes: Vec<(&str, bool)> = builder.nodes().collect();
     let mut ports: Vec<Vec<Value>> = vec![Vec::new(); nodes.len()];
     for (a, b, rate) in builder.links() {

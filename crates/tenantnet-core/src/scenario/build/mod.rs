@@ -10,6 +10,7 @@ use toml::Value;
 
 pub mod cpu;
 pub mod fabric;
+pub mod fabric_file;
 pub mod flows;
 pub mod layout;
 pub mod lifetimes;
@@ -18,6 +19,7 @@ pub mod pipes;
 pub mod presets;
 pub mod qshare;
 pub mod tenants;
+pub mod tenants_file;
 pub mod transport;
 
 use self::flows::WorkloadCtx;
@@ -359,10 +361,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
     fits_ports(ctx, &fabric, &base_tcp, "transport")?;
     let output = output(sc, ctx)?;
 
-    let (builder, topo_desc) = sc
-        .topology
-        .build()
-        .map_err(|(param, msg)| ctx.err(&join("topology", &param), msg))?;
+    let (builder, topo_desc) = fabric_file::topology(ctx, &sc.topology)?;
     est.network(ctx, &builder)?;
     let qdc = (sc.qshare.as_ref())
         .map(|q| qshare::datacenter(ctx, q, &network, &builder))
@@ -372,6 +371,8 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
     fabric::marks_in_flight(ctx, &network, &net)?;
 
+    let expanded = tenants_file::expand(ctx, sc, &net)?;
+    let sc = expanded.as_ref().unwrap_or(sc);
     let lives = lifetimes::check(ctx, &sc.tenants, duration, sc.qshare.is_some())?;
     let mut declared = tenants::build(ctx, &net, &sc.tenants, &sc.vswitch, pkt)?;
     let mut controllers = Vec::new();
