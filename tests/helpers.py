@@ -123,3 +123,11 @@ def braced(code: str, start: int) -> str:
         if depth == 0:
             return code[i:j + 1]
     return code[i:]
+
+
+def names_the_place(e: BaseException, file: Path, key: str, fragments: list[str]) -> None:
+    """Error `e` names `file`, the scenario `key` that named it, and each fragment."""
+    msg = str(e)
+    assert str(file) in msg and key in msg, msg
+    for f in fragments:
+        assert f in msg, msg

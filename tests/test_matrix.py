@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import tenantnet
+from helpers import names_the_place
 from tenantnet import Scenario, ScenarioError
 
 STAR: dict[str, Any] = {
@@ -79,10 +80,7 @@ def test_a_bad_matrix_is_named_by_file_row_and_column(tmp_path: Path, text: str,
     (tmp_path / "tm.csv").write_text(text)
     with pytest.raises(ScenarioError) as e:
         scenario(tmp_path, file="tm.csv", stop="1s", **keys).validate()
-    msg = str(e.value)
-    assert str(tmp_path / "tm.csv") in msg and "workloads[0].file" in msg, msg
-    for f in fragments:
-        assert f in msg, msg
+    names_the_place(e.value, tmp_path / "tm.csv", "workloads[0].file", fragments)
 
 
 def test_series_keys_are_checked(tmp_path: Path) -> None:

@@ -169,13 +169,24 @@ impl Gen<'_, '_> {
 
     fn push(
         &mut self,
-        (src, dst): (TrafficEnd, TrafficEnd),
+        ends: (TrafficEnd, TrafficEnd),
         size: Option<u64>,
         start: Time,
         stop: Option<Time>,
         kind: FlowKind,
     ) {
-        let c = self.c;
+        let dscp = self.c.dscp[self.made.len() % self.c.dscp.len()];
+        self.push_as(ends, (size, start, stop), kind, (self.c.tenant, dscp));
+    }
+
+    /// [`push`](Self::push) for `tenant`, with DSCP `dscp` (a trace's row's own).
+    fn push_as(
+        &mut self,
+        (src, dst): (TrafficEnd, TrafficEnd),
+        (size, start, stop): (Option<u64>, Time, Option<Time>),
+        kind: FlowKind,
+        (tenant, dscp): (u32, u8),
+    ) {
         self.made.push(FlowSpec {
             src: src.host,
             dst: dst.host,
@@ -184,10 +195,10 @@ impl Gen<'_, '_> {
             size,
             start,
             stop,
-            tenant: c.tenant,
-            workload: c.index as u32,
-            dscp: c.dscp[self.made.len() % c.dscp.len()],
-            pias: c.pias,
+            tenant,
+            workload: self.c.index as u32,
+            dscp,
+            pias: self.c.pias,
             kind,
             after: None,
             signals: None,

@@ -20,7 +20,7 @@ use crate::scenario::spec::Protocol;
 use crate::scenario::workloads::Trace;
 use crate::table::Column;
 use crate::units::MAX_DURATION;
-use crate::workload::{FlowKind, FlowSpec, TrafficEnd};
+use crate::workload::{FlowKind, TrafficEnd};
 
 /// The columns a trace must have.
 pub const REQUIRED: [&str; 4] = ["start", "src", "dst", "size"];
@@ -93,22 +93,7 @@ impl<'a> Gen<'a, '_> {
             let size = size.map(|b| ((b as f64 * w.load_scale).round() as u64).max(1));
             let kind = self.row_kind(&rows, row)?;
             let dscp = self.row_dscp(&rows, row)?;
-            self.made.push(FlowSpec {
-                src: src.host,
-                dst: dst.host,
-                src_vm: src.vm,
-                dst_vm: dst.vm,
-                size,
-                start,
-                stop,
-                tenant,
-                workload: self.c.index as u32,
-                dscp,
-                pias: self.c.pias,
-                kind,
-                after: None,
-                signals: None,
-            });
+            self.push_as((src, dst), (size, start, stop), kind, (tenant, dscp));
         }
         Ok(())
     }
