@@ -67,8 +67,8 @@ def test_one_entry_changed_leaves_the_other_pairs_flows_alone(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(("text", "keys", "fragments"), [
-    ("src,dst,rate\nh0,h3,1Gbps\n", {}, ["row 1, column rate", "destination \"h3\"",
-                                         "tenant \"t\" has no VM"]),
+    ("src,dst,rate\nh0,h9,1Gbps\n", {}, ["row 1, column rate", "destination \"h9\"",
+                                         "no host of the topology"]),
     ("src,dst,rate\nh0,h1,-5\n", {}, ["row 1, column rate = -5", "at least 0"]),
     ("src,dst,rate\nh0,h1,5 furlongs\n", {}, ["row 1, column rate", "unit"]),
     ("src,dst,rate\nh0,h0,1Gbps\n", {}, ["to itself"]),

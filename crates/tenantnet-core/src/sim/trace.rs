@@ -4,8 +4,8 @@
 //!
 //! What a trace cannot say is refused with the flow and the reason: a flow that
 //! waits for a gate (request–response, closed loops), UDP, PIAS tagging, a transport
-//! that differs from the scenario's in more than its protocol, and traffic between
-//! hosts of a tenant that has VMs.
+//! that differs from the scenario's in more than its protocol, and a tenant's traffic
+//! to a host of other tenants' VMs.
 
 use super::results::Table;
 use super::view::RunView;
@@ -106,13 +106,12 @@ impl RunView<'_> {
     ) -> Result<String, String> {
         let vms = &self.hosts.vms;
         let host_name = self.fabric.net.host_name(host).to_string();
-        let has_vms = vms.iter().any(|v| v.tenant == tenant);
         let first_there = vms
             .iter()
             .position(|v| v.tenant == tenant && v.host == host);
         match vm {
-            None if has_vms => Err(format!(
-                "it runs between hosts for tenant {:?}, which has VMs: a trace's flows of a tenant with VMs are its VMs'",
+            None if vms.iter().any(|v| v.host == host) => Err(format!(
+                "it ends on host {host_name}, which has other tenants' VMs but none of tenant {:?}: a trace names a VM there",
                 self.records.meta.tenants[tenant as usize]
             )),
             None => Ok(host_name),

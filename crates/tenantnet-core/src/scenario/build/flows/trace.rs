@@ -2,10 +2,10 @@
 //! caller ([`crate::scenario::Inputs`]). Every value is checked here, against the
 //! network and the tenants: an error names the file, the row and the column.
 //!
-//! A row's `src` and `dst` are host names, or VM names of the row's tenant. A tenant
-//! with VMs sends from its VMs only: a host name stands for the tenant's first VM on
-//! that host, and a host where it has none is an error (traffic of a tenant with no
-//! VMs is its hosts'). Rows are flows in the order of their `id`s, or of the file;
+//! A row's `src` and `dst` are host names, or VM names of the row's tenant. A host
+//! name stands for the tenant's first VM on that host; a host without VMs is itself
+//! (traffic to or from outside the tenants); a host of other tenants' VMs only is an
+//! error. Rows are flows in the order of their `id`s, or of the file;
 //! the run orders them by start time itself.
 
 use std::collections::HashMap;
@@ -213,9 +213,10 @@ fn shifted(t: Time, w: &Trace) -> Option<Time> {
     t.checked_add(w.start.0).filter(|&t| t <= MAX_DURATION)
 }
 
-/// Each name's endpoint for each tenant, resolved once: a host's name, or a VM name
-/// of the tenant; a tenant with VMs sends from its VMs only, a host name standing
-/// for its first VM there.
+/// Each name's endpoint for each tenant, resolved once: a VM name of the tenant, or a
+/// host's name, which stands for the tenant's first VM on that host; a host without
+/// VMs is itself (a sink outside the tenants, as a generator's plain host), and a host
+/// of another tenant's VMs only is an error.
 #[derive(Default)]
 pub(super) struct EndCache {
     hosts: Option<HashMap<String, HostId>>,
@@ -244,29 +245,31 @@ impl EndCache {
                 .get(tenant as usize)
                 .map_or(&[][..], |v| v.as_slice());
         let vms = g.c.vms;
-        let end = if mine.is_empty() {
-            hosts.get(name).map(|&host| TrafficEnd { host, vm: None })
-        } else {
-            let by_name = mine.iter().find(|v| vms[v.idx()].name == name);
-            let on_host = || {
-                let h = *hosts.get(name)?;
-                mine.iter().find(|v| vms[v.idx()].host == h)
-            };
-            by_name.or_else(on_host).map(|&v| TrafficEnd {
+        let by_name = mine.iter().find(|v| vms[v.idx()].name == name);
+        let host = hosts.get(name).copied();
+        let on_host = || mine.iter().find(|v| Some(vms[v.idx()].host) == host);
+        let end = match (by_name.or_else(on_host), host) {
+            (Some(&v), _) => TrafficEnd {
                 host: vms[v.idx()].host,
                 vm: Some(v),
-            })
-        };
-        let end = end.ok_or_else(|| {
-            let tname = &g.c.tenants[tenant as usize];
-            match (mine.is_empty(), hosts.contains_key(name)) {
-                (true, _) => "names no host of the topology".to_string(),
-                (false, true) => format!("is a host where tenant {tname:?} has no VM"),
-                (false, false) => {
-                    format!("names no host of the topology and no VM of tenant {tname:?}")
-                }
+            },
+            // a host of another tenant's VMs
+            (None, Some(h)) if vms.iter().any(|v| v.host == h) => {
+                let tname = &g.c.tenants[tenant as usize];
+                return Err(format!(
+                    "is a host of another tenant's VMs, where tenant {tname:?} has none"
+                ));
             }
-        })?;
+            // a host without VMs (a sink outside the tenants)
+            (None, Some(h)) => TrafficEnd { host: h, vm: None },
+            (None, None) if mine.is_empty() => return Err("names no host of the topology".into()),
+            (None, None) => {
+                let tname = &g.c.tenants[tenant as usize];
+                return Err(format!(
+                    "names no host of the topology and no VM of tenant {tname:?}"
+                ));
+            }
+        };
         self.ends.insert((tenant, name.to_string()), end);
         Ok(end)
     }
