@@ -490,6 +490,14 @@ fn switch_layout(
 }
 
 /// The JSON Schema of the scenario format.
+/// What the memory estimate counts for one flow, bytes, and the default memory
+/// budget: what a trace's rows are checked against before its file is read.
+#[pyfunction]
+fn flow_memory() -> (f64, u64) {
+    use tenantnet_core::sim::footprint as fp;
+    (fp::PER_FLOW, fp::DEFAULT_BUDGET)
+}
+
 #[pyfunction]
 fn schema() -> String {
     scenario::parse::json_schema()
@@ -606,6 +614,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mbfq::Macroscheduler>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_memory, m)?)?;
     m.add_function(wrap_pyfunction!(switch_layout, m)?)?;
     m.add_function(wrap_pyfunction!(format_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;

@@ -244,13 +244,14 @@ class Scenario:
         try:
             return _core.Simulation(sc.text, sc.source, str(sc.base_dir), sc.fmt, seed,
                                     budget, None if max_events is None else float(max_events),
-                                    sc.tables())
+                                    sc.tables(budget))
         except _core.ScenarioError as e:
             raise ScenarioError(*e.args) from None
 
-    def tables(self) -> dict[str, Encoded] | None:
-        """The files this scenario's ``trace`` and ``matrix`` workloads name, read with
-        Arrow for the core (None if it has none)."""
+    def tables(self, budget: int | None = None) -> dict[str, Encoded] | None:
+        """The files this scenario names (traces, matrices, a CSV fabric, its
+        ``tenants_file``), read with Arrow for the core (None if it names none); a
+        trace whose flows could not fit ``budget`` bytes is refused before it is read."""
         if not any(w in self.text for w in ("trace", "matrix", "file")):  # most: no parse
             return None
         try:
@@ -259,7 +260,7 @@ class Scenario:
             return None  # the core says what is wrong
         if not isinstance(data, dict):
             return None
-        return scenario_tables(data, self.base_dir, self.source) or None
+        return scenario_tables(data, self.base_dir, self.source, budget) or None
 
     def _with_settings_from_env(self) -> Scenario:
         """This scenario, with the keys :data:`ENV_KEYS`' variables set, if any are."""

@@ -14,6 +14,7 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import _core
 from ..errors import ScenarioError
 
 if TYPE_CHECKING:
@@ -101,6 +102,44 @@ def _encoded(path: Path, _stamp: tuple[int, int]) -> Encoded:
     return (str(path), table.num_rows, cols)
 
 
+def rows_before_reading(path: Path) -> int:
+    """About how many rows ``path`` holds, without reading it: a Parquet file's own
+    count, a CSV's size over its first lines' mean length (a compressed file's size
+    times 8, gzip's usual ratio on flow records)."""
+    # deferred for start-up: loads pyarrow
+    import pyarrow.parquet as pq
+
+    if _kind(path) == "parquet":
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    size = path.stat().st_size
+    if path.name.lower().endswith(".gz"):
+        return size * 8 // 20
+    with path.open("rb") as f:
+        head = f.read(1 << 16).splitlines()[1:-1]
+    per_row = max(1, sum(len(x) + 1 for x in head) // max(1, len(head)))
+    return size // per_row
+
+
+def check_trace_size(path: Path, budget: int | None) -> None:
+    """Refuses, before reading it, a trace whose flows could not fit ``budget`` bytes
+    (default the core's, 8 GiB) by the memory estimate's cost of a flow."""
+    # deferred for start-up: loads pyarrow
+    import pyarrow as pa
+
+    per_flow, default = _core.flow_memory()
+    budget = default if budget is None else budget
+    try:
+        rows = rows_before_reading(path)
+    except (OSError, pa.ArrowException):
+        return  # reading it says what is wrong with it
+    need = rows * per_flow
+    if need > budget:
+        raise ScenarioError(
+            f"{path}: about {rows:,} rows: their flows would need about "
+            f"{need / 2**30:.1f} GiB of memory, more than the memory budget of "
+            f"{budget / 2**30:.1f} GiB (raise it with --memory-budget)", str(path))
+
+
 def encode(path: Path) -> Encoded:
     """The table in ``path`` as the core takes it, read once while the file is
     unchanged (a comparison's runs share it)."""
@@ -126,12 +165,13 @@ def _named_files(w: dict[str, Any], i: int) -> list[tuple[str, str]]:
     return [(f, k) for f, k in files if isinstance(f, str)]
 
 
-def scenario_tables(data: dict[str, Any], base_dir: Path, source: str) -> dict[str, Encoded]:
+def scenario_tables(data: dict[str, Any], base_dir: Path, source: str,
+                    budget: int | None = None) -> dict[str, Encoded]:
     """The tables scenario ``data`` names by file (a ``trace`` workload's ``file``, a
     ``matrix`` workload's ``file`` or ``series``, a graph's CSV of links, the
     ``tenants_file``), read relative to ``base_dir``; by
     the file as the scenario writes it. A value of the wrong type is left for the core
-    to name."""
+    to name. A trace too large for ``budget`` (bytes) is refused before it is read."""
     out: dict[str, Encoded] = {}
     named = []
     topo = data.get("topology")
@@ -149,11 +189,22 @@ def scenario_tables(data: dict[str, Any], base_dir: Path, source: str) -> dict[s
         if file in out:
             continue
         try:
+            if key.endswith(".file") and _is_trace(data, key):
+                check_trace_size(base_dir / file, budget)
             out[file] = encode(base_dir / file)
         except ScenarioError as e:
             raise ScenarioError(f"{e.args[0]} ({key} of {source})", source, key,
                                 repr(file)) from None
     return out
+
+
+def _is_trace(data: dict[str, Any], key: str) -> bool:
+    """Whether ``key`` (``workloads[i].file``) is a trace workload's file."""
+    if not key.startswith("workloads["):
+        return False
+    i = int(key[len("workloads["):].split("]")[0])
+    w = data["workloads"][i]
+    return isinstance(w, dict) and w.get("kind") == "trace"
 
 
 def trace_frame(cols: dict[str, tuple[Any, ...]]) -> pa.Table:
