@@ -38,7 +38,12 @@ def test_the_example_runs_with_every_file(tmp_path: Path) -> None:
     s = r.summary
     assert s["hosts"] == 40 and s["switches"] == 6 and s["conservation_ok"]
     assert set(r.vms["tenant"]) == {"web", "search", "analytics", "backup", "cache"}
-    assert len(r.vms) == 40
+    assert len(r.vms) == 80  # a row each in tenants.csv
+    # backup's rows carry their own guarantee; the others take their tenant's
+    g = r.vms.groupby("tenant")["guarantee_gbps"].unique()
+    assert {t: list(v) for t, v in g.items()} == {"web": [4.0], "search": [2.0],
+                                                  "analytics": [3.0], "backup": [1.0],
+                                                  "cache": [1.0]}
     made = r.flows.groupby("tenant").size()
     assert made["analytics"] > 100 and made["web"] > 300
     assert r.flows["fct_s"].notna().mean() > 0.9

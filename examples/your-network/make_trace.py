@@ -21,8 +21,8 @@ import tenantnet
 HERE = Path(__file__).resolve().parent
 PHASES = [(0.0, 0.3, 0.5), (0.3, 0.7, 1.5), (0.7, 1.0, 0.8)]
 """(from, to, load factor) over the run, as fractions of its length."""
-TENANTS = {"web": ("websearch", 0.06), "search": ("websearch", 0.04),
-           "cache": ("datamining", 0.03)}
+TENANTS = {"web": ("websearch", 0.2), "search": ("websearch", 0.05),
+           "cache": ("datamining", 0.05)}
 """tenant: (size distribution, load at factor 1, as a fraction of its hosts' NICs)."""
 
 
