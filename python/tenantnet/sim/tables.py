@@ -152,17 +152,18 @@ def encode(path: Path) -> Encoded:
     return _encoded(path.resolve(), (st.st_mtime_ns, st.st_size))
 
 
-def _named_files(w: dict[str, Any], i: int) -> list[tuple[str, str]]:
-    """(file, key) of each file workload ``w`` (number ``i``) names: a trace's, a
-    matrix's or each of a matrix series'."""
+def _named_files(w: dict[str, Any], i: int) -> list[tuple[str, str, bool]]:
+    """(file, key, whether it is a trace) of each file workload ``w`` (number ``i``)
+    names: a trace's, a matrix's or each of a matrix series'."""
     key = f"workloads[{i}]"
+    trace = w.get("kind") == "trace"
     files = []
     if w.get("kind") in ("trace", "matrix"):
-        files.append((w.get("file"), f"{key}.file"))
+        files.append((w.get("file"), f"{key}.file", trace))
     if w.get("kind") == "matrix" and isinstance(w.get("series"), list):
-        files += [(st.get("file"), f"{key}.series[{j}].file")
+        files += [(st.get("file"), f"{key}.series[{j}].file", False)
                   for j, st in enumerate(w["series"]) if isinstance(st, dict)]
-    return [(f, k) for f, k in files if isinstance(f, str)]
+    return [(f, k, t) for f, k, t in files if isinstance(f, str)]
 
 
 def scenario_tables(data: dict[str, Any], base_dir: Path, source: str,
@@ -173,38 +174,29 @@ def scenario_tables(data: dict[str, Any], base_dir: Path, source: str,
     the file as the scenario writes it. A value of the wrong type is left for the core
     to name. A trace too large for ``budget`` (bytes) is refused before it is read."""
     out: dict[str, Encoded] = {}
-    named = []
+    named: list[tuple[str, str, bool]] = []
     topo = data.get("topology")
     if isinstance(topo, dict) and topo.get("kind") == "graph":
         f = topo.get("file")
         if isinstance(f, str) and not f.lower().endswith(".json"):  # the core reads JSON
-            named.append((f, "topology.file"))
+            named.append((f, "topology.file", False))
     if isinstance(data.get("tenants_file"), str):
-        named.append((data["tenants_file"], "tenants_file"))
+        named.append((data["tenants_file"], "tenants_file", False))
     workloads = data.get("workloads")
     for i, w in enumerate(workloads if isinstance(workloads, list) else []):
         if isinstance(w, dict):
             named += _named_files(w, i)
-    for file, key in named:
+    for file, key, trace in named:
         if file in out:
             continue
         try:
-            if key.endswith(".file") and _is_trace(data, key):
+            if trace:
                 check_trace_size(base_dir / file, budget)
             out[file] = encode(base_dir / file)
         except ScenarioError as e:
             raise ScenarioError(f"{e.args[0]} ({key} of {source})", source, key,
                                 repr(file)) from None
     return out
-
-
-def _is_trace(data: dict[str, Any], key: str) -> bool:
-    """Whether ``key`` (``workloads[i].file``) is a trace workload's file."""
-    if not key.startswith("workloads["):
-        return False
-    i = int(key[len("workloads["):].split("]")[0])
-    w = data["workloads"][i]
-    return isinstance(w, dict) and w.get("kind") == "trace"
 
 
 def trace_frame(cols: dict[str, tuple[Any, ...]]) -> pa.Table:

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::parse::ScenarioError;
 use crate::table::Column;
-use crate::units::{parse_bytes, parse_duration, quoted, ByteSize};
+use crate::units::{parse_bytes, parse_duration, parse_rate, quoted, ByteSize};
 
 /// The tables read for a scenario, by the file name as the scenario writes it.
 #[derive(Clone, Debug, Default)]
@@ -137,6 +137,23 @@ pub fn bytes(cell: Cell, pkt: u64) -> Result<Option<u64>, String> {
         Cell::Text(s) => match parse_bytes(s)? {
             ByteSize::Bytes(0) | ByteSize::Packets(0) => Err("expected a positive size".into()),
             b => Ok(Some(b.bytes(pkt))),
+        },
+    }
+}
+
+/// Bits per second from a number, or a rate with its unit (`"2Gbps"`); 0 is allowed
+/// (what a missing value means is the caller's).
+pub fn rate(cell: Cell) -> Result<Option<u64>, String> {
+    const BAD: &str = "expected a rate of at least 0, in bits per second or with its unit";
+    match cell {
+        Cell::Missing => Ok(None),
+        Cell::Num(x) if (0.0..1e18).contains(&x) => Ok(Some(x.round() as u64)),
+        Cell::Num(_) => Err(BAD.into()),
+        // a number written as text (a column with units in other rows): bit/s
+        Cell::Text(s) => match s.trim().parse::<f64>() {
+            Ok(x) => rate(Cell::Num(x)),
+            Err(_) if s.trim().is_empty() => Ok(None),
+            Err(_) => parse_rate(s).map(Some).map_err(|e| format!("{e}; {BAD}")),
         },
     }
 }

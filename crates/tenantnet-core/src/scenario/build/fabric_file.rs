@@ -18,10 +18,10 @@ use serde_json::Value;
 use super::Ctx;
 use crate::net::topology::graph::{Graph, GraphLink};
 use crate::net::NetworkBuilder;
-use crate::scenario::inputs::{Cell, InputTable};
+use crate::scenario::inputs::{rate, seconds, Cell, InputTable};
 use crate::scenario::parse::{join, ScenarioError};
 use crate::scenario::spec::TopologySpec;
-use crate::units::{parse_duration, parse_rate, Rate, TimeSpan};
+use crate::units::{Rate, TimeSpan};
 
 /// Where each node and link of a graph read from a file came from.
 struct Places {
@@ -137,38 +137,27 @@ fn name_of(v: &Value) -> Option<String> {
     }
 }
 
-/// A rate or delay attribute: a number (bit/s, s) or text with its unit.
-fn attr<T>(
-    v: Option<&Value>,
-    num: impl Fn(f64) -> Option<T>,
-    text: impl Fn(&str) -> Result<T, String>,
-) -> Result<Option<T>, String> {
+/// A JSON attribute as a table's cell.
+fn cell(v: Option<&Value>) -> Result<Cell<'_>, String> {
     match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => n
-            .as_f64()
-            .and_then(num)
-            .map(Some)
-            .ok_or("expected a positive number".into()),
-        // a number written as text (a CSV column with units in other rows)
-        Some(Value::String(s)) => match s.trim().parse::<f64>() {
-            Ok(x) => num(x).map(Some).ok_or("expected a positive number".into()),
-            Err(_) => text(s).map(Some),
-        },
+        None | Some(Value::Null) => Ok(Cell::Missing),
+        Some(Value::Number(n)) => n.as_f64().map(Cell::Num).ok_or("expected a number".into()),
+        Some(Value::String(s)) => Ok(Cell::Text(s)),
         Some(_) => Err("expected a number or text with a unit".into()),
     }
 }
 
-fn rate(v: Option<&Value>) -> Result<Option<Rate>, String> {
-    let num = |x: f64| (x.is_finite() && x >= 1.0).then(|| Rate(x.round() as u64));
-    attr(v, num, |s| parse_rate(s).map(Rate))
+/// A link's rate: bits per second, or a rate with its unit; positive.
+fn link_rate(c: Cell) -> Result<Option<Rate>, String> {
+    match rate(c)? {
+        Some(0) => Err("expected a positive rate".into()),
+        r => Ok(r.map(Rate)),
+    }
 }
 
-fn delay(v: Option<&Value>) -> Result<Option<TimeSpan>, String> {
-    let num = |x: f64| {
-        (x.is_finite() && (0.0..=1e6).contains(&x)).then(|| TimeSpan(crate::engine::from_secs(x)))
-    };
-    attr(v, num, |s| parse_duration(s).map(TimeSpan))
+/// A link's delay: seconds, or a time with its unit.
+fn link_delay(c: Cell) -> Result<Option<TimeSpan>, String> {
+    Ok(seconds(c)?.map(TimeSpan))
 }
 
 fn read_json(ctx: &Ctx, file: &str) -> Result<Read, ScenarioError> {
@@ -238,9 +227,11 @@ fn read_json(ctx: &Ctx, file: &str) -> Result<Read, ScenarioError> {
         let rate = ["rate", "bandwidth", "capacity"]
             .iter()
             .find_map(|k| l.get(*k));
-        let rate = self::rate(rate).map_err(|e| err(&shown, format!("{place}.rate"), e, ctx))?;
+        let rate = cell(rate).and_then(link_rate);
+        let rate = rate.map_err(|e| err(&shown, format!("{place}.rate"), e, ctx))?;
         let dly = ["delay", "latency"].iter().find_map(|k| l.get(*k));
-        let delay = delay(dly).map_err(|e| err(&shown, format!("{place}.delay"), e, ctx))?;
+        let delay = cell(dly).and_then(link_delay);
+        let delay = delay.map_err(|e| err(&shown, format!("{place}.delay"), e, ctx))?;
         places.links.push(place);
         links.push(GraphLink { a, b, rate, delay });
     }
@@ -265,11 +256,6 @@ fn read_csv(ctx: &Ctx, file: &str) -> Result<Read, ScenarioError> {
     };
     let mut nodes = Vec::new();
     let mut links = Vec::new();
-    let json = |c: Cell| match c {
-        Cell::Num(x) => serde_json::json!(x),
-        Cell::Text(s) => Value::String(s.to_string()),
-        Cell::Missing => Value::Null,
-    };
     for row in 0..t.rows {
         let mut end = |(name, c): (&str, &crate::table::Column)| match InputTable::cell(c, row) {
             Cell::Text(s) => {
@@ -284,11 +270,13 @@ fn read_csv(ctx: &Ctx, file: &str) -> Result<Read, ScenarioError> {
             cell => Err(t.err(row, name, cell, "expected a node name", &whose)),
         };
         let (na, nb) = (end(a)?, end(b)?);
-        let cell = |n: &str| t.column(n).map(|c| json(InputTable::cell(c, row)));
-        let r = rate(cell("rate").as_ref())
-            .map_err(|e| t.err(row, "rate", Cell::Missing, &e, &whose))?;
-        let d = delay(cell("delay").as_ref())
-            .map_err(|e| t.err(row, "delay", Cell::Missing, &e, &whose))?;
+        let get = |n: &str| {
+            t.column(n)
+                .map_or(Cell::Missing, |c| InputTable::cell(c, row))
+        };
+        let r = link_rate(get("rate")).map_err(|e| t.err(row, "rate", get("rate"), &e, &whose))?;
+        let d =
+            link_delay(get("delay")).map_err(|e| t.err(row, "delay", get("delay"), &e, &whose))?;
         places.links.push(format!("row {}", row + 1));
         links.push(GraphLink {
             a: na,

@@ -10,10 +10,10 @@ use std::collections::HashSet;
 
 use super::Ctx;
 use crate::net::Network;
-use crate::scenario::inputs::{Cell, InputTable};
+use crate::scenario::inputs::{rate, Cell, InputTable};
 use crate::scenario::parse::{Scenario, ScenarioError};
 use crate::scenario::tenants::{TenantSpec, VmSpec};
-use crate::units::{parse_rate, Rate};
+use crate::units::Rate;
 
 /// `sc` with the VMs of its `tenants_file` added to its tenants (`sc` itself when
 /// it names no file).
@@ -56,15 +56,9 @@ pub fn expand(ctx: &Ctx, sc: &Scenario, net: &Network) -> Result<Option<Scenario
         if !names.insert(vm.clone()) {
             return Err(bad("vm", &format!("a second VM named {vm:?}; expected unique names (give a vm column for two VMs of a tenant on one host)")));
         }
-        let guarantee = match get("guarantee") {
-            Cell::Missing => None,
-            Cell::Num(x) if x.is_finite() && x >= 1.0 => Some(Rate(x.round() as u64)),
-            Cell::Text(s) => match s.trim().parse::<f64>() {
-                Ok(x) if x.is_finite() && x >= 1.0 => Some(Rate(x.round() as u64)),
-                Ok(_) => return Err(bad("guarantee", "expected a positive rate")),
-                Err(_) => Some(Rate(parse_rate(s).map_err(|e| bad("guarantee", &e))?)),
-            },
-            Cell::Num(_) => return Err(bad("guarantee", "expected a positive rate")),
+        let guarantee = match rate(get("guarantee")).map_err(|e| bad("guarantee", &e))? {
+            Some(0) => return Err(bad("guarantee", "expected a positive rate")),
+            g => g.map(Rate),
         };
         let i = match out.tenants.iter().position(|x| x.name == tenant) {
             Some(i) => i,

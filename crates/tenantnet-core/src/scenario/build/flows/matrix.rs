@@ -12,10 +12,9 @@
 use super::trace::EndCache;
 use super::{load_cdf, Gen};
 use crate::engine::Time;
-use crate::scenario::inputs::{Cell, InputTable};
+use crate::scenario::inputs::{rate, Cell, InputTable};
 use crate::scenario::parse::ScenarioError;
 use crate::scenario::workloads::{Matrix, SizeSampling};
-use crate::units::parse_rate;
 use crate::workload::generate::{Poisson, Window};
 use crate::workload::TrafficEnd;
 
@@ -26,21 +25,6 @@ struct Entry {
     src: TrafficEnd,
     dst: TrafficEnd,
     bps: u64,
-}
-
-/// A rate from a number (bits per second) or a rate with its unit; 0 if missing.
-fn rate(cell: Cell) -> Result<u64, String> {
-    let bad = || "expected a rate of at least 0, in bits per second or with its unit".to_string();
-    match cell {
-        Cell::Missing => Ok(0),
-        Cell::Num(x) if (0.0..1e18).contains(&x) => Ok(x.round() as u64),
-        Cell::Num(_) => Err(bad()),
-        Cell::Text(s) => match s.trim().parse::<f64>() {
-            Ok(x) => rate(Cell::Num(x)),
-            Err(_) if s.trim().is_empty() => Ok(0),
-            Err(_) => parse_rate(s).map_err(|e| format!("{e}; {}", bad())),
-        },
-    }
 }
 
 impl<'a> Gen<'a, '_> {
@@ -173,7 +157,7 @@ impl<'a> Gen<'a, '_> {
         let mut out = Vec::new();
         let mut entry = |row: usize, col: &str, src: String, dst: &str, cell: Cell| {
             let err = |m: &str| t.err(row, col, cell, m, &whose);
-            let bps = rate(cell).map_err(|e| err(&e))?;
+            let bps = rate(cell).map_err(|e| err(&e))?.unwrap_or(0);
             if bps == 0 {
                 return Ok(());
             }
