@@ -256,8 +256,11 @@ impl Sim {
         let mut out = std::mem::take(&mut self.ends.sender_out);
         out.room = self.hosts.sender_room(f, &self.ends);
         out.blocked = false;
+        let (tcp, seed) = (&self.ends.tcp, self.ends.seed);
         let flow = &mut self.ends.flows[f.idx()];
-        if let Endpoint::Tcp { snd, .. } = &mut flow.ep {
+        if let Endpoint::Tcp { snd, .. } =
+            Endpoint::made(&mut flow.ep, f.idx(), &flow.spec, tcp, seed)
+        {
             let cfg = &self.ends.tcp[super::ends::transport_of(&flow.spec.kind)];
             op(snd, self.now, cfg, &mut out);
             if may_complete && snd.done() && flow.spec.size.is_some() && flow.end.is_none() {

@@ -4,11 +4,11 @@
 //! happened (packets to send, the ACKs a receiver asked for, the last flow done,
 //! senders to resume); the loop hands it on (`sim/datapath.rs`).
 
+use super::flow::flows_of;
 use super::flow::Endpoint;
 use super::parts::Endpoints;
 use super::queries::ExchangeState;
 use super::sack_store::SackStore;
-use super::Flow;
 use crate::engine::Time;
 use crate::net::packet::flags;
 use crate::net::{FlowId, HostId, Packet, VmId};
@@ -50,9 +50,7 @@ impl Endpoints {
         exchanges: Exchanges,
         seed: u64,
     ) -> Endpoints {
-        let flows: Vec<Flow> = (specs.into_iter().enumerate())
-            .map(|(i, s)| Flow::new(i, s, &tcp, seed))
-            .collect();
+        let flows = flows_of(specs, &tcp, seed);
         let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
         // flows behind a gate start when it opens
         start_order.retain(|&i| flows[i as usize].spec.after.is_none());
@@ -62,6 +60,7 @@ impl Endpoints {
             small_queues: flows.iter().any(|f| f.small_queue.on()),
             flows,
             tcp,
+            seed,
             start_order,
             next_start: 0,
             sender_out: Default::default(),
@@ -76,6 +75,12 @@ impl Endpoints {
     /// scenario-wide `[transport]`).
     pub fn tcp_configs(&self) -> &[TcpConfig] {
         &self.tcp
+    }
+
+    /// Flow `f`'s transport state, made now if this is its first use.
+    #[inline]
+    pub(super) fn ep(&mut self, f: FlowId) -> &mut Endpoint {
+        self.flows[f.idx()].ep_mut(f.idx(), &self.tcp, self.seed)
     }
 
     /// Flow `f`'s TCP configuration (a UDP flow's is the first's, unused).
@@ -219,7 +224,7 @@ impl Endpoints {
     ) -> Option<bool> {
         let flow = &mut self.flows[p.flow.idx()];
         let tenant = flow.spec.tenant as usize;
-        match &mut flow.ep {
+        match Endpoint::made(&mut flow.ep, p.flow.idx(), &flow.spec, &self.tcp, self.seed) {
             Endpoint::Udp { .. } => {
                 flow.delivered += p.len as u64;
                 tenant_bytes[tenant] += p.len as u64;
@@ -248,7 +253,9 @@ impl Endpoints {
     /// Flow `f`'s delayed-ACK timer fired at `now`: its receiver leaves the ACKs it
     /// asks for in `receiver_out`; whether it has one (a TCP flow).
     pub(super) fn on_delack(&mut self, f: FlowId, now: Time) -> bool {
-        let Endpoint::Tcp { rcv, .. } = &mut self.flows[f.idx()].ep else {
+        let flow = &mut self.flows[f.idx()];
+        let ep = Endpoint::made(&mut flow.ep, f.idx(), &flow.spec, &self.tcp, self.seed);
+        let Endpoint::Tcp { rcv, .. } = ep else {
             return false;
         };
         rcv.on_delack_event(now, &mut self.receiver_out);
@@ -258,7 +265,7 @@ impl Endpoints {
     /// A long-lived TCP flow stops offering data. It has no completion time (it is
     /// not sized); it stops being sampled once what it sent is acknowledged.
     pub(super) fn stop(&mut self, f: FlowId) {
-        if let Endpoint::Tcp { snd, .. } = &mut self.flows[f.idx()].ep {
+        if let Endpoint::Tcp { snd, .. } = self.ep(f) {
             snd.stop();
         }
     }
@@ -266,7 +273,7 @@ impl Endpoints {
     /// UDP flow `f`'s source ticks at `now` (`first`: it starts): whether it sends
     /// and when it ticks next.
     pub(super) fn udp_tick(&mut self, f: FlowId, now: Time, first: bool) -> Option<Tick> {
-        match &mut self.flows[f.idx()].ep {
+        match self.ep(f) {
             Endpoint::Udp { src, .. } if first => Some(src.start(now)),
             Endpoint::Udp { src, .. } => Some(src.tick(now)),
             Endpoint::Tcp { .. } => None,
@@ -286,7 +293,8 @@ impl Endpoints {
         if now >= stop {
             return None;
         }
-        let Endpoint::Udp { src, sent } = &mut flow.ep else {
+        let ep = Endpoint::made(&mut flow.ep, f.idx(), &flow.spec, &self.tcp, self.seed);
+        let Endpoint::Udp { src, sent } = ep else {
             return Some((None, stop));
         };
         if !send {

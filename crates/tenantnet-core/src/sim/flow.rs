@@ -10,8 +10,7 @@ use crate::transport::TcpConfig;
 use crate::vswitch::{PairId, NO_PAIR};
 use crate::workload::{FlowKind, FlowSpec};
 
-/// Transport state of a flow. Kept inline rather than boxed: the TCP state is
-/// touched on every packet and flows are few next to packets.
+/// Transport state of a flow, made when it is first needed (see [`Flow::ep`]).
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)]
 pub enum Endpoint {
@@ -31,6 +30,53 @@ pub enum Endpoint {
     },
 }
 
+impl Endpoint {
+    /// The state in `ep`, flow number `index`'s with `spec`, made now if it has none
+    /// (borrowing the flow's fields apart, so its spec stays readable).
+    #[inline]
+    pub fn made<'a>(
+        ep: &'a mut Option<Box<Endpoint>>,
+        index: usize,
+        spec: &FlowSpec,
+        tcp: &[TcpConfig],
+        seed: u64,
+    ) -> &'a mut Endpoint {
+        ep.get_or_insert_with(|| Box::new(Endpoint::new(index, spec, tcp, seed)))
+    }
+
+    /// The transport state flow number `index` with `spec` starts with.
+    #[cold]
+    fn new(index: usize, spec: &FlowSpec, tcp: &[TcpConfig], seed: u64) -> Self {
+        match &spec.kind {
+            FlowKind::Tcp { transport } => {
+                let cfg = &tcp[*transport as usize];
+                let rcv = if cfg.recovery.uses_sack() {
+                    TcpReceiver::with_sack()
+                } else {
+                    TcpReceiver::new()
+                };
+                Endpoint::Tcp {
+                    snd: TcpSender::new(cfg, spec.size.unwrap_or(u64::MAX)),
+                    rcv: rcv.with_quick_acks(cfg.quick_acks),
+                }
+            }
+            FlowKind::Udp {
+                rate_bps,
+                packet_size,
+                onoff,
+            } => Endpoint::Udp {
+                src: UdpSource::new(
+                    *rate_bps,
+                    *packet_size,
+                    onoff.clone(),
+                    Rng::stream(seed, &format!("udp-onoff/{index}")),
+                ),
+                sent: 0,
+            },
+        }
+    }
+}
+
 /// One flow.
 #[derive(Clone, Debug)]
 pub struct Flow {
@@ -44,8 +90,12 @@ pub struct Flow {
     pub end: Option<Time>,
     /// Bytes delivered to the receiving application (in order, for TCP).
     pub delivered: u64,
-    /// Transport state.
-    pub ep: Endpoint,
+    /// Transport state: `None` until the flow's sender starts or its receiver gets
+    /// its first packet ([`Flow::ep_mut`]), boxed so that a flow waiting to start
+    /// holds 8 bytes of it instead of about 400 (a trace of a million flows has a
+    /// few thousand running at once). Made then as it would have been at the start
+    /// of the run: it depends only on the flow's number, spec and the seed.
+    pub ep: Option<Box<Endpoint>>,
     /// Waiting in its VM's list for room in the vswitch queue.
     pub blocked: bool,
     /// Its VM pair, data direction (`NO_PAIR` without VMs).
@@ -102,32 +152,9 @@ pub const LIVE_CHANNEL: u32 = u32::MAX - 1;
 
 impl Flow {
     /// Flow number `index` for `spec`. Its ECMP hash and its on/off periods come from
-    /// random streams of its own, so they do not depend on the other flows.
+    /// random streams of its own, so they do not depend on the other flows; its
+    /// transport state is made when first needed.
     pub fn new(index: usize, spec: FlowSpec, tcp: &[TcpConfig], seed: u64) -> Self {
-        let ep = match &spec.kind {
-            FlowKind::Tcp { transport } => Endpoint::Tcp {
-                snd: TcpSender::new(&tcp[*transport as usize], spec.size.unwrap_or(u64::MAX)),
-                rcv: if tcp[*transport as usize].recovery.uses_sack() {
-                    TcpReceiver::with_sack()
-                } else {
-                    TcpReceiver::new()
-                }
-                .with_quick_acks(tcp[*transport as usize].quick_acks),
-            },
-            FlowKind::Udp {
-                rate_bps,
-                packet_size,
-                onoff,
-            } => Endpoint::Udp {
-                src: UdpSource::new(
-                    *rate_bps,
-                    *packet_size,
-                    onoff.clone(),
-                    Rng::stream(seed, &format!("udp-onoff/{index}")),
-                ),
-                sent: 0,
-            },
-        };
         let limit = match &spec.kind {
             FlowKind::Tcp { transport } => tcp[*transport as usize].small_queue_limit(),
             FlowKind::Udp { .. } => u64::MAX,
@@ -139,7 +166,7 @@ impl Flow {
             hash_rev: mix32(hash ^ 0x5bd1_e995),
             end: None,
             delivered: 0,
-            ep,
+            ep: None,
             blocked: false,
             pair: NO_PAIR,
             pair_rev: NO_PAIR,
@@ -155,16 +182,92 @@ impl Flow {
 
     /// Whether the flow is a TCP flow with a size (and so has a completion time).
     pub fn finite(&self) -> bool {
-        self.spec.size.is_some() && matches!(self.ep, Endpoint::Tcp { .. })
+        self.spec.size.is_some() && matches!(self.spec.kind, FlowKind::Tcp { .. })
+    }
+
+    /// Flow number `index`'s transport state, made now if it has none yet (`tcp`
+    /// the run's TCP configurations, `seed` the scenario's).
+    #[inline]
+    pub fn ep_mut(&mut self, index: usize, tcp: &[TcpConfig], seed: u64) -> &mut Endpoint {
+        Endpoint::made(&mut self.ep, index, &self.spec, tcp, seed)
     }
 
     /// Whether the flow has nothing more to carry: a TCP flow whose sender has every
     /// byte it will send acknowledged (a sized flow that completed, a long-lived one
     /// stopped and drained). UDP sources are never over before the run ends.
     pub fn over(&self) -> bool {
-        match &self.ep {
-            Endpoint::Tcp { snd, .. } => snd.done(),
-            Endpoint::Udp { .. } => false,
+        match self.ep.as_deref() {
+            Some(Endpoint::Tcp { snd, .. }) => snd.done(),
+            Some(Endpoint::Udp { .. }) | None => false,
         }
+    }
+}
+
+/// How many specs [`flows_of`] turns into flows before it gives their room back.
+const HANDOVER_BLOCK: usize = 1 << 14;
+
+/// The flows of `specs` (flow `i` is `specs[i]`'s; `tcp` and `seed` as for
+/// [`Flow::new`]). The specs' list is used from its end a block at a time and
+/// shrunk after each, so the two lists together hold little more than the flows
+/// alone: a trace of a million flows would otherwise keep all its specs twice
+/// until the last flow is made. (Shrinking a large block hands its tail back to the
+/// system with glibc's allocator; another may keep it until the list is dropped.)
+pub fn flows_of(mut specs: Vec<FlowSpec>, tcp: &[TcpConfig], seed: u64) -> Vec<Flow> {
+    let mut flows = Vec::with_capacity(specs.len());
+    while !specs.is_empty() {
+        let from = specs.len().saturating_sub(HANDOVER_BLOCK);
+        for (i, spec) in specs.drain(from..).enumerate().rev() {
+            flows.push(Flow::new(from + i, spec, tcp, seed));
+        }
+        specs.shrink_to_fit();
+    }
+    flows.reverse();
+    flows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::HostId;
+
+    fn spec(i: u64) -> FlowSpec {
+        FlowSpec {
+            src: HostId((i % 7) as u32),
+            dst: HostId((i % 5) as u32),
+            src_vm: None,
+            dst_vm: None,
+            size: Some(1000 + i),
+            start: i * 3,
+            stop: None,
+            tenant: 0,
+            workload: 0,
+            dscp: 0,
+            pias: None,
+            kind: FlowKind::Tcp { transport: 0 },
+            after: None,
+            signals: None,
+        }
+    }
+
+    /// Made a block at a time from the end of the list, flow `i` is still the one
+    /// `Flow::new` makes for spec `i` (its hash is its number's), with no transport
+    /// state until it is first needed, then the state a new sender has.
+    #[test]
+    fn flows_of_keeps_each_flow_its_number_and_makes_state_late() {
+        let n = 2 * HANDOVER_BLOCK + 5;
+        let tcp = [TcpConfig::default()];
+        let mut flows = flows_of((0..n as u64).map(spec).collect(), &tcp, 9);
+        assert_eq!(flows.len(), n);
+        for i in [0, 1, HANDOVER_BLOCK - 1, HANDOVER_BLOCK, n - 1] {
+            let one = Flow::new(i, spec(i as u64), &tcp, 9);
+            assert_eq!(flows[i].spec, one.spec);
+            assert_eq!(flows[i].hash, one.hash);
+            assert!(flows[i].ep.is_none());
+        }
+        let Endpoint::Tcp { snd, .. } = flows[3].ep_mut(3, &tcp, 9) else {
+            panic!("a TCP flow's state is TCP's");
+        };
+        assert_eq!(snd.snd_nxt, 0);
+        assert!(!flows[3].over() && flows[3].finite());
     }
 }

@@ -145,13 +145,15 @@ impl Hosts {
         if sh.colours().is_none() {
             return Lane::Normal;
         }
-        match &ends.flows[f.idx()].ep {
-            Endpoint::Tcp { snd, .. } => {
-                let mss = ends.tcp_of(f).mss as u64;
-                sh.lane_of(Some(snd.snd_nxt + mss))
-            }
-            Endpoint::Udp { .. } => Lane::Normal,
-        }
+        let flow = &ends.flows[f.idx()];
+        let snd_nxt = match flow.ep.as_deref() {
+            Some(Endpoint::Tcp { snd, .. }) => snd.snd_nxt,
+            Some(Endpoint::Udp { .. }) => return Lane::Normal,
+            // a sender not made yet has sent nothing
+            None if flow.spec.kind.is_udp() => return Lane::Normal,
+            None => 0,
+        };
+        sh.lane_of(Some(snd_nxt + ends.tcp_of(f).mss as u64))
     }
 
     /// Packet `p`, released by two-colour shaper `s` in colour `c`, takes that

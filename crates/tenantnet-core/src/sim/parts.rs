@@ -74,6 +74,9 @@ pub struct Endpoints {
     pub flows: Vec<Flow>,
     /// Transport configurations that flows index.
     pub(super) tcp: Vec<TcpConfig>,
+    /// The scenario's seed, from which a flow's transport state is made when first
+    /// needed ([`Endpoints::ep`]).
+    pub(super) seed: u64,
     /// Flows without a gate, by start time.
     pub(super) start_order: Vec<u32>,
     /// The next of `start_order` to start.

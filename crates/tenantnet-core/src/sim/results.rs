@@ -290,9 +290,9 @@ impl RunView<'_> {
     fn flow_outcome_columns(&self) -> Vec<(&'static str, Column)> {
         let fl = &self.ends.flows;
         let secs = |t: u64| to_secs(t);
-        let stats = |f: &Flow| match &f.ep {
-            Endpoint::Tcp { snd, .. } => (snd.stats.retransmits, snd.stats.timeouts),
-            Endpoint::Udp { .. } => (0, 0),
+        let stats = |f: &Flow| match f.ep.as_deref() {
+            Some(Endpoint::Tcp { snd, .. }) => (snd.stats.retransmits, snd.stats.timeouts),
+            Some(Endpoint::Udp { .. }) | None => (0, 0),
         };
         let ideal = self.ideal_fcts();
         vec![

@@ -57,6 +57,14 @@ pub enum FlowKind {
     },
 }
 
+impl FlowKind {
+    /// Whether it is a UDP source.
+    #[inline]
+    pub fn is_udp(&self) -> bool {
+        matches!(self, FlowKind::Udp { .. })
+    }
+}
+
 impl FlowSpec {
     /// The DSCP of a packet carrying byte `seq` (PIAS tags the first bytes).
     #[inline]

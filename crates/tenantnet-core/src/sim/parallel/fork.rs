@@ -72,6 +72,7 @@ impl Endpoints {
         Endpoints {
             flows: self.flows.clone(),
             tcp: self.tcp.clone(),
+            seed: self.seed,
             start_order,
             next_start: 0,
             sender_out: Default::default(),
@@ -111,8 +112,8 @@ impl Endpoints {
                 fl.ep.clone_from(&snd_side.ep);
             }
             fl.delivered = rcv_side.delivered;
-            if let (Endpoint::Tcp { rcv, .. }, Endpoint::Tcp { rcv: theirs, .. }) =
-                (&mut fl.ep, &rcv_side.ep)
+            if let (Some(Endpoint::Tcp { rcv, .. }), Some(Endpoint::Tcp { rcv: theirs, .. })) =
+                (fl.ep.as_deref_mut(), rcv_side.ep.as_deref())
             {
                 rcv.clone_from(theirs);
             }
