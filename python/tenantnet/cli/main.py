@@ -147,11 +147,19 @@ def cmd_schema(a: argparse.Namespace) -> None:
 def cmd_schemes(a: argparse.Namespace) -> None:
     sc = checked_scenario(a.scenario) if a.scenario else None
     data = sc.data() if sc else None
-    rows = schemes.table()
+    base = str(sc.base_dir) if sc else "."
+    rows: list[dict[str, Any]] = list(schemes.table())
     for row in rows:
         s = schemes.SCHEMES[row["scheme"]]
+        params = s.params
         if data is not None:
-            row["applies"] = schemes.why_not(s, data, str(sc.base_dir) if sc else ".") or "yes"
+            row["applies"] = schemes.why_not(s, data, base) or "yes"
+            if row["applies"] == "yes":
+                params = schemes.tunables(s.name, data, base)
+        row["params"] = [{"key": p.key, "default": p.value(p.default),
+                          "low": p.value(p.low), "high": p.value(p.high),
+                          "scale": p.scale, "what": p.what, "source": p.source}
+                         for p in params]
     if a.json:
         print(json.dumps(rows, indent=2))
         return
@@ -164,6 +172,11 @@ def cmd_schemes(a: argparse.Namespace) -> None:
         if "applies" in row:
             said = ("yes" if row["applies"] == "yes" else f"no: {row['applies']}")
             print(f"{'':<15} {'applies:':<12} {said}")
+        for i, p in enumerate(row["params"]):
+            head = "tunes:" if i == 0 else ""
+            print(f"{'':<15} {head:<12} {p['key']} = {p['default']} in "
+                  f"[{p['low']}, {p['high']}]{' log' if p['scale'] == 'log' else ''}: "
+                  f"{p['what']} ({p['source']})")
     print("\nplaces: " + "; ".join(f"{k}: {v}" for k, v in schemes.PLACES.items()))
     print("combine schemes that act at different places with '+', e.g. qshare+barberq")
 
@@ -598,7 +611,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     cmd("schema", cmd_schema, "Print the JSON Schema of the scenario format.")
     p = cmd("schemes", cmd_schemes, "List the isolation schemes and baselines: what each "
-            "sets at each place of the network, and whether it applies to SCENARIO.")
+            "sets at each place of the network, what a search may tune, and whether it "
+            "applies to SCENARIO (with each tunable's value there).")
     p.add_argument("scenario", nargs="?", type=Path, default=None, metavar="SCENARIO",
                    help="a scenario file: say whether each scheme applies to it")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")

@@ -96,7 +96,11 @@ class Measures:
     latency: pd.DataFrame
     row: dict[str, Any] = field(default_factory=dict)
     slowdowns: pd.DataFrame = field(default_factory=pd.DataFrame)
-    """size_bytes and slowdown of every finished sized flow."""
+    """size_bytes, slowdown and tenant of every finished sized flow."""
+    samples: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """A row per unit and interval in which it had demand: its tenant, the
+    interval's end, whether its demand had settled, its rate and entitlement (Gb/s),
+    from which a service level at any share of the entitlement is judged."""
 
 
 def _grid(r: Results) -> np.ndarray:
@@ -372,9 +376,19 @@ def measure(r: Results, workloads: list[Mapping[str, Any]],
     latency = _latency(r)
     done = f.dropna(subset=["size_bytes", "slowdown"])
     slow = pd.DataFrame({"size_bytes": done["size_bytes"].astype(float).to_numpy(),
-                         "slowdown": done["slowdown"].astype(float).to_numpy()})
+                         "slowdown": done["slowdown"].astype(float).to_numpy(),
+                         "tenant": done["tenant"].astype(str).to_numpy()})
     return Measures(_tenant_rows(r, units, rates, ent, settled, b - a), intervals, latency,
-                    _row(r, intervals, latency), slow)
+                    _row(r, intervals, latency), slow, _samples(units, b, rates, ent, settled))
+
+
+def _samples(units: pd.DataFrame, ends: np.ndarray, rates: np.ndarray, ent: np.ndarray,
+             settled: np.ndarray) -> pd.DataFrame:
+    """Measures.samples: the (unit, interval) cells with demand."""
+    u, i = np.nonzero(ent > 0)
+    return pd.DataFrame({"tenant": units["tenant"].to_numpy()[u].astype(str),
+                         "to_s": ends[i], "settled": settled[u, i],
+                         "rate_gbps": rates[u, i], "entitled_gbps": ent[u, i]})
 
 
 def _mean(x: pd.Series) -> float:

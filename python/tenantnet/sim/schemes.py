@@ -28,6 +28,7 @@ from typing import Any
 
 from .. import _core
 from ..errors import ScenarioError, check_type
+from .params import Param, get_key, on_tick, read, set_key
 from .scenario import Scenario
 
 PLACES: dict[str, str] = {
@@ -88,6 +89,8 @@ class Scheme:
     needs_pairs: bool = False
     """Applies only where some flow runs between two VMs of its tenant (guarantees
     per VM pair)."""
+    params: tuple[Param, ...] = ()
+    """What a search may tune (``tenantnet advise``), each with its paper's place."""
 
     @property
     def places(self) -> tuple[str, ...]:
@@ -124,40 +127,91 @@ _MARKING = Piece("ecn", preset=("network.ecn_threshold", "network.ecn_scope",
 """ECN at K = 30 KB in each queue, servers that do not mark: Trinity's testbed
 switches (T:L867-872), on which Trinity §IV also ran ElasticSwitch."""
 
+def _interval(key: str, low: float, high: float, default: float, source: str,
+              what: str) -> Param:
+    return Param(key, low, high, default, source, what, scale="log", unit="s",
+                 on_tick=key.startswith("vswitch.") and key.count(".") == 2)
+
+
+_K = Param("network.ecn_threshold", 5e3, 300e3, 30e3, "Trinity §IV-B: K = 30 KB",
+           "ECN marking threshold K of each queue", scale="log", unit="B")
+"""The marking threshold of the schemes that mark at K (the presets' 30 KB)."""
+
+_MBFQ = (
+    _interval("vswitch.mbfq.interval", 0.01, 1.0, 0.1, "MBFQ §4: every 100 ms; §5.1 "
+              "picks it", "T, the macroscheduler's period"),
+    Param("vswitch.mbfq.headroom", 1.0, 1.5, 1.1, "MBFQ §3, Fig. 4 lines 7, 10: "
+          "TR = 1.1 × SR", "a target rate's margin over the measured rate"),
+    Param("vswitch.mbfq.reclaim_below", 0.5, 0.95, 0.85, "MBFQ §3, Fig. 4 line 8: "
+          "SR < 0.85 × AR", "use of its allocation under which a VM is reclaimed"),
+    Param("vswitch.mbfq.reclaim_after", 0.0, 1.0, 0.5, "MBFQ §3, §5.4: 500 ms",
+          "how long a VM must use less before it is reclaimed", unit="s"),
+    Param("vswitch.mbfq.activate_above", 0.5, 0.95, 0.8, "MBFQ §4: 80 %",
+          "NIC utilisation under which nothing is throttled"),
+)
+_TRINITY = (
+    _interval("vswitch.trinity.interval", 0.001, 0.05, 0.005, "Trinity §III-C: 5 ms",
+              "the rate-control interval"),
+    Param("vswitch.trinity.alpha", 0.05, 1.0, 0.25, "Trinity §III-C, Eq. 6: α = 0.25",
+          "growth of a red rate per interval without marks", scale="log"),
+    _K,
+)
+
+
+def _es(*more: Param) -> tuple[Param, ...]:
+    return (_interval("vswitch.elasticswitch.interval", 0.001, 0.05, 0.005,
+                      "Trinity §IV-A: 5 ms, as Trinity's", "the rate-allocation "
+                      "interval"), *more, _K)
+
+
 SCHEMES: dict[str, Scheme] = {s.name: s for s in (
     Scheme("none", "no enforcement: every VM sends as fast as TCP lets it",
            "baseline", (_host("none"),), needs_vms=False),
     Scheme("static", "static reservation: every VM capped at its guarantee",
            "baseline (MBFQ §5, Oktopus)", (_host("static"),)),
     Scheme("mbfq", "MBFQ: a macroscheduler resets each VM's token bucket every 100 ms "
-           "from its measured rate", "MBFQ paper (To et al.), §4", (_host("mbfq"),)),
+           "from its measured rate", "MBFQ paper (To et al.), §4", (_host("mbfq"),),
+           params=_MBFQ),
     Scheme("trinity", "Trinity: green/red token buckets per VM pair, two strict-priority "
            "queues, ECN-driven rate control", "Trinity paper, §III",
            (_host("trinity", **{"vswitch.pair_guarantees": "hose"}),
             Piece("queues", preset=("network.queues", "network.scheduler",
                                     "network.dscp_map"),
                   note="2 strict-priority queues: green and feedback (DSCP 1, 2) high, "
-                       "red (DSCP 0) low"), _MARKING), needs_pairs=True),
+                       "red (DSCP 0) low"), _MARKING), needs_pairs=True,
+           params=_TRINITY),
     Scheme("elasticswitch", "ElasticSwitch: guarantee partitioning and ECN-driven rate "
            "allocation per VM pair (the ES paper's RA as far as its sources describe it)",
            "Trinity paper, §IV; QShare paper, §3.1",
            (_host("elasticswitch", **{"vswitch.pair_guarantees": "dynamic",
                                       "vswitch.elasticswitch.profile": "paper"}),
-            _MARKING), needs_pairs=True),
+            _MARKING), needs_pairs=True,
+           params=_es(Param("vswitch.elasticswitch.weighted_increase", 0.01, 0.5, 0.1,
+                            "ours: the ES paper's constant is not in our sources",
+                            "increase per congestion-free interval, a share of the "
+                            "guarantee", scale="log"))),
     Scheme("c-es", "conservative ElasticSwitch as Trinity's public module runs it (C-ES)",
            "Trinity paper, §IV-A", (_host("elasticswitch", **{
                "vswitch.pair_guarantees": "dynamic",
                "vswitch.elasticswitch.profile": "trinity-code"}), _MARKING),
-           needs_pairs=True),
+           needs_pairs=True,
+           params=_es(Param("vswitch.elasticswitch.increase", 0.01, 0.5, 0.1,
+                            "Trinity's public module: 0.1", "share of the gap to the "
+                            "NIC closed per congestion-free interval", scale="log"))),
     Scheme("a-es", "aggressive ElasticSwitch (A-ES): R = G + W under Trinity's rate "
            "controller", "Trinity paper, §IV-A", (_host("elasticswitch", **{
                "vswitch.pair_guarantees": "dynamic",
                "vswitch.elasticswitch.profile": "aggressive"}), _MARKING),
-           needs_pairs=True),
+           needs_pairs=True,
+           params=_es(Param("vswitch.elasticswitch.alpha", 0.05, 1.0, 0.25,
+                            "Trinity §III-C, Eq. 6: α = 0.25", "growth of a rate per "
+                            "interval without marks", scale="log"))),
     Scheme("c2qos", "C2QoS: token buckets of CPU cycles (C2TB) and hierarchical batch "
            "scheduling (HBS) on the vswitch's PMD cores", "C2QoS paper (Yang et al.), §IV",
            (Piece("cpu", {"vswitch.cpu.limiter": "c2tb", "vswitch.cpu.scheduler": "hbs"}),),
-           needs_cpu=True),
+           needs_cpu=True,
+           params=(_interval("vswitch.cpu.c2tb.interval", 10e-6, 1e-3, 50e-6,
+                             "C2QoS §IV-A: 50 µs", "C2TB's token refill interval"),)),
     Scheme("qshare", "QShare: high-demand tenants bound to the 8 weighted-fair queues of "
            "each port, the rest shared and capped at their guarantee",
            "QShare paper, §5, §7",
@@ -166,7 +220,17 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
             Piece("controller", {"qshare": {}},
                   note=f"its control interval 4s (§7.1.1) in a run of "
                        f"{QSHARE_DECISIONS} x 4s or more, else the longest 1, 2 or 5 "
-                       f"x 10^k s giving {QSHARE_DECISIONS} decisions"))),
+                       f"x 10^k s giving {QSHARE_DECISIONS} decisions")),
+           params=(
+               _interval("qshare.interval", 1e-3, 4.0, QSHARE_INTERVAL_S,
+                         "QShare §7.1.1: T_c = 4 s", "T_c, the control interval"),
+               Param("network.queues", 2, 8, 8, "QShare §5: 8 queues a port",
+                     "weighted-fair queues of each port", whole=True),
+               Param("qshare.cq_weight", 0.0, 1.0, 0.5, "QShare §4.2, Alg. 1: w_q",
+                     "weight of queue occupation against bandwidth in placement"),
+               Param("qshare.max_weight", 2, 100, 15, "QShare §7: the switches' 15; "
+                     "SONiC's DWRR takes 100", "the largest queue weight", whole=True,
+                     scale="log"))),
     Scheme("barberq", "BarberQ: a shared buffer that evicts the tail of the longest "
            "satisfied queue, each tenant in its own service queue",
            "BarberQ paper (Kim and Lee), §II",
@@ -177,11 +241,13 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
            "their thresholds, each tenant in its own service queue",
            "BarberQ paper, Fig. 4's baseline",
            (Piece("ecn", {"network.ecn_scope": "pmsb"}),
-            Piece("queues", {}, optional=True, service_queues=True)), needs_vms=False),
+            Piece("queues", {}, optional=True, service_queues=True)), needs_vms=False,
+           params=(_K,)),
     Scheme("per-queue-ecn", "ECN marking per queue at the port's threshold, each tenant "
            "in its own service queue", "BarberQ paper, Fig. 4's baseline",
            (Piece("ecn", {"network.ecn_scope": "queue"}),
-            Piece("queues", {}, optional=True, service_queues=True)), needs_vms=False),
+            Piece("queues", {}, optional=True, service_queues=True)), needs_vms=False,
+           params=(_K,)),
 )}
 """Every scheme, by name."""
 
@@ -280,10 +346,7 @@ def _tenants(data: Mapping[str, Any]) -> list[str]:
 
 
 def _set(d: dict[str, Any], dotted: str, value: Any) -> None:
-    *path, last = dotted.split(".")
-    for k in path:
-        d = d.setdefault(k, {})
-    d[last] = copy.deepcopy(value)
+    set_key(d, dotted, copy.deepcopy(value))
 
 
 def _unset(d: dict[str, Any], dotted: str) -> None:
@@ -371,3 +434,40 @@ def table() -> list[dict[str, str]]:
              "source": s.source,
              "sets": "; ".join(f"{p.place}: {p.describe()}" for p in s.pieces)}
             for s in SCHEMES.values()]
+
+
+COMMON: tuple[tuple[str, Param], ...] = (
+    ("dctcp", Param("transport.dctcp_g", 1 / 256, 0.5, 1 / 16, "DCTCP §3.1: g = 1/16",
+                    "DCTCP's gain for its estimate of the marked share", scale="log")),
+    ("dynamic_threshold", Param("network.dt_alpha", 0.125, 8.0, 1.0, "Choudhury and "
+                                "Hahne's dynamic threshold: α = 1", "the buffer's α: a "
+                                "queue may take α × the free buffer", scale="log")),
+)
+"""Parameters of any scheme, tunable where the scenario uses what they set: DCTCP's
+gain where a transport is DCTCP, the buffer's α under dynamic thresholds."""
+
+
+def _uses(data: Mapping[str, Any], what: str) -> bool:
+    if what == "dynamic_threshold":
+        return bool(get_key(data, "network.buffer_policy") == what)
+    transports = [data.get("transport") or {}] + [w.get("transport") or {}
+                                                  for w in data.get("workloads", [])]
+    return any(t.get("protocol") == what for t in transports if isinstance(t, dict))
+
+
+def tunables(spec: str, data: Mapping[str, Any], base_dir: str = ".") -> tuple[Param, ...]:
+    """What a search may tune of scheme or combination `spec` on the scenario `data`:
+    its schemes' parameters, then those of :data:`COMMON` the scenario uses, each
+    with the value it runs with there (the scenario's own, else the preset's or the
+    paper's) as its default."""
+    applied = apply(data, spec, base_dir)
+    out: dict[str, Param] = {}
+    declared = [p for s in parse(spec) for p in s.params]
+    declared += [p for what, p in COMMON if _uses(applied, what)]
+    for p in declared:
+        if p.key in out:
+            continue
+        own = get_key(applied, p.key)
+        p = p if own is None else read(p, own) or p
+        out[p.key] = on_tick(p, get_key(applied, "vswitch.interval"))
+    return tuple(out.values())
