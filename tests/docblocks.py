@@ -18,7 +18,7 @@ from typing import Any
 
 import tenantnet
 from helpers import check_conservation
-from tenantnet.advise import slo
+from tenantnet.advice import slo
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -87,7 +87,7 @@ def test_values_read_as_the_scenario_writes_them() -> None:
     assert Param("a", 1e-3, 1.0, 5e-3, "", "", unit="s").value(5e-3) == "5ms"
     assert Param("a", 1e3, 1e6, 3e4, "", "", unit="B").value(30000.4) == "30000B"
     assert Param("a", 2, 8, 8, "", "", whole=True).value(5.6) == 6
-    assert Param("a", 0.0, 1.0, 0.5, "", "").value(1 / 3) == 0.333333
+    assert Param("a", 0.0, 1.0, 0.5, "", "").value(1 / 3) == 0.333
 
 
 def test_schemes_lists_each_tunable_with_the_scenarios_value() -> None:

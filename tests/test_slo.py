@@ -1,4 +1,4 @@
-"""Service levels in a file (`tenantnet.advise.slo`): every malformed file is refused
+"""Service levels in a file (`tenantnet.advice.slo`): every malformed file is refused
 naming the file, the key, its value and what was expected; levels are judged on the
 runs' figures over seeds, a tenant's own level replacing the one for every tenant."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import tenantnet
-from tenantnet.advise import slo
+from tenantnet.advice import slo
 from tenantnet.comparison.compare import run_scheme
 from tenantnet.errors import ScenarioError
 

@@ -7,7 +7,8 @@
 >>> c.verdicts                                     # doctest: +SKIP
 
 The package's folders follow what a user does: ``sim`` (a scenario and its run),
-``measure``, ``report``, ``comparison`` (``compare`` and ``sweep``), ``reproduce``,
+``measure``, ``report``, ``comparison`` (``compare`` and ``sweep``), ``advice`` (``advise``),
+``reproduce``,
 ``linux`` (``tc``, eBPF, namespaces, the emulation), ``sonic``, ``crosscheck`` and
 ``cli``, over ``jobs`` (processes, progress, output folders) and ``errors``.
 """
@@ -25,6 +26,7 @@ __version__ = _core.version()
 
 LAZY = {
     "compare": ("tenantnet.comparison.api", "compare"),
+    "advise": ("tenantnet.advice.api", "advise"),
     "sweep": ("tenantnet.comparison.sweep", "sweep"),
     "schemes": ("tenantnet.sim.schemes", None),
     "metrics": ("tenantnet.measure.metrics", None),
@@ -44,5 +46,5 @@ def __getattr__(name: str) -> object:
     return loaded if attr is None else getattr(loaded, attr)
 
 
-__all__ = ["Results", "Scenario", "ScenarioError", "Simulation", "__version__", "compare", "run",
-           "schema", "sweep"]
+__all__ = ["Results", "Scenario", "ScenarioError", "Simulation", "__version__", "advise",
+           "compare", "run", "schema", "sweep"]

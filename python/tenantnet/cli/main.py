@@ -32,6 +32,7 @@ from ..sim.api import advance
 from ..sim.eta import reproducing
 from ..sim.results import TABLES, Results
 from ..sim.scenario import TIES_ENV, TRANSPORT_ENV, Scenario, env_setting, schema, transport_profile
+from .advise import add_commands as add_advise
 from .compare import add_commands as add_compare
 from .crosscheck import add_command as add_crosscheck
 from .deploy import add_commands as add_deploy
@@ -659,6 +660,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="htsim's runs for crosscheck (default: those shipped with "
                         "tenantnet at --k, 8 or 12; BENCHMARKS.md says how they were made)")
     add_compare(cmd)
+    add_advise(cmd)
     add_crosscheck(cmd)
     add_emulate(cmd)
     add_deploy(sub.add_parser(

@@ -66,7 +66,7 @@ def run_scheme(data: Mapping[str, Any], spec: str, seed: int | None = None,
     except ScenarioError as e:  # "scheme X does not apply: why"
         return Outcome(spec, seed, error=str(e))
     try:
-        return _measured_run(applied, spec, seed, settle, out, memory_budget, source,
+        return measured_run(applied, spec, seed, settle, out, memory_budget, source,
                              base_dir)
     except ScenarioError as e:
         return Outcome(spec, seed, error=f"failed: {e}")
@@ -75,7 +75,7 @@ def run_scheme(data: Mapping[str, Any], spec: str, seed: int | None = None,
                                          f"{e}); this is a bug in tenantnet, please report it")
 
 
-def _measured_run(applied: dict[str, Any], spec: str, seed: int | None, settle: float,
+def measured_run(applied: dict[str, Any], spec: str, seed: int | None, settle: float,
                   out: Path | None, memory_budget: MemoryBudget, source: str,
                   base_dir: str) -> Outcome:
     start = time.monotonic()

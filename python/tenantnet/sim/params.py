@@ -66,6 +66,8 @@ class Param:
         """`x` (in the parameter's unit) as the scenario takes it."""
         if self.step:
             x = max(1, round(x / self.step)) * self.step
+        elif not self.whole:
+            x = float(f"{x:.3g}")  # three figures: a setting people can read and type
         if self.whole:
             return round(x)
         if self.unit == "s":
@@ -74,7 +76,7 @@ class Param:
             return f"{round(x)}{self.unit}"
         if self.unit == "bps":
             return f"{x / 1e6:.6g}Mbps"
-        return float(f"{x:.6g}")
+        return x
 
     def show(self, x: float) -> str:
         """`x` for people: ``5ms``, ``30000B``, ``0.25``."""

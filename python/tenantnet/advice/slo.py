@@ -117,6 +117,10 @@ class Level:
         ok = s["rate_gbps"] >= self.share * s["entitled_gbps"]
         return 100.0 * float(ok.mean())
 
+    def order(self) -> tuple[str, str]:
+        """Network levels first, then by tenant and kind."""
+        return (self.tenant or "", self.kind)
+
     def margin(self, x: float) -> float:
         """How far `x` is inside the level (negative: outside), relative to the bound."""
         gap = (x - self.bound) if self.above else (self.bound - x)
@@ -151,19 +155,53 @@ class Slo:
                     out.append(Level(lv.kind, t, lv.bound, lv.above, lv.share, lv.demand))
         for levels in self.tenants.values():
             out.extend(levels)
-        return sorted(out, key=lambda lv: (lv.tenant or "", lv.kind))
+        return sorted(out, key=Level.order)
+
+    def level(self, name: str) -> Level:
+        """The level called `name` (:meth:`Level.name`)."""
+        tenant, _, what = name.rpartition(": ")
+        kind = what.replace(" ", "_")
+        for lv in self.tenants.get(tenant, ()):
+            if lv.kind == kind:
+                return lv
+        for lv in self.every:
+            if lv.kind == kind:
+                return Level(kind, tenant or None, lv.bound, lv.above, lv.share, lv.demand)
+        raise KeyError(name)
+
+
+def objective(name: str, m: Measures) -> float:
+    """The figure :data:`OBJECTIVES` names, of run `m` (lower is better)."""
+    if name == "idle":
+        return 100.0 - float(m.row.get("work_conservation_pct", math.nan))
+    return float(m.row.get(name, math.nan))
+
+
+def figures(slo: Slo, m: Measures) -> dict[str, float]:
+    """Run `m`'s figure for each level of `slo` that applies to it, by the level's
+    name, and the objective's (key ``""``): what a search keeps of a run."""
+    out = {lv.name(): lv.figure(m) for lv in slo.levels([m])}
+    out[""] = objective(slo.minimise, m)
+    return out
 
 
 def judge(slo: Slo, measures: Sequence[Measures]) -> pd.DataFrame:
     """A row per level of `slo` over the runs `measures` (one per seed): its figure's
     mean and 95 % interval, the verdict (✔, ✘, ≈; "—" where no run gave it) and the
     margin of the mean (negative: missed)."""
+    return judge_figures(slo, [figures(slo, m) for m in measures])
+
+
+def judge_figures(slo: Slo, runs: Sequence[Mapping[str, float]]) -> pd.DataFrame:
+    """:func:`judge` from each run's :func:`figures` (a level a run lacks counts as
+    not computed in it)."""
+    names = sorted({k for r in runs for k in r if k}, key=lambda n: slo.level(n).order())
     rows = []
-    for lv in slo.levels(measures):
-        x = [lv.figure(m) for m in measures]
-        e = stats.estimate(x)
+    for name in names:
+        lv = slo.level(name)
+        e = stats.estimate([r.get(name, math.nan) for r in runs])
         verdict = stats.judge(e, lv.holds) if e.n else "—"
-        rows.append({"level": lv.name(), "tenant": lv.tenant or "", "kind": lv.kind,
+        rows.append({"level": name, "tenant": lv.tenant or "", "kind": lv.kind,
                      "rule": lv.rule(), "mean": e.mean, "lo": e.lo, "hi": e.hi,
                      "seeds": e.n, "verdict": verdict,
                      "margin": lv.margin(e.mean) if e.n else -math.inf})
@@ -172,16 +210,44 @@ def judge(slo: Slo, measures: Sequence[Measures]) -> pd.DataFrame:
 
 
 def met(table: pd.DataFrame) -> bool:
-    """Whether every level of a :func:`judge` table holds (✔)."""
-    return bool(len(table)) and bool((table["verdict"] == "✔").all())
+    """Whether every level of a :func:`judge` table that the runs could give holds
+    (✔), and at least one could: a level no run gave ("—", such as the guarantee
+    of a tenant whose demand never lasted the settling time) is not held against
+    the runs."""
+    v = table["verdict"] if len(table) else pd.Series(dtype=str)
+    judged = v[v != "—"]
+    return bool(len(judged)) and bool((judged == "✔").all())
+
+
+def missed(table: pd.DataFrame) -> float:
+    """How far the runs of a :func:`judge` table are from meeting every level: the
+    sum of the missed levels' margins (0 when every mean meets its level)."""
+    m = table["margin"].astype(float) if len(table) else pd.Series(dtype=float)
+    return float((-m[np.isfinite(m) & (m < 0)]).sum())
 
 
 def binding(table: pd.DataFrame) -> pd.Series | None:
-    """The row of a :func:`judge` table furthest from being met (the smallest
-    margin), or None for an empty table."""
-    if not len(table):
+    """The row of a :func:`judge` table that binds: of the levels not met (✘ or ≈),
+    else of all the runs gave, the one with the smallest margin; None when the runs
+    gave none."""
+    t = table[table["verdict"] != "—"] if len(table) else table
+    if not len(t):
         return None
-    return table.loc[table["margin"].astype(float).idxmin()]
+    if (t["verdict"] != "✔").any():
+        t = t[t["verdict"] != "✔"]
+    return t.loc[t["margin"].astype(float).idxmin()]
+
+
+def shortfall(row: pd.Series) -> str:
+    """What a :func:`binding` row says: the level, its rule and how far it is from
+    it."""
+    head = f"{row['level']} ({row['rule']})"
+    if row["verdict"] == "✘":
+        return f"{head}: {row['mean']:.4g}, {-100 * row['margin']:.1f} % short"
+    if row["verdict"] == "≈":
+        return (f"{head}: {row['mean']:.4g}, inconclusive: its interval "
+                f"[{row['lo']:.4g}, {row['hi']:.4g}] straddles the bound")
+    return f"{head}: {row['mean']:.4g}, met with {100 * row['margin']:.1f} % to spare"
 
 
 def load(path: str | Path) -> Slo:

@@ -1,2 +1,0 @@
-"""`tenantnet advise`: which scheme, with which settings, meets a set of service
-levels (:mod:`.slo`)."""
