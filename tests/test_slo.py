@@ -128,3 +128,13 @@ def test_a_level_no_run_can_give_is_missing_not_met(demo_runs) -> None:
     t = slo.judge(s, ms)
     assert list(t["verdict"]) == ["—"] and not slo.met(t)
     assert t["margin"].iloc[0] == -math.inf
+
+
+def test_the_examples_service_levels_read() -> None:
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    files = sorted(examples.glob("slo-*.toml"))
+    assert files
+    for f in files:
+        s = slo.load(f)
+        assert {lv.kind for lv in s.every} == {"guarantee", "work_conservation",
+                                               "fairness", "short_p99_slowdown"}
