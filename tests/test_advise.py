@@ -13,7 +13,8 @@ import pytest
 import tenantnet
 from helpers import cli
 from tenantnet.advice import slo
-from tenantnet.advice.api import HELD_OUT_FROM, Advice, advise
+from tenantnet.advice.answer import Advice
+from tenantnet.advice.api import HELD_OUT_FROM, advise
 
 LEVELS = {"levels": {"guarantee": {"share": 0.95, "samples": 0.9},
                      "work_conservation": 0.9}}
@@ -97,7 +98,7 @@ def test_the_command_writes_its_tables_and_refuses_bad_input(tmp_path: Path) -> 
     r = cli("advise", str(sc), "--slo", str(good), "-o", str(out), "--schemes",
             "static,mbfq", "--budget", "2", "--seeds", "1", "--held-out", "2", "-q")
     assert r.returncode == 0, r.stderr
-    assert "recommended: mbfq" in r.stdout
+    assert "recommended: mbfq" in r.stdout and f"report: {out / 'report.html'}" in r.stdout
     for name in ("ranking", "held_out", "schemes", "trials"):
         assert (out / f"{name}.csv").exists() and (out / f"{name}.parquet").exists()
     assert tomllib.loads(good.read_text())

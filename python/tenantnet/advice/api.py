@@ -9,22 +9,19 @@ the answer is the closest configuration and the level that binds."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..errors import SEED_MAX, ScenarioError, check_type, is_whole
-from ..jobs.outdir import write_parquet
-from ..jobs.pool import workers
-from ..report.plotting import save_csv
+from ..jobs.pool import Workers, workers
 from ..sim.api import as_scenario
 from ..sim.scenario import Scenario
 from . import slo as slo_mod
+from .answer import Advice
 from .search import Config, Memo, Space, Trial, local_runner, searched, space
 
 HELD_OUT_FROM = 1000
@@ -32,58 +29,6 @@ HELD_OUT_FROM = 1000
 CANDIDATES = 3
 """At most this many of the best-ranked configurations are verified on held-out
 seeds before the search says that none holds there."""
-
-
-@dataclass
-class Advice:
-    """What :func:`advise` found: every configuration tried (``trials``), those run on
-    every search seed ranked best first (``ranking``), the held-out verification
-    (``held_out``: a row per configuration and level), each scheme's best
-    (``schemes``), and the recommended configuration (None when nothing tried meets
-    the levels on held-out seeds; ``closest`` is then the nearest)."""
-    trials: pd.DataFrame
-    ranking: pd.DataFrame
-    held_out: pd.DataFrame
-    schemes: pd.DataFrame
-    recommended: Config | None
-    closest: Config | None
-    binding: str
-    runs: int
-    held_out_runs: int
-    scenario: dict[str, Any]
-    """The recommended (else closest) configuration's scenario."""
-
-    def summary(self) -> str:
-        """The answer in a few lines."""
-        lines = []
-        if self.recommended is not None:
-            lines.append(f"recommended: {self.recommended.label()}: meets every level on "
-                         f"the held-out seeds")
-        elif self.closest is not None:
-            lines.append(f"no configuration tried meets every level on the held-out "
-                         f"seeds; closest: {self.closest.label()}, bound by {self.binding}")
-        lines.append("each scheme's best configuration on the held-out seeds:")
-        for r in self.schemes.itertuples():
-            lines.append(f"  {r.scheme:<15} {r.verdict}")
-            if r.configuration and r.configuration != r.scheme:
-                lines.append(f"  {'':<15} ({r.configuration})")
-        lines.append(f"{self.runs} search runs, {self.held_out_runs} held-out runs, "
-                     f"{len(self.trials)} configurations")
-        return "\n".join(lines)
-
-    def write(self, out: str | Path) -> Path:
-        """Writes the tables (Parquet and CSV), the summary and the recommended
-        configuration's scenario (``recommended.json``) into `out`."""
-        d = Path(out)
-        d.mkdir(parents=True, exist_ok=True)
-        for name in ("trials", "ranking", "held_out", "schemes"):
-            df = getattr(self, name)
-            write_parquet(df, d / f"{name}.parquet")
-            save_csv(df, d / f"{name}.csv")
-        (d / "summary.md").write_text(self.summary() + "\n", encoding="utf-8")
-        (d / "recommended.json").write_text(json.dumps(self.scenario, indent=2) + "\n",
-                                            encoding="utf-8")
-        return d
 
 
 def _cells(table: pd.DataFrame) -> dict[str, str]:
@@ -96,9 +41,11 @@ def _trial_rows(trials: Sequence[Trial], levels: slo_mod.Slo) -> pd.DataFrame:
     rows = []
     for t in trials:
         tab = slo_mod.judge_figures(levels, t.runs) if t.runs else None
+        obj = [r[""] for r in t.runs if math.isfinite(r.get("", math.nan))]
         rows.append({"trial": t.number, "scheme": t.config.scheme,
                      "configuration": t.config.label(), "state": t.state,
                      "seeds": len(t.runs), "score": t.score,
+                     "objective": sum(obj) / len(obj) if obj else math.nan,
                      "met": bool(tab is not None and slo_mod.met(tab)),
                      "missed": slo_mod.missed(tab) if tab is not None else math.nan,
                      "error": t.error, **(_cells(tab) if tab is not None else {})})
@@ -145,16 +92,27 @@ def advise(scenario: Scenario | str | Path | dict[str, Any],
     search_seeds = [(first + i) % (SEED_MAX + 1) for i in range(seeds)]
     check = [(first + HELD_OUT_FROM + i) % (SEED_MAX + 1) for i in range(held_out)]
     n = workers(jobs, budget)
-    run = local_runner(sp, Memo(None if memo is None else Path(memo)), n)
-    trials = searched(sp, search_seeds, budget, n, run, seed)
-    ranked = _ranked(trials)
-    verify = list(ranked[:CANDIDATES])
-    for s in sp.params:  # and every scheme's best
-        best = next((t for t in ranked if t.config.scheme == s), None)
-        if best is not None and best not in verify:
-            verify.append(best)
-    verified = _verify(sp, verify, check, run)
+    with Workers() as kept:
+        run = local_runner(sp, Memo(None if memo is None else Path(memo)), n, kept)
+        trials = searched(sp, search_seeds, budget, n, run, seed)
+        ranked = _ranked(trials)
+        verify = list(ranked[:CANDIDATES])
+        for best in _best_of_each(trials):
+            if best.config not in {t.config for t in verify}:
+                verify.append(best)
+        verified = _verify(sp, verify, check, run)
     return _advice(sp, trials, ranked, verified, len(verify) * len(check))
+
+
+def _best_of_each(trials: Sequence[Trial]) -> list[Trial]:
+    """Each scheme's best trial: of those run on every search seed if it has one,
+    else of those successive halving dropped (by their score on the seeds they
+    ran), so that every scheme is verified and its shortfall named."""
+    best: dict[str, Trial] = {}
+    for t in sorted((t for t in trials if t.runs),
+                    key=lambda t: (t.state != "complete", t.score, t.number)):
+        best.setdefault(t.config.scheme, t)
+    return list(best.values())
 
 
 def _verify(sp: Space, trials: Sequence[Trial], check: Sequence[int],
@@ -172,6 +130,8 @@ def _advice(sp: Space, trials: Sequence[Trial], ranked: Sequence[Trial],
             verified: dict[Config, pd.DataFrame], held_out_runs: int) -> Advice:
     levels = sp.levels
     order = {t.config: i for i, t in enumerate(ranked)}
+    for c in verified:  # a scheme's best that halving dropped ranks after the rest
+        order.setdefault(c, len(order))
     good = [c for c in verified if slo_mod.met(verified[c])]
     recommended = min(good, key=order.__getitem__) if good else None
     closest = recommended or (min(verified, key=lambda c: (slo_mod.missed(verified[c]),
@@ -184,8 +144,8 @@ def _advice(sp: Space, trials: Sequence[Trial], ranked: Sequence[Trial],
     for s in sp.params:
         mine = [c for c in verified if c.scheme == s]
         if not mine:
-            rows.append({"scheme": s, "configuration": "", "verdict": "no configuration "
-                         "ran on every search seed"})
+            rows.append({"scheme": s, "configuration": "", "verdict": "no run of it "
+                         "succeeded"})
             continue
         c = min(mine, key=order.__getitem__)
         v = verified[c]
@@ -196,9 +156,12 @@ def _advice(sp: Space, trials: Sequence[Trial], ranked: Sequence[Trial],
     if len(ranking):
         ranking.insert(0, "rank", range(1, len(ranking) + 1))
     data = closest.scenario(sp.data, sp.base_dir) if closest is not None else {}
+    named = tuple((r.level, r.rule) for r in held.drop_duplicates("level").itertuples()) \
+        if len(held) else ()
     return Advice(_trial_rows(trials, levels), ranking, held, pd.DataFrame(rows),
                   recommended, closest, bind, sum(len(t.runs) for t in trials),
-                  held_out_runs, data)
+                  held_out_runs, data, str(sp.data.get("name", sp.source)),
+                  levels.minimise, named)
 
 
 def _binding(table: pd.DataFrame) -> str:

@@ -38,7 +38,7 @@ from typing import Any
 from ..comparison.compare import instrumented, measured_run
 from ..errors import ScenarioError
 from ..jobs import progress
-from ..jobs.pool import pool_map
+from ..jobs.pool import Workers, pool_map
 from ..measure.metrics import SETTLE_S
 from ..sim import schemes
 from ..sim.params import Param, set_key
@@ -56,10 +56,12 @@ class Config:
     values: tuple[tuple[str, Any], ...] = ()
 
     def label(self) -> str:
-        """``mbfq (interval = 50ms, headroom = 1.2)``; a preset's name alone."""
+        """``mbfq (mbfq.interval = 50ms, mbfq.headroom = 1.2)``: each key without its
+        table (``vswitch.``, ``network.``, ``transport.``)."""
         if not self.values:
             return self.scheme
-        return f"{self.scheme} (" + ", ".join(f"{k} = {v}" for k, v in self.values) + ")"
+        return f"{self.scheme} (" + ", ".join(f"{_short(k)} = {v}" for k, v in
+                                              self.values) + ")"
 
     def key(self, seed: int) -> str:
         return json.dumps([self.scheme, [list(kv) for kv in self.values], seed])
@@ -70,6 +72,11 @@ class Config:
         for k, v in self.values:
             set_key(d, k, v)
         return d
+
+
+def _short(key: str) -> str:
+    head, _, rest = key.partition(".")
+    return rest if head in ("vswitch", "network", "transport") and rest else key
 
 
 Figures = dict[str, float]
@@ -253,8 +260,9 @@ def _best_text(trials: Sequence[Trial]) -> str:
                                                   else "")
 
 
-def local_runner(sp: Space, memo: Memo, jobs: int) -> Runner:
-    """Runs on `jobs` worker processes, replaying what `memo` kept."""
+def local_runner(sp: Space, memo: Memo, jobs: int, workers: Workers) -> Runner:
+    """Runs on `jobs` worker processes (kept in `workers` between batches), replaying
+    what `memo` kept."""
     def run(batch: Sequence[tuple[Config, int]]) -> list[Figures | str]:
         out: list[Figures | str | None] = [memo.get(c.key(s)) for c, s in batch]
         todo = [i for i, r in enumerate(out) if r is None]
@@ -262,7 +270,8 @@ def local_runner(sp: Space, memo: Memo, jobs: int) -> Runner:
                  for i in todo]
         names = [f"{batch[i][0].scheme} seed {batch[i][1]}" for i in todo]
         done = pool_map(run_config, tasks, min(jobs, max(1, len(tasks))),
-                        lambda d, n, now: f"advise: {', '.join(now)}", names) if tasks else []
+                        lambda d, n, now: f"advise: {', '.join(now)}", names,
+                        workers=workers) if tasks else []
         for i, r in zip(todo, done, strict=True):
             memo.put(batch[i][0].key(batch[i][1]), r)
             out[i] = r

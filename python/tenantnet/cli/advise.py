@@ -32,6 +32,10 @@ def _folder(out: Path, key: str, force: bool) -> bool:
     m = manifest(out) if out.exists() else None
     if m is not None and m.get("written_by") == BY and m.get("search") == key \
             and (out / "runs.jsonl").exists():
+        for f in out.iterdir():  # what the last search wrote, but the runs it kept
+            if f.name != "runs.jsonl" and f.is_file():
+                f.unlink()
+        write_manifest(out, BY, {"search": key}, files=["runs.jsonl"])
         return True
     if m is not None and m.get("written_by") == BY and not force:
         fail(f"{out}: holds a search of another scenario or other service levels; "
@@ -47,6 +51,7 @@ def cmd_advise(a: argparse.Namespace) -> None:
     # deferred for start-up: loads optuna, pandas, pyarrow
     from ..advice import slo
     from ..advice.api import advise
+    from ..advice.report import write
     sc = checked_scenario(a.scenario)
     levels = slo.load(a.slo)
     key = _digest(sc.text, read_text(a.slo))
@@ -56,11 +61,11 @@ def cmd_advise(a: argparse.Namespace) -> None:
     with progress.showing(not a.quiet):
         adv = advise(sc, levels, a.schemes, a.budget, a.seeds, a.held_out, a.jobs,
                      a.out / "runs.jsonl", a.seed)
-    adv.write(a.out)
+    report = write(adv, a.out)
     write_manifest(a.out, BY, {"search": key})
     print(adv.summary())
-    print(f"tables: {a.out}/ranking.csv, held_out.csv, schemes.csv; the scenario: "
-          f"{a.out / 'recommended.json'}")
+    print(f"the scenario: {a.out / 'recommended.json'}")
+    print(f"report: {report}")
 
 
 def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:

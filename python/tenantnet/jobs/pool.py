@@ -103,14 +103,43 @@ class _Worker:
                 s.close()
 
 
+class Workers:
+    """Worker processes kept from one :func:`pool_map` to the next, for a caller that
+    maps batch after batch (a search): ``with Workers() as w: pool_map(..., workers=w)``
+    saves each batch the start of its processes. A map that ends in an error or an
+    interrupt stops them all; the next map starts fresh ones."""
+
+    def __init__(self) -> None:
+        self.kept: list[_Worker] = []
+
+    def take(self, n: int) -> list[_Worker]:
+        """`n` workers, started where fewer are kept."""
+        while len(self.kept) < n:
+            self.kept.append(_Worker())
+        return self.kept[:n]
+
+    def close(self) -> None:
+        for w in self.kept:
+            w.stop()
+        self.kept = []
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        with shielded():
+            self.close()
+
+
 def pool_map(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], n: int,
              label: Callable[[int, int, list[str]], str], names: Sequence[str],
-             on_done: Callable[[int, Any], None] | None = None) -> list[Any]:
+             on_done: Callable[[int, Any], None] | None = None,
+             workers: Workers | None = None) -> list[Any]:
     """``fn(*job)`` for every job, on `n` worker processes (in this process, one at
-    a time, when `n` is 1), results in the jobs' order; reports progress with
-    ``label(done, total, running names)`` and calls ``on_done(i, result)`` as each
-    job finishes. A job's exception is raised here once the running jobs are
-    stopped."""
+    a time, when `n` is 1; kept in `workers` from one call to the next when given),
+    results in the jobs' order; reports progress with ``label(done, total, running
+    names)`` and calls ``on_done(i, result)`` as each job finishes. A job's exception
+    is raised here once the running jobs are stopped."""
     results: dict[int, Any] = {}
 
     def done(i: int, result: Any) -> None:
@@ -124,8 +153,10 @@ def pool_map(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], n: int,
             done(i, fn(*job))
         return [results[i] for i in range(len(jobs))]
     pending = list(range(len(jobs)))
-    pool = [_Worker() for _ in range(min(n, len(jobs)))]
+    size = min(n, len(jobs))
+    pool = workers.take(size) if workers is not None else [_Worker() for _ in range(size)]
     sel = selectors.DefaultSelector()
+    finished = False
     try:
         for w in pool:
             sel.register(w.out, selectors.EVENT_READ, w)
@@ -142,9 +173,13 @@ def pool_map(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], n: int,
                 if pending:
                     j = pending.pop(0)
                     w.start(j, fn, jobs[j])
+        finished = True
     finally:
         with shielded():  # a second Ctrl-C must not leave a worker writing
             sel.close()
-            for w in pool:
-                w.stop()
+            if workers is not None and not finished:
+                workers.close()
+            elif workers is None:
+                for w in pool:
+                    w.stop()
     return [results[i] for i in range(len(jobs))]
