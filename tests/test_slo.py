@@ -131,8 +131,8 @@ def test_a_level_no_run_can_give_is_missing_not_met(demo_runs) -> None:
 
 
 def test_the_examples_service_levels_read() -> None:
-    examples = Path(__file__).resolve().parents[1] / "examples"
-    files = sorted(examples.glob("slo-*.toml"))
+    examples = Path(__file__).resolve().parents[1] / "examples" / "service-levels"
+    files = sorted(examples.glob("*.toml"))
     assert files
     for f in files:
         s = slo.load(f)
