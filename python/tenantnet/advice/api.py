@@ -32,9 +32,7 @@ seeds before the search says that none holds there."""
 
 
 def _cells(table: pd.DataFrame) -> dict[str, str]:
-    return {r.level: (f"{r.verdict} {r.mean:.4g}" + (f" [{r.lo:.4g}, {r.hi:.4g}]"
-                                                    if r.seeds > 1 else ""))
-            if r.seeds else "—" for r in table.itertuples()}
+    return {r.level: slo_mod.cell(r) for r in table.itertuples()}
 
 
 def _trial_rows(trials: Sequence[Trial], levels: slo_mod.Slo) -> pd.DataFrame:

@@ -10,7 +10,6 @@ import html
 import json
 import math
 from pathlib import Path
-from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -90,19 +89,11 @@ def held_out_html(a: Advice) -> str:
     rows = []
     for conf, g in h.groupby("configuration", sort=False):
         by = {r.level: r for r in g.itertuples()}
-        cells = "".join(_cell(_text(by[lv]) if lv in by else "—") for lv in levels)
+        cells = "".join(_cell(slo_mod.cell(by[lv]) if lv in by else "—") for lv in levels)
         rows.append(f"<tr><td>{html.escape(str(g['scheme'].iloc[0]))}</td>"
                     f"<td class=conf>{html.escape(str(conf))}</td>{cells}</tr>")
     return (f"<div class=scroll><table class=verdict><tr>{head}</tr>{''.join(rows)}"
             "</table></div>")
-
-
-def _text(r: Any) -> str:
-    """A held-out row's cell: its verdict and mean, with the interval."""
-    if not int(r.seeds):
-        return "—"
-    return f"{r.verdict} {r.mean:.4g}" + (f" [{r.lo:.4g}, {r.hi:.4g}]"
-                                          if int(r.seeds) > 1 else "")
 
 
 def write_report(a: Advice, out: Path) -> Path:

@@ -209,6 +209,15 @@ def judge_figures(slo: Slo, runs: Sequence[Mapping[str, float]]) -> pd.DataFrame
                                        "hi", "seeds", "verdict", "margin"])
 
 
+def cell(row: Any) -> str:
+    """A row of a :func:`judge` table as one cell: its verdict and mean, with the
+    interval where there are two seeds or more ("—" where no run gave it)."""
+    if not int(row.seeds):
+        return "—"
+    return f"{row.verdict} {row.mean:.4g}" + (f" [{row.lo:.4g}, {row.hi:.4g}]"
+                                              if int(row.seeds) > 1 else "")
+
+
 def met(table: pd.DataFrame) -> bool:
     """Whether every level of a :func:`judge` table that the runs could give holds
     (✔), and at least one could: a level no run gave ("—", such as the guarantee

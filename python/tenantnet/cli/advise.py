@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..jobs import progress
 from ..jobs.outdir import check_out, manifest, write_manifest
-from .compare import scheme_list
+from .compare import add_scenario_args
 from .tools import add_force, checked_scenario, fail, int_arg, read_text
 
 BY = "tenantnet advise"
@@ -76,14 +76,10 @@ def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
             "then verify it on seeds the search never used.",
             "The service-level file and each scheme's parameters: `tenantnet schemes "
             "SCENARIO` and the reference page on service levels.")
-    p.add_argument("scenario", type=Path, metavar="SCENARIO",
-                   help="scenario file (.toml, or .json)")
+    add_scenario_args(p, "the schemes to search (default: every one that applies)",
+                      "output folder; the search resumes from what it keeps there")
     p.add_argument("--slo", type=Path, required=True, metavar="FILE",
                    help="the service levels (TOML)")
-    p.add_argument("--schemes", type=scheme_list, default=None, metavar="A,B,C+D",
-                   help="the schemes to search (default: every one that applies)")
-    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
-                   help="output folder; the search resumes from what it keeps there")
     p.add_argument("--budget", type=int_arg(1, 1_000_000), default=200, metavar="RUNS",
                    help="runs the search may make, every seed of every configuration "
                    "(default 200)")

@@ -158,6 +158,16 @@ def cmd_sweep(a: argparse.Namespace) -> None:
           f"{len(df)} points in {a.out / 'sweep.parquet'}")
 
 
+def add_scenario_args(p: argparse.ArgumentParser, schemes: str, out: str) -> None:
+    """SCENARIO, ``--schemes`` and ``-o DIR``, as the commands that run a scenario under
+    several schemes take them (`schemes` and `out` their help)."""
+    p.add_argument("scenario", type=Path, metavar="SCENARIO",
+                   help="scenario file (.toml, or .json)")
+    p.add_argument("--schemes", type=scheme_list, default=None, metavar="A,B,C+D",
+                   help=schemes)
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help=out)
+
+
 def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
     """Adds ``compare`` (and ``sweep``) to the top-level parser through `cmd`."""
     p = cmd("compare", cmd_compare,
@@ -167,13 +177,9 @@ def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
             "interval; a verdict-first report plus Parquet and CSV tables.",
             "Run `tenantnet schemes SCENARIO` to see which schemes apply and what each "
             "sets.")
-    p.add_argument("scenario", type=Path, metavar="SCENARIO",
-                   help="scenario file (.toml, or .json)")
-    p.add_argument("--schemes", type=scheme_list, default=None, metavar="A,B,C+D",
-                   help="schemes or combinations to run (default: every scheme that "
-                        "applies)")
-    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
-                   help="folder for the report, the tables and each scheme's results")
+    add_scenario_args(p, "schemes or combinations to run (default: every scheme that "
+                         "applies)",
+                      "folder for the report, the tables and each scheme's results")
     p.add_argument("-j", "--jobs", type=count_arg, default=None, metavar="N",
                    help="runs at once (default: one per core)")
     p.add_argument("--seeds", type=count_arg, default=DEFAULT_SEEDS, metavar="N",
@@ -205,15 +211,11 @@ def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
             "GRID is TOML: `seeds = [1, 2]`, `schemes = [\"none\", \"mbfq\"]` and a "
             "[parameters] table of dotted scenario keys, each a list of values, e.g. "
             "\"workloads[2].load\" = [0.04, 0.08].")
-    p.add_argument("scenario", type=Path, metavar="SCENARIO",
-                   help="scenario file (.toml, or .json)")
+    add_scenario_args(p, "schemes (default: the grid's, else every scheme that applies)",
+                      "folder of the dataset (points/, sweep.parquet, sweep.csv, "
+                      "sweep.png); points already in it are not run again")
     p.add_argument("--grid", type=Path, required=True, metavar="GRID",
                    help="the grid (TOML)")
-    p.add_argument("--schemes", type=scheme_list, default=None, metavar="A,B,C+D",
-                   help="schemes (default: the grid's, else every scheme that applies)")
-    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
-                   help="folder of the dataset (points/, sweep.parquet, sweep.csv, "
-                        "sweep.png); points already in it are not run again")
     p.add_argument("-j", "--jobs", type=count_arg, default=None, metavar="N",
                    help="runs at once (default: one per core; with Ray on a local "
                         "instance, its CPUs)")

@@ -211,7 +211,7 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
            (Piece("cpu", {"vswitch.cpu.limiter": "c2tb", "vswitch.cpu.scheduler": "hbs"}),),
            needs_cpu=True,
            params=(_interval("vswitch.cpu.c2tb.interval", 10e-6, 1e-3, 50e-6,
-                             "C2QoS §IV-A: 50 µs", "C2TB's token refill interval"),)),
+                             "C2QoS §V: invl = 50 µs", "C2TB's token refill interval"),)),
     Scheme("qshare", "QShare: high-demand tenants bound to the 8 weighted-fair queues of "
            "each port, the rest shared and capped at their guarantee",
            "QShare paper, §5, §7",
@@ -226,7 +226,8 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
                          "QShare §7.1.1: T_c = 4 s", "T_c, the control interval"),
                Param("network.queues", 2, 8, 8, "QShare §5: 8 queues a port",
                      "weighted-fair queues of each port", whole=True),
-               Param("qshare.cq_weight", 0.0, 1.0, 0.5, "QShare §4.2, Alg. 1: w_q",
+               Param("qshare.cq_weight", 0.0, 1.0, 0.5,
+                     "QShare §4.2: TR cost of c_b and c_q; the weight and its 0.5 are ours",
                      "weight of queue occupation against bandwidth in placement"),
                Param("qshare.max_weight", 2, 100, 15, "QShare §7: the switches' 15; "
                      "SONiC's DWRR takes 100", "the largest queue weight", whole=True,
