@@ -101,3 +101,16 @@ def test_schemes_lists_each_tunable_with_the_scenarios_value() -> None:
     assert rows["c2qos"]["applies"] != "yes" and rows["c2qos"]["params"]
     text = cli("schemes", str(LEAF_SPINE)).stdout
     assert "tunes:       vswitch.mbfq.interval = 100ms in [10ms, 1s] log" in text
+
+
+def test_static_caps_are_a_multiple_of_the_guarantee_checked_by_the_core() -> None:
+    text = tenantnet.Scenario.builtin("demo").text.replace(
+        'policy = "mbfq"', 'policy = "static"\n[vswitch.static]\ncap = 0').replace(
+        'duration = "3s"', 'duration = "500ms"')  # analytics alone, 3 Gb/s guaranteed
+    with pytest.raises(tenantnet.ScenarioError,
+                       match=r"x.toml: vswitch.static.cap = 0: expected a multiple"):
+        tenantnet.Scenario.from_toml(text, "x.toml").validate()
+    for cap in (1, 1.5):
+        sc = tenantnet.Scenario.from_toml(text.replace("cap = 0", f"cap = {cap}"), "x.toml")
+        vms = sc.simulation().run().results().vms.set_index("vm")
+        assert vms.loc["analytics/h0", "mean_gbps"] == pytest.approx(3 * cap, rel=1e-3)

@@ -170,7 +170,7 @@ macro_rules! vswitch_spec {
             pub cpu: Option<crate::vswitch::c2qos::CpuSpec>,
             $($(
                 #[doc = concat!("The `", $name, "` policy's parameters.")]
-                #[serde(default)]
+                #[serde(default, rename = $name)]
                 pub $field: $table,
             )?)*
         }
@@ -212,13 +212,13 @@ macro_rules! vswitch_spec {
                         let table = &vs.$field;
                         let p = table
                             .resolve()
-                            .map_err(|(k, m)| (join(stringify!($field), k), m))?;
+                            .map_err(|(k, m)| (join($name, k), m))?;
                         if let (Some(k), Some(t)) =
                             (<$table>::PERIOD_KEY, <$table>::run_period(&p))
                         {
                             periods.push((
                                 PolicyKind::$v,
-                                join(stringify!($field), k),
+                                join($name, k),
                                 t,
                                 table.period().is_some(),
                             ));
@@ -243,7 +243,7 @@ macro_rules! vswitch_spec {
             vec![$($(
                 (
                     <$table as JsonSchema>::schema_name().to_string(),
-                    stringify!($field),
+                    $name,
                     serde_json::to_value(<$table as PolicyTable>::defaults()),
                 ),
             )?)*]

@@ -224,7 +224,7 @@ macro_rules! for_each_policy {
             /// No enforcement: VMs share the NIC as their transports do.
             None($crate::vswitch::none::NoEnforcement) = "none";
             /// Static reservation: each VM capped at its guarantee (not work-conserving).
-            Static($crate::vswitch::static_reservation::StaticReservation) = "static";
+            Static($crate::vswitch::static_reservation::StaticReservation) = "static", static_: $crate::vswitch::static_reservation::StaticSpec;
             /// MBFQ: a macroscheduler resets each VM's token bucket every interval.
             Mbfq($crate::vswitch::mbfq::Mbfq) = "mbfq", mbfq: $crate::vswitch::mbfq::MbfqSpec;
             /// Trinity: green/red channels per VM pair, ECN-driven red rate control.
