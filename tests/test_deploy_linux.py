@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import classifying, cli, namespaces_why_not
-from tenantnet import Scenario, ScenarioError
+from tenantnet import Scenario, ScenarioError, schemes
 from tenantnet.linux.tc import plan
 
 # Real namespaces, links and wall-clock rates: `make test` runs these alone, after
@@ -134,7 +134,20 @@ def test_mbfq_is_static_s_classes_at_the_nics_rate_with_a_note_on_its_agent(
     res = cli("deploy", "linux", str(demo), "--host", "h0", "--scheme", "static", "--dev",
               "eth0", *[f"--addr={k}={v}" for k, v in ADDRS.items()], "--dry-run",
               "--for", "1")
-    assert res.returncode == 2 and "--for applies to --apply --scheme mbfq" in res.stderr
+    assert res.returncode == 2 and "--for applies to --apply under mbfq" in res.stderr
+
+
+def test_a_tuned_scenario_deploys_as_it_is(demo: Path) -> None:
+    """Without --scheme, the scenario's own host policy with its settings as they are
+    (as `advise` writes a tuned one)."""
+    sc = Scenario.from_file(demo)
+    data = schemes.apply(sc.data(), "mbfq", str(sc.base_dir))
+    data["vswitch"].setdefault("mbfq", {})["interval"] = "50ms"
+    p = plan(Scenario.from_dict(data, str(demo), sc.base_dir), None, "h0", "eth0", ADDRS)
+    assert p.scheme == "mbfq" and json.loads(p.mbfq)["interval"] == "50ms"
+    data["vswitch"]["policy"] = "trinity"
+    with pytest.raises(ScenarioError, match="runs scheme 'trinity': deploy linux writes"):
+        plan(Scenario.from_dict(data, str(demo), sc.base_dir), None, "h0", "eth0", ADDRS)
 
 
 def test_apply_mbfq_runs_the_agent_and_sets_the_classes(

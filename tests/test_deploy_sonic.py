@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tenantnet import Scenario
-from tenantnet.cli.deploy import sonic_configs
+from tenantnet import Scenario, schemes
 from tenantnet.sonic.configdb import validate
-from tenantnet.sonic.fabric import sonic_queue
+from tenantnet.sonic.fabric import sonic_configs, sonic_queue
 
 ROOT = Path(__file__).resolve().parents[1]
 LEAF_SPINE = ROOT / "examples" / "compare-leaf-spine.toml"
@@ -121,3 +120,22 @@ def test_the_validator_catches_bad_ecn_and_buffer_tables() -> None:
     assert any("exactly one of static_th, dynamic_th" in e for e in errs)
     assert any("wred_profile 'nope'" in e for e in errs)
     assert any("BUFFER_QUEUE|Ethernet0|0-9" in e for e in errs)
+
+
+def test_a_tuned_scenario_deploys_as_it_is() -> None:
+    """Without --scheme the scenario's own settings are written (as `advise` writes a
+    tuned one); a scheme given would set its preset over them."""
+    sc = Scenario.from_file(LEAF_SPINE)
+    data = schemes.apply(sc.data(), "per-queue-ecn", str(sc.base_dir))
+
+    def own(d: dict) -> dict[str, dict]:
+        return sonic_configs(Scenario.from_dict(d, str(LEAF_SPINE), sc.base_dir), None)[0]
+
+    assert own(data) == configs("per-queue-ecn")[0]
+    data["network"]["ecn_threshold"] = "20000B"
+    profiles = [p for db in own(data).values() for p in db["WRED_PROFILE"].values()]
+    assert profiles and all(p["green_min_threshold"] == "20000" for p in profiles)
+    qshare = schemes.apply(sc.data(), "qshare", str(sc.base_dir))
+    with pytest.raises(ValueError, match="QShare's switch configuration follows"):
+        own(qshare)
+

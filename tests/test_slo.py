@@ -136,5 +136,6 @@ def test_the_examples_service_levels_read() -> None:
     assert files
     for f in files:
         s = slo.load(f)
-        assert {lv.kind for lv in s.every} == {"guarantee", "work_conservation",
-                                               "fairness", "short_p99_slowdown"}
+        kinds = {lv.kind for lv in s.every} | {lv.kind for levels in s.tenants.values()
+                                                for lv in levels}
+        assert kinds == {"guarantee", "work_conservation", "fairness", "short_p99_slowdown"}

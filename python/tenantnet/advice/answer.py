@@ -3,7 +3,7 @@ recommended configuration or the closest, and the answer in words."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -34,6 +34,11 @@ class Advice:
     minimise: str = "short_p99_slowdown"
     levels: tuple[tuple[str, str], ...] = ()
     """Each level judged (name, rule)."""
+    base_dir: str = "."
+    """The folder the scenario's own files are read from."""
+    presets: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Each scheme's preset on the search's seeds (as many as halving gave it): a
+    row per scheme with its verdict, the level it misses first."""
 
     def summary(self) -> str:
         """The answer in a few lines."""
@@ -44,6 +49,9 @@ class Advice:
         elif self.closest is not None:
             lines.append(f"no configuration tried meets every level on the held-out "
                          f"seeds; closest: {self.closest.label()}, bound by {self.binding}")
+        if len(self.presets):
+            lines.append("each scheme's preset on the search's seeds:")
+            lines += [f"  {r.scheme:<15} {r.verdict}" for r in self.presets.itertuples()]
         lines.append("each scheme's best configuration on the held-out seeds:")
         for r in self.schemes.itertuples():
             lines.append(f"  {r.scheme:<15} {r.verdict}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,14 @@ import pandas as pd
 
 from ..errors import SEED_MAX, ScenarioError, check_type, is_whole
 from ..jobs.pool import Workers, workers
+from ..jobs.raypool import session
 from ..sim.api import as_scenario
 from ..sim.scenario import Scenario
 from . import slo as slo_mod
 from .answer import Advice
-from .search import Config, Memo, Space, Trial, local_runner, searched, space
+from .budget import EXPECTED
+from .budget import seconds as time_budget
+from .search import Config, Memo, Space, Trial, local_runner, ray_runner, searched, space
 
 HELD_OUT_FROM = 1000
 """Held-out seeds start this far above the scenario's seed (the search's start there)."""
@@ -60,17 +64,20 @@ def _ranked(trials: Sequence[Trial]) -> list[Trial]:
 
 def advise(scenario: Scenario | str | Path | dict[str, Any],
            levels: slo_mod.Slo | str | Path | dict[str, Any],
-           schemes: Sequence[str] | None = None, budget: int = 200, seeds: int = 3,
+           schemes: Sequence[str] | None = None, budget: int | str = 200, seeds: int = 3,
            held_out: int = 5, jobs: int | None = None, memo: str | Path | None = None,
-           seed: int = 1) -> Advice:
+           seed: int = 1, ray: str | None = None) -> Advice:
     """Searches the schemes `schemes` (default every one that applies) and their
     parameters on `scenario` (a :class:`Scenario`, a file or a dictionary) for the
     configuration that meets the service levels `levels` (an :class:`Slo`, a file or a
-    dictionary as the file reads) with the least objective, within `budget` runs of up
-    to `seeds` seeds each; verifies the best on `held_out` fresh seeds (module doc).
+    dictionary as the file reads) with the least objective, within `budget` (runs of
+    up to `seeds` seeds each, or a time such as ``"30min"`` for the search and its
+    verification together); verifies the best on `held_out` fresh seeds (module doc).
     `memo` (a file) keeps every run's figures so that a search started again resumes
     (:mod:`.search`); `seed` seeds the sampler. Runs go to `jobs` worker processes
-    (default one per core)."""
+    (default one per core), or with `ray` to a Ray cluster at that address (``"local"``
+    starts one of `jobs` CPUs here; :func:`tenantnet.jobs.raypool.session`): the
+    same runs, so the same answer."""
     scenario = as_scenario(scenario)
     if isinstance(levels, str | Path):
         levels = slo_mod.load(levels)
@@ -78,21 +85,30 @@ def advise(scenario: Scenario | str | Path | dict[str, Any],
         levels = slo_mod.parse(levels)
     check_type("levels", levels, isinstance(levels, slo_mod.Slo),
                "service levels: a file, a dictionary or an Slo")
-    for name, v, lo in (("budget", budget, 1), ("seeds", seeds, 1), ("held_out", held_out, 2)):
+    runs, seconds = _budget(budget)
+    for name, v, lo in (("seeds", seeds, 1), ("held_out", held_out, 2)):
         check_type(name, v, is_whole(v, lo, 10**9), f"a whole number of at least {lo}")
     check_type("jobs", jobs, jobs is None or is_whole(jobs, 1, 2**31),
                "a number of runs at a time (1 or more), or None")
-    if budget < seeds:
+    check_type("ray", ray, ray is None or (isinstance(ray, str) and bool(ray)),
+               "a Ray cluster's address, \"local\" or \"auto\", or None")
+    if runs < seeds:
         raise ScenarioError(f"budget = {budget}: expected at least {seeds} runs (one "
                             "configuration on every seed)")
     sp = space(scenario, levels, schemes)
     first = int(sp.data.get("simulation", {}).get("seed", 1))
     search_seeds = [(first + i) % (SEED_MAX + 1) for i in range(seeds)]
     check = [(first + HELD_OUT_FROM + i) % (SEED_MAX + 1) for i in range(held_out)]
-    n = workers(jobs, budget)
-    with Workers() as kept:
-        run = local_runner(sp, Memo(None if memo is None else Path(memo)), n, kept)
-        trials = searched(sp, search_seeds, budget, n, run, seed)
+    n = workers(jobs, runs)
+    kept_runs = Memo(None if memo is None else Path(memo))
+    with ExitStack() as stack:
+        if ray is None:
+            run = local_runner(sp, kept_runs, n, stack.enter_context(Workers()))
+        else:
+            stack.enter_context(session(ray, n, "--ray"))
+            run = ray_runner(sp, kept_runs)
+        trials = searched(sp, search_seeds, runs, n, run, seed, seconds,
+                          held_out * (CANDIDATES + len(sp.params)))
         ranked = _ranked(trials)
         verify = list(ranked[:CANDIDATES])
         for best in _best_of_each(trials):
@@ -100,6 +116,18 @@ def advise(scenario: Scenario | str | Path | dict[str, Any],
                 verify.append(best)
         verified = _verify(sp, verify, check, run)
     return _advice(sp, trials, ranked, verified, len(verify) * len(check))
+
+
+def _budget(budget: int | str) -> tuple[int, float | None]:
+    """A budget of runs (a whole number) or of time (``"30min"``): the runs it
+    allows and the seconds (None for a budget of runs)."""
+    if isinstance(budget, str):
+        secs = time_budget(budget)
+        if secs is None:
+            raise ValueError(f"budget = {budget!r}: expected {EXPECTED}")
+        return 10**9, secs
+    check_type("budget", budget, is_whole(budget, 1, 10**9), EXPECTED)
+    return int(budget), None
 
 
 def _best_of_each(trials: Sequence[Trial]) -> list[Trial]:
@@ -150,6 +178,7 @@ def _advice(sp: Space, trials: Sequence[Trial], ranked: Sequence[Trial],
         word = "meets every level" if slo_mod.met(v) else f"misses {_binding(v)}"
         rows.append({"scheme": s, "configuration": c.label(), "verdict": word,
                      "met": slo_mod.met(v), "missed": slo_mod.missed(v)})
+    presets = pd.DataFrame([_preset_row(t, levels) for t in trials[:len(sp.params)]])
     ranking = _trial_rows(ranked, levels)
     if len(ranking):
         ranking.insert(0, "rank", range(1, len(ranking) + 1))
@@ -159,7 +188,18 @@ def _advice(sp: Space, trials: Sequence[Trial], ranked: Sequence[Trial],
     return Advice(_trial_rows(trials, levels), ranking, held, pd.DataFrame(rows),
                   recommended, closest, bind, sum(len(t.runs) for t in trials),
                   held_out_runs, data, str(sp.data.get("name", sp.source)),
-                  levels.minimise, named)
+                  levels.minimise, named, str(sp.base_dir), presets)
+
+
+def _preset_row(t: Trial, levels: slo_mod.Slo) -> dict[str, Any]:
+    """How a scheme's preset (the search's first trials) did on the search's seeds."""
+    if not t.runs:
+        return {"scheme": t.config.scheme, "seeds": 0,
+                "verdict": t.error or "no run of it succeeded"}
+    tab = slo_mod.judge_figures(levels, t.runs)
+    met = slo_mod.met(tab)
+    return {"scheme": t.config.scheme, "seeds": len(t.runs),
+            "verdict": "meets every level" if met else f"misses {_binding(tab)}"}
 
 
 def _binding(table: pd.DataFrame) -> str:

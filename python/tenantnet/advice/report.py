@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from ..jobs.outdir import write_parquet
 from ..report.page import CSS, img, table_html
 from ..report.plotting import legend_outside, save_csv, style
+from . import deploy
 from . import slo as slo_mod
 from .answer import Advice
 
@@ -111,6 +112,9 @@ def write_report(a: Advice, out: Path) -> Path:
              "95 % interval: ✔ when the whole interval meets the level, ✘ when none "
              "of it does, ≈ when it straddles.</p>", held_out_html(a),
              "<h2>Each scheme</h2>", table_html(a.schemes, "no scheme ran"),
+             "<h2>Each scheme's preset</h2><p>On the search's seeds (as many as "
+             "successive halving gave it), the level it misses first.</p>",
+             table_html(a.presets, "no preset ran"),
              "<h2>The trade-off</h2>",
              _figure(tradeoff_figure(a), a),
              "<h2>The service levels</h2>",
@@ -137,15 +141,16 @@ def _figure(fig: Figure | None, a: Advice) -> str:
 
 def write(a: Advice, out: str | Path) -> Path:
     """Writes `a`'s tables (Parquet and CSV), its summary, the recommended (else
-    closest) configuration's scenario (``recommended.json``) and ``report.html``
-    into `out`; the report's path."""
+    closest) configuration's scenario (``recommended.json``), its deployment
+    (``deploy/``, :mod:`.deploy`) and ``report.html`` into `out`; the report's path."""
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
-    for name in ("trials", "ranking", "held_out", "schemes"):
+    for name in ("trials", "ranking", "held_out", "schemes", "presets"):
         df = getattr(a, name)
         write_parquet(df, d / f"{name}.parquet")
         save_csv(df, d / f"{name}.csv")
     (d / "summary.md").write_text(a.summary() + "\n", encoding="utf-8")
     (d / "recommended.json").write_text(json.dumps(a.scenario, indent=2) + "\n",
                                         encoding="utf-8")
+    deploy.write(a, d, "recommended.json")
     return write_report(a, d)

@@ -17,7 +17,12 @@ Choices:
   ``SuccessiveHalvingPruner``, reduction factor 3): a trial reports its score after
   each seed and is dropped when it is not among the best third at that rung.
 * **The budget** counts runs, every seed of every trial; trials are asked for in
-  batches of as many as there are workers, and their seeds run in lock-step.
+  batches of as many as there are workers, and their seeds run in lock-step. A
+  budget of time stops asking for batches when the next one and the held-out
+  verification after the search would not end within it, at the search's pace so
+  far (replayed runs count at the pace of the runs made). Such a search is not a
+  function of its inputs alone (a busier machine makes fewer runs); the number of
+  runs it made, given as the budget, repeats it from its ``runs.jsonl``.
 * **Determinism and resuming**: the search is a function of the scenario, the
   service levels, the schemes, the budget and the seed; every run's figures are
   kept (``runs.jsonl``) and a search started again over the same folder replays
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +45,7 @@ from ..comparison.compare import instrumented, measured_run
 from ..errors import ScenarioError
 from ..jobs import progress
 from ..jobs.pool import Workers, pool_map
+from ..jobs.raypool import ray_map
 from ..measure.metrics import SETTLE_S
 from ..sim import schemes
 from ..sim.params import Param, set_key
@@ -191,9 +198,12 @@ Runner = Callable[[Sequence[tuple[Config, int]]], list[Figures | str]]
 
 
 def searched(sp: Space, seeds: Sequence[int], budget: int, batch: int, runner: Runner,
-             seed: int = 1) -> list[Trial]:
+             seed: int = 1, seconds: float | None = None, kept_back: int = 0
+             ) -> list[Trial]:
     """Every trial of a search of `sp` over `seeds` (the rungs) within `budget` runs,
-    `batch` trials at a time, its runs made by `runner` (module doc)."""
+    `batch` trials at a time, its runs made by `runner` (module doc). With `seconds`,
+    no batch starts unless it and `kept_back` more runs (the verification's) would
+    still end within them, at the search's pace so far."""
     # deferred for start-up: loads optuna
     import optuna
 
@@ -209,7 +219,15 @@ def searched(sp: Space, seeds: Sequence[int], budget: int, batch: int, runner: R
         study.enqueue_trial({"scheme": s, **{f"{s}/{p.key}": p.default for p in ps}})
     trials: list[Trial] = []
     runs = 0
-    while budget - runs >= 1:
+    start = time.monotonic()
+
+    def time_left() -> bool:  # for another batch, and then the runs kept back
+        if seconds is None:
+            return True
+        spent = time.monotonic() - start
+        return spent + spent / max(1, runs) * (batch * len(seeds) + kept_back) < seconds
+
+    while budget - runs >= 1 and time_left():
         n = max(1, min(batch, (budget - runs) // len(seeds)))
         asked = [study.ask() for _ in range(n)]
         group = [Trial(t.number, _suggest(t, sp)) for t in asked]
@@ -260,20 +278,42 @@ def _best_text(trials: Sequence[Trial]) -> str:
                                                   else "")
 
 
-def local_runner(sp: Space, memo: Memo, jobs: int, workers: Workers) -> Runner:
-    """Runs on `jobs` worker processes (kept in `workers` between batches), replaying
-    what `memo` kept."""
+def memo_runner(sp: Space, memo: Memo,
+                execute: Callable[[list[tuple[Any, ...]], list[str]], list[Any]]) -> Runner:
+    """Runs a batch by `execute(tasks, names)` (the arguments of :func:`run_config`
+    for each run, and its name; the results in order), replaying what `memo` kept and
+    keeping what ran."""
     def run(batch: Sequence[tuple[Config, int]]) -> list[Figures | str]:
         out: list[Figures | str | None] = [memo.get(c.key(s)) for c, s in batch]
         todo = [i for i, r in enumerate(out) if r is None]
         tasks = [(sp.data, batch[i][0], batch[i][1], sp.levels, sp.source, sp.base_dir)
                  for i in todo]
         names = [f"{batch[i][0].scheme} seed {batch[i][1]}" for i in todo]
-        done = pool_map(run_config, tasks, min(jobs, max(1, len(tasks))),
-                        lambda d, n, now: f"advise: {', '.join(now)}", names,
-                        workers=workers) if tasks else []
+        done = execute(tasks, names) if tasks else []
         for i, r in zip(todo, done, strict=True):
             memo.put(batch[i][0].key(batch[i][1]), r)
             out[i] = r
         return [r if r is not None else "failed: not run" for r in out]
     return run
+
+
+def local_runner(sp: Space, memo: Memo, jobs: int, workers: Workers) -> Runner:
+    """Runs on `jobs` worker processes (kept in `workers` between batches), replaying
+    what `memo` kept."""
+    return memo_runner(sp, memo, lambda tasks, names: pool_map(
+        run_config, tasks, min(jobs, max(1, len(tasks))),
+        lambda d, n, now: f"advise: {', '.join(now)}", names, workers=workers))
+
+
+def ray_runner(sp: Space, memo: Memo) -> Runner:
+    """Runs on the Ray cluster of the current :func:`tenantnet.jobs.raypool.session`,
+    replaying what `memo` kept."""
+    def execute(tasks: list[tuple[Any, ...]], names: list[str]) -> list[Any]:
+        out: list[Any] = [None] * len(tasks)
+
+        def done(i: int, r: Any) -> None:
+            out[i] = r
+        ray_map(run_config, tasks, done, lambda d, t: f"advise (ray): {d}/{t} runs of "
+                "the batch done")
+        return out
+    return memo_runner(sp, memo, execute)

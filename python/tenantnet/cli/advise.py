@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from ..advice.budget import EXPECTED, seconds
 from ..jobs import progress
 from ..jobs.outdir import check_out, manifest, write_manifest
 from .compare import add_scenario_args
@@ -60,12 +61,21 @@ def cmd_advise(a: argparse.Namespace) -> None:
         progress.note(f"resuming the search kept in {a.out}")
     with progress.showing(not a.quiet):
         adv = advise(sc, levels, a.schemes, a.budget, a.seeds, a.held_out, a.jobs,
-                     a.out / "runs.jsonl", a.seed)
+                     a.out / "runs.jsonl", a.seed, a.ray)
     report = write(adv, a.out)
     write_manifest(a.out, BY, {"search": key})
     print(adv.summary())
     print(f"the scenario: {a.out / 'recommended.json'}")
     print(f"report: {report}")
+
+
+def _budget(text: str) -> int | str:
+    """--budget: a whole number of runs, or a time (:mod:`tenantnet.advice.budget`)."""
+    if text.strip().isdigit():
+        return int_arg(1, 1_000_000)(text)
+    if seconds(text) is None:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {EXPECTED}")
+    return text
 
 
 def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
@@ -80,15 +90,22 @@ def add_commands(cmd: Callable[..., argparse.ArgumentParser]) -> None:
                       "output folder; the search resumes from what it keeps there")
     p.add_argument("--slo", type=Path, required=True, metavar="FILE",
                    help="the service levels (TOML)")
-    p.add_argument("--budget", type=int_arg(1, 1_000_000), default=200, metavar="RUNS",
+    p.add_argument("--budget", type=_budget, default=200, metavar="RUNS|TIME",
                    help="runs the search may make, every seed of every configuration "
-                   "(default 200)")
+                   "(default 200), or a time for the search and its verification "
+                   "together (30min, 2h, 600s): no batch starts that would end past it "
+                   "at the pace so far")
     p.add_argument("--seeds", type=int_arg(1, 100), default=3, metavar="N",
                    help="seeds a configuration runs on at most (default 3)")
     p.add_argument("--held-out", type=int_arg(2, 100), default=5, metavar="N",
                    help="fresh seeds the best configurations are verified on (default 5)")
     p.add_argument("-j", "--jobs", type=int_arg(1, 4096), default=None, metavar="N",
                    help="worker processes (default: one per core)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="run on a Ray cluster: its head's HOST:PORT or ray://HOST:PORT, "
+                        "auto (the cluster this machine belongs to) or local (start one "
+                        "here with -j CPUs); needs pip install 'tenantnet[ray]'. The same "
+                        "runs as without, so the same answer")
     p.add_argument("--seed", type=int_arg(0, 2**31 - 1), default=1, metavar="N",
                    help="the search's own seed (default 1)")
     add_force(p)

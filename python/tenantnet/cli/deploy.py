@@ -15,29 +15,13 @@ cannot express is refused in one line saying why.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from ..linux.emulation.agent import Agent
-from ..linux.tc import plan
-from ..sim import schemes
-from ..sim.layout import switch_layout
-from ..sim.scenario import Scenario
+from ..linux.tc import host_scheme, plan
 from ..sonic.configdb import validate
-from ..sonic.fabric import CANNOT, scheme_config_db
+from ..sonic.fabric import sonic_configs, write_config_dbs
 from .tools import add_force, checked_scenario, fail, number_arg, publish
-
-
-def sonic_configs(scenario: Scenario, scheme: str) -> tuple[dict[str, dict[str, object]],
-                                                             list[str]]:
-    """Each switch's config_db for `scenario` under `scheme`, and notes on what SONiC
-    renders differently; raises :class:`tenantnet.ScenarioError` (a scheme that does
-    not apply, or that SONiC cannot express) or ValueError."""
-    for name in (s.name for s in schemes.parse(scheme)):
-        if name in CANNOT:
-            raise ValueError(CANNOT[name])
-    data = schemes.apply(scenario.data(), scheme, str(scenario.base_dir))
-    return scheme_config_db(switch_layout(data, scenario))
 
 
 def publish_sonic(dbs: dict[str, dict[str, object]], out: Path, by: str, force: bool = False,
@@ -50,13 +34,7 @@ def publish_sonic(dbs: dict[str, dict[str, object]], out: Path, by: str, force: 
         sw, errs = next(iter(bad.items()))
         fail(f"{sw}: {len(errs)} SONiC rule violations, first: {errs[0]}")
 
-    def write(d: Path) -> None:
-        for sw, db in sorted(dbs.items()):
-            (d / f"{sw}.json").write_text(json.dumps(db, indent=1, sort_keys=True) + "\n",
-                                          encoding="utf-8")
-        if notes:
-            (d / "NOTES.md").write_text("".join(f"{n}\n" for n in notes), encoding="utf-8")
-    publish(out, write, by, force)
+    publish(out, lambda d: write_config_dbs(dbs, d, notes), by, force)
 
 
 def cmd_sonic(a: argparse.Namespace) -> None:
@@ -66,11 +44,12 @@ def cmd_sonic(a: argparse.Namespace) -> None:
         dbs, notes = sonic_configs(sc, a.scheme)
     except ValueError as e:
         text = str(e)
-        fail(text if text.startswith(f"{a.scenario}:") else f"{a.scenario}: scheme "
-             f"{a.scheme}: {text}")
+        what = f"scheme {a.scheme}" if a.scheme else "as it is"
+        fail(text if text.startswith(f"{a.scenario}:") else f"{a.scenario}: {what}: "
+             f"{text}")
     publish_sonic(dbs, a.out, "tenantnet deploy sonic", a.force, notes)
-    print(f"{len(dbs)} switch configs for {a.scheme} in {a.out}/ (validated against the "
-          "SONiC YANG rules)")
+    print(f"{len(dbs)} switch configs for {a.scheme or 'the scenario as it is'} in "
+          f"{a.out}/ (validated against the SONiC YANG rules)")
     for n in notes:
         print(f"note: {n}")
 
@@ -83,19 +62,21 @@ def cmd_linux(a: argparse.Namespace) -> None:
         if not sep or not vm or not ip:
             fail(f"--addr {item}: expected VM=IPV4, e.g. --addr web/h0=10.0.0.2")
         addrs[vm] = ip
-    if a.seconds is not None and not (a.apply and a.scheme == "mbfq"):
-        fail("--for applies to --apply --scheme mbfq only (how long its agent runs)")
-    p = plan(checked_scenario(a.scenario), a.scheme, a.host, a.dev, addrs)
+    sc = checked_scenario(a.scenario)
+    scheme = a.scheme or host_scheme(sc.data())
+    if a.seconds is not None and not (a.apply and scheme == "mbfq"):
+        fail("--for applies to --apply under mbfq only (how long its agent runs)")
+    p = plan(sc, a.scheme, a.host, a.dev, addrs)
     if not a.apply:
         print("\n".join(p.commands()))
-        if a.scheme == "mbfq":
+        if scheme == "mbfq":
             print("# then MBFQ's agent sets each VM class's rate every macro-interval: "
                   "the same command with --apply instead of --dry-run runs it")
         return
     p.apply(a.netns)
     where = f" in {a.netns}" if a.netns else ""
-    print(f"applied {a.scheme} on {a.dev}{where}: {len(p.vms)} VM classes", flush=True)
-    if a.scheme == "mbfq":
+    print(f"applied {scheme} on {a.dev}{where}: {len(p.vms)} VM classes", flush=True)
+    if scheme == "mbfq":
         print(f"MBFQ's agent runs on {a.dev}{where}"
               + (f" for {a.seconds:g} s" if a.seconds else " until interrupted (Ctrl-C)"),
               flush=True)
@@ -114,9 +95,11 @@ def add_commands(deploy: argparse.ArgumentParser) -> None:
         "rules; a scheme SONiC cannot express is refused, saying why.",
         formatter_class=fmt)
     p.add_argument("scenario", type=Path, metavar="SCENARIO", help="a scenario file")
-    p.add_argument("--scheme", required=True, metavar="S",
+    p.add_argument("--scheme", default=None, metavar="S",
                    help="the scheme (or combination joined with '+') whose switch pieces "
-                        "to write, as `tenantnet schemes` lists them")
+                        "to write, as `tenantnet schemes` lists them (default: the "
+                        "scenario as it is, such as the recommended.json `tenantnet "
+                        "advise` writes)")
     p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
                    help="folder for the configs (created, or replaced whole)")
     add_force(p)
@@ -130,8 +113,10 @@ def add_commands(deploy: argparse.ArgumentParser) -> None:
         "needs pyroute2: pip install 'tenantnet[linux]').", formatter_class=fmt)
     p.add_argument("scenario", type=Path, metavar="SCENARIO", help="a scenario file")
     p.add_argument("--host", required=True, help="the scenario's host to configure")
-    p.add_argument("--scheme", required=True, choices=("none", "static", "mbfq"),
-                   help="the host scheme")
+    p.add_argument("--scheme", default=None, choices=("none", "static", "mbfq"),
+                   help="the host scheme (default: the scenario's own host policy with "
+                        "its settings as they are, such as the recommended.json "
+                        "`tenantnet advise` writes)")
     p.add_argument("--dev", required=True, help="the host's uplink network device")
     p.add_argument("--addr", action="append", default=[], metavar="VM=IPV4",
                    help="a VM's source address (one per VM of the host, for static and mbfq)")

@@ -52,6 +52,7 @@ from ..errors import SEED_MAX, ScenarioError, check_type, is_whole
 from ..jobs import progress
 from ..jobs.outdir import OutputError, check_out, manifest, write_manifest, write_parquet
 from ..jobs.pool import pool_map, workers
+from ..jobs.raypool import ray_map, session
 from ..measure import metrics, stats
 from ..measure.engagement import engagement
 from ..report.plotting import legend_outside, save_png, style
@@ -315,32 +316,6 @@ def _timed(data: dict[str, Any], todo: list[Point], events: list[float], per_com
     return eta
 
 
-def _run_ray(tasks: list[tuple[Any, ...]], address: str | None, n: int,
-             on_done: Any) -> None:
-    try:
-        # deferred: Ray is optional (``--backend ray``)
-        import ray
-    except ImportError:
-        raise ScenarioError("--backend ray needs Ray: pip install 'tenantnet[ray]'") from None
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=address, num_cpus=None if address else n,
-                 include_dashboard=False, log_to_driver=False, configure_logging=False)
-    try:
-        # a task has one CPU: one thread per simulation, unless TENANTNET_THREADS says
-        threads = {"TENANTNET_THREADS": os.environ.get("TENANTNET_THREADS", "1")}
-        remote = ray.remote(num_cpus=1, runtime_env={"env_vars": threads})(run_point)
-        refs = {remote.remote(*t): i for i, t in enumerate(tasks)}
-        while refs:
-            progress.step(f"sweep (ray): {len(tasks) - len(refs)}/{len(tasks)} points done")
-            ready, _ = ray.wait(list(refs), num_returns=1)
-            for ref in ready:
-                on_done(refs.pop(ref), ray.get(ref))
-    finally:
-        if started:
-            ray.shutdown()
-
-
 def _prepare(out: Path, force: bool) -> Path:
     """The points folder of `out`, after refusing a non-empty folder tenantnet did not
     write (unless `force`, which empties it); `out` gets a manifest at once, so an
@@ -417,7 +392,9 @@ def sweep(scenario: Scenario | str | Path, grid: Grid | str | Path | Mapping[str
         _write_part(folder, keys[todo[i].index], row)
 
     if backend == "ray" and tasks:
-        _run_ray(tasks, address, workers(jobs, len(tasks)), on_done)
+        with session(address, workers(jobs, len(tasks)), "--backend ray"):
+            ray_map(run_point, tasks, on_done,
+                    lambda d, t: f"sweep (ray): {d}/{t} points done")
     elif backend == "local" and tasks:
         n = workers(jobs, len(tasks))
         eta = _timed(data, todo, events, len(g.seeds) * len(names), n, sc.source, base)

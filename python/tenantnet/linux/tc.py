@@ -232,15 +232,27 @@ def tenant_dscps(data: dict[str, Any]) -> dict[str, int]:
     return {t: next(iter(ds)) for t, ds in seen.items() if len(ds) == 1 and 0 not in ds}
 
 
-def plan(scenario: Scenario, scheme: str, host: str, dev: str,
+def host_scheme(data: dict[str, Any]) -> str:
+    """The host scheme a scenario runs as it is: its ``vswitch.policy`` (none where
+    it sets none)."""
+    return str((data.get("vswitch") or {}).get("policy") or "none")
+
+
+def plan(scenario: Scenario, scheme: str | None, host: str, dev: str,
          addrs: dict[str, str]) -> Plan:
-    """Host `host`'s uplink `dev` under `scheme` for `scenario`, the VMs' source
-    addresses from `addrs` (VM name to IPv4). An error names what is wrong."""
+    """Host `host`'s uplink `dev` under `scheme` for `scenario` (None: the scenario's
+    own host policy, its settings as they are, as ``tenantnet advise`` writes a tuned
+    scenario), the VMs' source addresses from `addrs` (VM name to IPv4). An error names
+    what is wrong."""
+    data = scenario.data()
+    own = scheme is None
+    scheme = host_scheme(data) if scheme is None else scheme
     if scheme not in SCHEMES:
-        raise ScenarioError(f"scheme {scheme!r}: deploy linux writes {', '.join(SCHEMES)} "
-                            "(the channel schemes, Trinity and ElasticSwitch, are not "
-                            "deployable yet)")
-    data = schemes.apply(scenario.data(), scheme, str(scenario.base_dir))
+        raise ScenarioError(f"{f'{scenario.source}: runs ' if own else ''}scheme {scheme!r}: "
+                            f"deploy linux writes {', '.join(SCHEMES)} (the channel "
+                            "schemes, Trinity and ElasticSwitch, are not deployable yet)")
+    if not own:
+        data = schemes.apply(data, scheme, str(scenario.base_dir))
     layout = switch_layout(data, scenario)
     r = Scenario.from_dict(data, scenario.source, scenario.base_dir).simulation().results()
     switches = {s["name"] for s in layout["switches"]}

@@ -48,6 +48,8 @@ class Param:
     """Takes whole numbers only."""
     step: float = 0.0
     """Its values are whole multiples of this (0: any value)."""
+    powers_of_two: bool = False
+    """Takes powers of two only (a gain a kernel keeps as a shift)."""
     on_tick: bool = False
     """A period of the hosts' policy: a whole multiple of the hosts' tick
     (``vswitch.interval``) where the scenario sets one (:func:`read` makes it the
@@ -59,12 +61,14 @@ class Param:
         if not self.low <= self.default <= self.high:
             raise ValueError(f"{self.key}: default {self.default} outside "
                              f"[{self.low}, {self.high}]")
-        if self.scale == "log" and self.low <= 0:
+        if (self.scale == "log" or self.powers_of_two) and self.low <= 0:
             raise ValueError(f"{self.key}: a log scale needs a range above 0")
 
     def value(self, x: float) -> Any:
         """`x` (in the parameter's unit) as the scenario takes it."""
-        if self.step:
+        if self.powers_of_two:
+            x = 2.0 ** round(math.log2(x))
+        elif self.step:
             x = max(1, round(x / self.step)) * self.step
         elif not self.whole:
             x = float(f"{x:.3g}")  # three figures: a setting people can read and type

@@ -168,7 +168,10 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
     Scheme("none", "no enforcement: every VM sends as fast as TCP lets it",
            "baseline", (_host("none"),), needs_vms=False),
     Scheme("static", "static reservation: every VM capped at its guarantee",
-           "baseline (MBFQ §5, Oktopus)", (_host("static"),)),
+           "baseline (MBFQ §5, Oktopus)", (_host("static"),),
+           params=(Param("vswitch.static.cap", 1.0, 4.0, 1.0, "ours: the baseline caps "
+                         "each VM at its guarantee (1)", "every VM's cap as a multiple "
+                         "of its guarantee", scale="log"),)),
     Scheme("mbfq", "MBFQ: a macroscheduler resets each VM's token bucket every 100 ms "
            "from its measured rate", "MBFQ paper (To et al.), §4", (_host("mbfq"),),
            params=_MBFQ),
@@ -438,8 +441,10 @@ def table() -> list[dict[str, str]]:
 
 
 COMMON: tuple[tuple[str, Param], ...] = (
-    ("dctcp", Param("transport.dctcp_g", 1 / 256, 0.5, 1 / 16, "DCTCP §3.1: g = 1/16",
-                    "DCTCP's gain for its estimate of the marked share", scale="log")),
+    ("dctcp", Param("transport.dctcp_g", 1 / 1024, 1.0, 1 / 16, "DCTCP §3.1: g = 1/16; "
+                    "Linux keeps g as a shift (dctcp_shift_g, 0 to 10): a power of two "
+                    "from 1/1024 to 1", "DCTCP's gain for its estimate of the marked "
+                    "share", scale="log", powers_of_two=True)),
     ("dynamic_threshold", Param("network.dt_alpha", 0.125, 8.0, 1.0, "Choudhury and "
                                 "Hahne's dynamic threshold: α = 1", "the buffer's α: a "
                                 "queue may take α × the free buffer", scale="log")),

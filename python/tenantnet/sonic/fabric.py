@@ -24,10 +24,14 @@ How tenantnet's switch model maps onto SONiC's:
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
-from ..sim.layout import size_bytes
+from ..sim import schemes
+from ..sim.layout import size_bytes, switch_layout
+from ..sim.scenario import Scenario
 
 CANNOT = {
     "barberq": "SONiC cannot express BarberQ: a switch buffer that evicts the tail of "
@@ -170,3 +174,31 @@ def scheme_config_db(layout: dict[str, Any]) -> tuple[dict[str, dict[str, Any]],
                 "profile": f"{MAP}_queue"}
         out[sw["name"]] = db
     return out, notes
+
+
+def sonic_configs(scenario: Scenario, scheme: str | None
+                  ) -> tuple[dict[str, dict[str, object]], list[str]]:
+    """Each switch's config_db for `scenario` under `scheme` (None: the scenario as it
+    is, as ``tenantnet advise`` writes a tuned one), and notes on what SONiC renders
+    differently; raises :class:`tenantnet.ScenarioError` (a scheme that does not
+    apply, or that SONiC cannot express) or ValueError."""
+    data = scenario.data()
+    names = [s.name for s in schemes.parse(scheme)] if scheme else (
+        ["qshare"] if "qshare" in data else [])
+    for name in names:
+        if name in CANNOT:
+            raise ValueError(CANNOT[name])
+    if scheme:
+        data = schemes.apply(data, scheme, str(scenario.base_dir))
+    return scheme_config_db(switch_layout(data, scenario))
+
+
+def write_config_dbs(dbs: dict[str, dict[str, object]], d: Path,
+                     notes: list[str] | tuple[str, ...] = ()) -> None:
+    """Writes ``<switch>.json`` per config_db into the folder `d`, and ``NOTES.md``
+    if there are `notes`."""
+    for sw, db in sorted(dbs.items()):
+        (d / f"{sw}.json").write_text(json.dumps(db, indent=1, sort_keys=True) + "\n",
+                                      encoding="utf-8")
+    if notes:
+        (d / "NOTES.md").write_text("".join(f"{n}\n" for n in notes), encoding="utf-8")
