@@ -118,7 +118,7 @@ def _transport(data: dict[str, Any]) -> list[str]:
     shift = round(-math.log2(g))
     exact = math.isclose(2.0 ** -shift, g)
     return ["## Transport", "", "On every host (DCTCP, with g as Linux keeps it: "
-            f"g = 2^-{shift}{'' if exact else f', the nearest to {g:g}'}):", "", "```sh",
+            f"g = 2^-{shift} = {2.0 ** -shift:g}{'' if exact else f', the nearest to {g:g}'}):", "", "```sh",
             "sysctl -w net.ipv4.tcp_congestion_control=dctcp net.ipv4.tcp_ecn=1",
             f"echo {shift} > /sys/module/tcp_dctcp/parameters/dctcp_shift_g", "```", ""]
 
