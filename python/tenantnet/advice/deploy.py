@@ -116,9 +116,9 @@ def _transport(data: dict[str, Any]) -> list[str]:
         return []
     g = float(t.get("dctcp_g", 1 / 16))
     shift = round(-math.log2(g))
-    exact = math.isclose(2.0 ** -shift, g)
+    near = "" if math.isclose(2.0 ** -shift, g) else f", the nearest to {g:g}"
     return ["## Transport", "", "On every host (DCTCP, with g as Linux keeps it: "
-            f"g = 2^-{shift} = {2.0 ** -shift:g}{'' if exact else f', the nearest to {g:g}'}):", "", "```sh",
+            f"g = 2^-{shift} = {2.0 ** -shift:g}{near}):", "", "```sh",
             "sysctl -w net.ipv4.tcp_congestion_control=dctcp net.ipv4.tcp_ecn=1",
             f"echo {shift} > /sys/module/tcp_dctcp/parameters/dctcp_shift_g", "```", ""]
 
