@@ -317,13 +317,15 @@ pub enum Protocol {
     Tcp,
     /// DCTCP.
     Dctcp,
+    /// CUBIC (RFC 9438) as Linux runs it.
+    Cubic,
 }
 
 /// TCP parameters. Every key is optional; defaults in brackets.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
-    /// `tcp` (NewReno) or `dctcp` [tcp].
+    /// `tcp` (NewReno), `dctcp` or `cubic` (RFC 9438, as Linux's) [tcp].
     pub protocol: Option<Protocol>,
     /// Maximum segment size, payload bytes ["1460B"].
     pub mss: Option<Size>,

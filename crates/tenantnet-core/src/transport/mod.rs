@@ -1,10 +1,11 @@
-//! Transports: TCP NewReno and DCTCP senders (loss recovery by NewReno, SACK or
+//! Transports: TCP NewReno, DCTCP and CUBIC senders (loss recovery by NewReno, SACK or
 //! RACK-TLP) and receivers, UDP sources.
 //!
 //! Each is a state machine that the simulator drives with arrivals and timer
 //! events and that answers with segments to send and timers to schedule; none of
 //! them touches the network directly, which keeps them testable on their own.
 
+pub mod cubic;
 pub mod dctcp;
 pub mod rack;
 pub mod rtt;
@@ -22,6 +23,9 @@ pub enum CongestionControl {
     NewReno,
     /// DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257).
     Dctcp,
+    /// CUBIC (RFC 9438) as Linux's `tcp_cubic.c`, its slow start Reno's; with `ecn`,
+    /// ECE is answered as a loss.
+    Cubic,
 }
 
 /// Parameters of a TCP connection. Sizes are bytes, times picoseconds.

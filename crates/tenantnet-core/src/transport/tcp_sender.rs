@@ -1,6 +1,7 @@
 //! The TCP sender: NewReno (RFC 5681 slow start and congestion avoidance, RFC 6582
-//! fast retransmit and fast recovery, RFC 6298 retransmission timer) and DCTCP's
-//! window reduction on top of it.
+//! fast retransmit and fast recovery, RFC 6298 retransmission timer), and DCTCP's
+//! window reduction or CUBIC's congestion avoidance and reduction (`cubic.rs`) on
+//! top of it.
 //!
 //! Choices where the RFCs leave room:
 //! * Window growth counts bytes (RFC 3465, appropriate byte counting): in slow start
@@ -34,6 +35,7 @@
 mod rack_path;
 mod sack_path;
 
+use super::cubic::Cubic;
 use super::dctcp::DctcpEstimator;
 use super::rtt::RttEstimator;
 use super::sack::SackOption;
@@ -123,6 +125,7 @@ pub struct TcpSender {
     rtt: RttEstimator,
     rto_timer: LazyTimer,
     dctcp: Option<DctcpEstimator>,
+    cubic: Option<Box<Cubic>>,
     room_limited: bool,
     /// The SACK sender's scoreboard and recovery state (`recovery = "sack"`).
     sack: Option<Box<sack_path::SackState>>,
@@ -150,6 +153,7 @@ impl TcpSender {
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             rto_timer: LazyTimer::default(),
             dctcp: (cfg.cc == CongestionControl::Dctcp).then(|| cfg.dctcp_estimator()),
+            cubic: (cfg.cc == CongestionControl::Cubic).then(Box::default),
             room_limited: false,
             sack: cfg
                 .recovery
@@ -198,9 +202,13 @@ impl TcpSender {
     }
 
     /// ssthresh after a loss: max(FlightSize/2, 2·SMSS) (RFC 5681 eq. 4), or half
-    /// the window with `loss_ssthresh = "cwnd"` (Linux's `tcp_reno_ssthresh`).
-    fn loss_ssthresh(&self, cfg: &TcpConfig) -> u64 {
+    /// the window with `loss_ssthresh = "cwnd"` (Linux's `tcp_reno_ssthresh`); for
+    /// CUBIC β of the window, the congestion event recorded (`cubic.rs`).
+    fn loss_ssthresh(&mut self, cfg: &TcpConfig) -> u64 {
         let mss = cfg.mss as u64;
+        if let Some(c) = self.cubic.as_deref_mut() {
+            return c.congestion(self.cwnd / mss) * mss;
+        }
         match cfg.loss_ssthresh {
             LossSsthresh::Flight => (self.flight() / 2).max(2 * mss),
             LossSsthresh::Cwnd => (self.cwnd / 2).max(2 * mss),
@@ -213,9 +221,9 @@ impl TcpSender {
     /// megabytes the receiver holds above the hole, which are not in the network
     /// (eight 10 MB flows in a 100 KB buffer: ssthresh 1.96 MB after a timeout, and
     /// 5 024 drops where ns-3 had 649).
-    fn timeout_ssthresh(&self, cfg: &TcpConfig) -> u64 {
+    fn timeout_ssthresh(&mut self, cfg: &TcpConfig) -> u64 {
         match (self.sack.is_some(), cfg.loss_ssthresh) {
-            (true, LossSsthresh::Flight) => {
+            (true, LossSsthresh::Flight) if self.cubic.is_none() => {
                 (self.flight().min(self.cwnd) / 2).max(2 * cfg.mss as u64)
             }
             _ => self.loss_ssthresh(cfg),
@@ -296,14 +304,12 @@ impl TcpSender {
         self.stats.retransmits += 1;
     }
 
+    #[inline]
     fn grow(&mut self, acked: u64, mss: u64) {
-        if self.cwnd < self.ssthresh {
-            let room = self.ssthresh - self.cwnd;
-            self.cwnd += acked.min(room);
-            self.ca_acked += acked - acked.min(room);
-        } else {
-            self.ca_acked += acked;
+        if self.cubic.is_some() {
+            return self.grow_cubic(acked, mss);
         }
+        self.slow_start(acked);
         if self.cwnd >= self.ssthresh {
             while self.ca_acked >= self.cwnd {
                 self.ca_acked -= self.cwnd;
@@ -311,6 +317,48 @@ impl TcpSender {
             }
         } else {
             self.ca_acked = 0;
+        }
+    }
+
+    /// An RTT sample from an ACK of new data at `now` echoing `ts_echo`; CUBIC is
+    /// told the ACK's time and the sample.
+    #[inline]
+    fn rtt_sample(&mut self, now: Time, ts_echo: Time) {
+        let r = now.saturating_sub(ts_echo);
+        self.rtt.sample(r);
+        if let Some(c) = self.cubic.as_deref_mut() {
+            c.ack_at(now, r);
+        }
+    }
+
+    /// Slow start by the bytes `acked` up to ssthresh; what is left over counts
+    /// toward congestion avoidance.
+    #[inline]
+    fn slow_start(&mut self, acked: u64) {
+        if self.cwnd < self.ssthresh {
+            let room = self.ssthresh - self.cwnd;
+            self.cwnd += acked.min(room);
+            self.ca_acked += acked - acked.min(room);
+        } else {
+            self.ca_acked += acked;
+        }
+    }
+
+    /// [`TcpSender::grow`] for CUBIC: Reno's slow start, then CUBIC's growth by
+    /// the whole segments acknowledged (kept apart so NewReno's and DCTCP's stays
+    /// inlined).
+    #[inline(never)]
+    fn grow_cubic(&mut self, acked: u64, mss: u64) {
+        self.slow_start(acked);
+        let Some(c) = self.cubic.as_deref_mut() else {
+            return;
+        };
+        if self.cwnd < self.ssthresh {
+            self.ca_acked = 0;
+        } else if self.ca_acked >= mss {
+            let segs = self.ca_acked / mss;
+            self.ca_acked -= segs * mss;
+            self.cwnd += c.on_ack(self.cwnd / mss, segs) * mss;
         }
     }
 
@@ -340,7 +388,7 @@ impl TcpSender {
         if acked > 0 {
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
-            self.rtt.sample(now.saturating_sub(ts_echo));
+            self.rtt_sample(now, ts_echo);
             self.backed_off = false;
             let mut restart_timer = true;
             if self.in_recovery {
@@ -418,8 +466,11 @@ impl TcpSender {
     }
 
     /// The window ECE asks for: DCTCP's cwnd·(1 − α/2), NewReno's half, at least
-    /// 2 MSS.
-    fn ecn_target(&self, mss: u64) -> u64 {
+    /// 2 MSS; CUBIC's β of it, as for a loss.
+    fn ecn_target(&mut self, mss: u64) -> u64 {
+        if let Some(c) = self.cubic.as_deref_mut() {
+            return c.congestion(self.cwnd / mss) * mss;
+        }
         match &self.dctcp {
             Some(d) => d.reduced_window(self.cwnd, 2 * mss),
             None => (self.cwnd / 2).max(2 * mss),
@@ -470,6 +521,9 @@ impl TcpSender {
         let mss = cfg.mss as u64;
         if !self.in_recovery && !self.backed_off {
             self.ssthresh = self.timeout_ssthresh(cfg);
+        }
+        if let Some(c) = self.cubic.as_deref_mut() {
+            c.reset(); // Linux's bictcp_state on entering TCP_CA_Loss
         }
         self.backed_off = true;
         self.cwnd = mss;

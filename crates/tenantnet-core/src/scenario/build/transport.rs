@@ -136,6 +136,7 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         cc: match t.protocol.unwrap_or(Protocol::Tcp) {
             Protocol::Tcp => CongestionControl::NewReno,
             Protocol::Dctcp => CongestionControl::Dctcp,
+            Protocol::Cubic => CongestionControl::Cubic,
         },
         mss,
         header,

@@ -325,3 +325,40 @@ fn loss_ssthresh_halves_the_flight_or_the_window_as_configured() {
     assert_eq!(flight(LossSsthresh::Flight), (3000, 3000));
     assert_eq!(flight(LossSsthresh::Cwnd), (5000, 5000));
 }
+
+#[test]
+fn cubic_cuts_to_beta_of_the_window_on_loss_and_ece_and_grows_by_its_curve() {
+    let c = TcpConfig {
+        cc: CongestionControl::Cubic,
+        init_cwnd: 100,
+        ecn: true,
+        ..cfg()
+    };
+    // a loss: ssthresh = 100 x 717/1024 = 70 segments, from the window not the flight
+    let (mut s, mut out) = started(&c, 60_000);
+    for _ in 0..3 {
+        s.on_ack(10, 0, false, 0, None, &c, &mut out);
+    }
+    assert_eq!(s.ssthresh, 70_000);
+    // ECE: the same cut, and W_max is the window cut from
+    let (mut s, mut out) = started(&c, u64::MAX);
+    s.on_ack(10, 1000, true, 0, None, &c, &mut out);
+    assert_eq!((s.cwnd, s.ssthresh), (70_000, 70_000));
+    assert_eq!(s.cubic.as_ref().map(|x| x.last_max_cwnd), Some(101));
+    // in congestion avoidance the Reno-friendly window leads at first: a window
+    // of ACKs (each acknowledging one segment) adds under one segment
+    let mut ack = 1000;
+    for i in 0..70 {
+        ack += 1000;
+        s.on_ack(20 + i, ack, false, 10, None, &c, &mut out);
+    }
+    assert_eq!(s.cwnd, 70_000);
+    // a timeout forgets W_max (the timer's event, rescheduled lazily, followed)
+    let mut at = out.rto_event.expect("the timer runs");
+    while s.stats.timeouts == 0 {
+        let mut o = SenderOut::default();
+        s.on_rto_event(at, &c, &mut o);
+        at = o.rto_event.unwrap_or(at);
+    }
+    assert_eq!(s.cubic.as_ref().map(|x| x.last_max_cwnd), Some(0));
+}
