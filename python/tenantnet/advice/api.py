@@ -175,7 +175,7 @@ def _advice(sp: Space, trials: Sequence[Trial], ranked: Sequence[Trial],
             continue
         c = min(mine, key=order.__getitem__)
         v = verified[c]
-        word = "meets every level" if slo_mod.met(v) else f"misses {_binding(v)}"
+        word = _verdict(v)
         rows.append({"scheme": s, "configuration": c.label(), "verdict": word,
                      "met": slo_mod.met(v), "missed": slo_mod.missed(v)})
     presets = pd.DataFrame([_preset_row(t, levels) for t in trials[:len(sp.params)]])
@@ -196,10 +196,13 @@ def _preset_row(t: Trial, levels: slo_mod.Slo) -> dict[str, Any]:
     if not t.runs:
         return {"scheme": t.config.scheme, "seeds": 0,
                 "verdict": t.error or "no run of it succeeded"}
-    tab = slo_mod.judge_figures(levels, t.runs)
-    met = slo_mod.met(tab)
     return {"scheme": t.config.scheme, "seeds": len(t.runs),
-            "verdict": "meets every level" if met else f"misses {_binding(tab)}"}
+            "verdict": _verdict(slo_mod.judge_figures(levels, t.runs))}
+
+
+def _verdict(table: pd.DataFrame) -> str:
+    """``meets every level``, or the level a judged table misses first."""
+    return "meets every level" if slo_mod.met(table) else f"misses {_binding(table)}"
 
 
 def _binding(table: pd.DataFrame) -> str:

@@ -26,7 +26,7 @@ from ..linux.tc import SCHEMES as LINUX_SCHEMES
 from ..linux.tc import host_scheme
 from ..sim.params import get_key
 from ..sim.scenario import Scenario
-from ..sonic.configdb import validate
+from ..sonic.configdb import first_violation
 from ..sonic.fabric import sonic_configs, write_config_dbs
 from .answer import Advice
 from .search import Config
@@ -64,10 +64,9 @@ def _switches(sc: Scenario, config: Config, d: Path) -> list[str]:
         if config.scheme == "qshare":
             out += _qshare(sc.data())
         return out
-    bad = [sw for sw, db in dbs.items() if validate(db)]
+    bad = first_violation(dbs)
     if bad:
-        return [*out, f"SONiC: none written: {bad[0]}'s config_db breaks SONiC's rules "
-                "(`tenantnet deploy sonic` names the first).", ""]
+        return [*out, f"SONiC: none written: {bad}.", ""]
     (d / "sonic").mkdir(exist_ok=True)
     write_config_dbs(dbs, d / "sonic", notes)
     return [*out, f"`sonic/`: one SONiC config_db per switch ({len(dbs)}), validated "

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..linux.emulation.agent import Agent
 from ..linux.tc import host_scheme, plan
-from ..sonic.configdb import validate
+from ..sonic.configdb import first_violation
 from ..sonic.fabric import sonic_configs, write_config_dbs
 from .tools import add_force, checked_scenario, fail, number_arg, publish
 
@@ -29,10 +29,9 @@ def publish_sonic(dbs: dict[str, dict[str, object]], out: Path, by: str, force: 
     """Validates every switch's config_db (the first violation fails the command, nothing
     written) and writes ``<switch>.json`` each, and ``NOTES.md`` if there are `notes`,
     into the folder `out` whole."""
-    bad = {sw: errs for sw, db in dbs.items() if (errs := validate(db))}
+    bad = first_violation(dbs)
     if bad:
-        sw, errs = next(iter(bad.items()))
-        fail(f"{sw}: {len(errs)} SONiC rule violations, first: {errs[0]}")
+        fail(bad)
 
     publish(out, lambda d: write_config_dbs(dbs, d, notes), by, force)
 

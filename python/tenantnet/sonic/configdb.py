@@ -103,6 +103,17 @@ def validate(db: dict[str, Any]) -> list[str]:
     return errs
 
 
+
+
+def first_violation(dbs: dict[str, dict[str, Any]]) -> str | None:
+    """The first switch's SONiC rule violations in words (``leaf0: 2 SONiC rule
+    violations, first: ...``), or None when every config_db is valid."""
+    for sw, db in dbs.items():
+        errs = validate(db)
+        if errs:
+            return f"{sw}: {len(errs)} SONiC rule violations, first: {errs[0]}"
+    return None
+
 def _wred_errors(db: dict[str, Any]) -> list[str]:
     errs = []
     for name, w in db.get("WRED_PROFILE", {}).items():

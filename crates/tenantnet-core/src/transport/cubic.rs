@@ -23,7 +23,8 @@
 //!   α_cubic = 3(1 − β)/(1 + β) ≈ 0.53 a round trip; while W_est is above cwnd the
 //!   window grows at least as fast as to reach it in a round trip.
 //! * **At a congestion event** (loss or ECE, RFC 9438 §4.6 and §4.7,
-//!   `cubictcp_recalc_ssthresh`): the epoch ends; W_max = cwnd·(1 + β)/2 if cwnd is
+//!   `cubictcp_recalc_ssthresh`): the epoch ends and the count toward the next
+//!   segment of growth restarts (`snd_cwnd_cnt = 0`); W_max = cwnd·(1 + β)/2 if cwnd is
 //!   below the last W_max (fast convergence), else cwnd; ssthresh =
 //!   max(cwnd·β, 2) segments, from the window, not the flight. ECE is answered as a
 //!   loss (Linux's CWR state asks the same `ssthresh`).
@@ -159,6 +160,7 @@ impl Cubic {
     /// new ssthresh in segments (`cubictcp_recalc_ssthresh`).
     pub fn congestion(&mut self, cwnd: u64) -> u64 {
         self.epoch_start = None;
+        self.cwnd_cnt = 0; // Linux's tcp_init_cwnd_reduction and tcp_enter_loss
         self.last_max_cwnd = if cwnd < self.last_max_cwnd {
             cwnd * (BETA_SCALE + BETA_SCALED) / (2 * BETA_SCALE)
         } else {

@@ -206,13 +206,22 @@ impl TcpSender {
     /// CUBIC β of the window, the congestion event recorded (`cubic.rs`).
     fn loss_ssthresh(&mut self, cfg: &TcpConfig) -> u64 {
         let mss = cfg.mss as u64;
-        if let Some(c) = self.cubic.as_deref_mut() {
-            return c.congestion(self.cwnd / mss) * mss;
+        if let Some(x) = self.cubic_cut(mss) {
+            return x;
         }
         match cfg.loss_ssthresh {
             LossSsthresh::Flight => (self.flight() / 2).max(2 * mss),
             LossSsthresh::Cwnd => (self.cwnd / 2).max(2 * mss),
         }
+    }
+
+    /// For CUBIC, a congestion event at the window it has: the new ssthresh in
+    /// bytes (`cubic.rs`); None for the others.
+    fn cubic_cut(&mut self, mss: u64) -> Option<u64> {
+        let cwnd = self.cwnd;
+        self.cubic
+            .as_deref_mut()
+            .map(|c| c.congestion(cwnd / mss) * mss)
     }
 
     /// ssthresh at a retransmission timeout: RFC 5681's, but with SACK half the
@@ -468,8 +477,8 @@ impl TcpSender {
     /// The window ECE asks for: DCTCP's cwnd·(1 − α/2), NewReno's half, at least
     /// 2 MSS; CUBIC's β of it, as for a loss.
     fn ecn_target(&mut self, mss: u64) -> u64 {
-        if let Some(c) = self.cubic.as_deref_mut() {
-            return c.congestion(self.cwnd / mss) * mss;
+        if let Some(x) = self.cubic_cut(mss) {
+            return x;
         }
         match &self.dctcp {
             Some(d) => d.reduced_window(self.cwnd, 2 * mss),

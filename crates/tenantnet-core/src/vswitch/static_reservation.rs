@@ -79,13 +79,10 @@ impl StaticReservation {
         }
     }
 
-    /// `g` times the cap (`g` itself at the default cap of 1).
+    /// `g` times the cap (exactly `g` at the default cap of 1: rates are far
+    /// below 2^53).
     fn capped(&self, g: u64) -> u64 {
-        if self.cap == 1.0 {
-            g
-        } else {
-            (g as f64 * self.cap).round() as u64
-        }
+        (g as f64 * self.cap).round() as u64
     }
 
     /// The shaper a packet of VM `src` on `pair` waits in.
