@@ -17,6 +17,10 @@ install-test:
 	@# ns-3's wheel for `tenantnet crosscheck ns3`: its headers and libraries, without
 	@# the Python bindings' dependencies (cppyy), which a C++ build does not need
 	$(PYTHON) -m pip install -q --no-deps 'ns3==3.44.*'
+	@# tshark, which reads the pcap files a capture writes (Debian's package; root)
+	@command -v tshark >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install \
+	  -y -q --no-install-recommends tshark >/dev/null || echo "tshark not installed: \
+	  the pcap test will be skipped (apt-get install tshark as root)"
 
 lint:
 	cargo fmt --all --check

@@ -1,4 +1,5 @@
-"""CUBIC (`transport.protocol = "cubic"`) against the closed form of a sawtooth: one
+"""CUBIC (`transport.protocol = "cubic"`) against the closed form of a sawtooth, and
+HyStart's exit from slow start. The sawtooth: one
 long flow through a buffer of B packets on a path of D packets in flight. Each loss
 comes at W = D + B and cuts the window to beta W (NewReno's 1/2, CUBIC's 717/1024),
 from where it grows linearly (CUBIC's Reno-friendly window, since K is seconds at
@@ -59,3 +60,43 @@ def test_a_long_flows_share_of_the_link_is_its_sawtooths(protocol: str, beta: fl
     share = float(f["bytes_delivered"].iloc[0]) / goodput
     assert share == pytest.approx(busy_share(beta, buffer), abs=0.02)
     assert int(f["retransmits"].iloc[0]) > 100  # a sawtooth: a loss every few ms
+
+
+HYSTART = """
+name = "one-transfer"
+[simulation]
+duration = "200ms"
+seed = 1
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "10Gbps"
+link_delay = "1ms"
+[network]
+buffer = "3000pkt"
+[transport]
+protocol = "{protocol}"
+min_rto = "5ms"
+[[workloads]]
+kind = "incast"
+receiver = "h0"
+senders = ["h1"]
+size = "20MB"
+"""
+
+
+@pytest.mark.parametrize("protocol", ["tcp", "cubic"])
+def test_hystart_ends_slow_start_before_the_buffer_overflows(protocol: str) -> None:
+    """A 20 MB transfer over a 4 ms path at 10 Gb/s (D = 3333 packets in flight) with
+    3000 packets of buffer. Slow start's queue grows a packet per ACK, so Reno's
+    round at 5120 segments overflows it. HyStart's ACK train ends slow start in the
+    round that starts at 2560 segments, once its ACKs have lasted half the least RTT
+    (about 1740 ACKs, at a window of about 4300 < D + B): no loss at all, and the
+    transfer ends in under half Reno's time."""
+    sc = tenantnet.Scenario.from_toml(HYSTART.format(protocol=protocol), "t.toml")
+    f = sc.simulation().run().results().flows
+    retransmits, fct = int(f["retransmits"].iloc[0]), float(f["fct_s"].iloc[0])
+    if protocol == "cubic":
+        assert (retransmits, fct < 0.06) == (0, True), fct
+    else:
+        assert retransmits > 100 and fct > 0.09, (retransmits, fct)

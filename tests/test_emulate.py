@@ -69,8 +69,24 @@ def test_the_default_scale_puts_the_fastest_nic_at_1_gbps_and_never_scales_up() 
 
 def test_dctcp_runs_as_the_kernels_reno_on_both_sides_with_the_min_rto_kept() -> None:
     d, words = prepare.kernel_transport(demo_data())
-    assert d["transport"] == {"min_rto": "5ms", "protocol": "tcp", "profile": "linux"}
+    assert d["transport"] == {"min_rto": "5ms", "protocol": "newreno", "profile": "linux"}
     assert "reno" in words and "no DCTCP" in words
+    assert prepare.kernel_cc(d) == "reno"
+
+
+@pytest.mark.parametrize(("transport", "cc", "twin"), [
+    ({"protocol": "cubic"}, "cubic", "cubic"),
+    ({"protocol": "tcp", "profile": "linux"}, "cubic", "cubic"),
+    ({"protocol": "tcp"}, "reno", "newreno"),
+    ({"protocol": "newreno", "profile": "linux"}, "reno", "newreno"),
+])
+def test_the_kernel_runs_the_scenarios_congestion_control(transport: dict[str, str],
+                                                         cc: str, twin: str) -> None:
+    d = demo_data()
+    d["transport"] = transport
+    t, words = prepare.kernel_transport(d)
+    assert (prepare.kernel_cc(t), t["transport"]["protocol"]) == (cc, twin)
+    assert words.startswith(f"{cc} (the scenario's {transport['protocol']}")
 
 
 @pytest.mark.parametrize("scheme,message", [
@@ -520,3 +536,21 @@ def test_switch_queues_classify_the_dscp_hosts_tag_as_the_simulator_does(
     for tenant, share in (("a", share_a), ("b", 1 - share_a)):
         assert per.loc[tenant, "simulated_gbps"] == pytest.approx(share, abs=0.03)
         assert per.loc[tenant, "emulated_gbps"] == pytest.approx(share, abs=0.05)
+
+
+@needs_namespaces
+def test_cubic_runs_as_the_kernels_cubic_and_shares_as_the_simulator_says() -> None:
+    from tenantnet.linux.emulation import emulate
+    from tenantnet.linux.emulation.side import tenant_rates
+    d = classifying("dwrr")
+    d["network"] = {"buffer": "200KB"}
+    d["transport"] = {"protocol": "cubic", "min_rto": "5ms"}
+    d["simulation"]["duration"] = "1s"
+    d["workloads"][0]["flows_per_pair"] = 1
+    e = emulate(Scenario.from_dict(d), "none")
+    assert e.emulated.summary["emulated"]["transport"] == "cubic (the scenario's cubic)"
+    assert set(e.emulated.flows["protocol"].astype(str)) == {"cubic"}
+    per = tenant_rates(rates(e.emulated, e.simulated)).set_index("tenant")
+    for tenant in ("a", "b"):  # two CUBIC flows into one 1 Gb/s port: half each
+        assert per.loc[tenant, "simulated_gbps"] == pytest.approx(0.5, abs=0.05), per
+        assert per.loc[tenant, "emulated_gbps"] == pytest.approx(0.5, abs=0.08), per

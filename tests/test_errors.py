@@ -162,8 +162,9 @@ MORE = {
     "enum_of_wrong_type": (BASE + '[vswitch]\npolicy = 8\n',
                            ['vswitch.policy = 8', 'expected one of "none", "static", "mbfq"']),
     "table_of_wrong_type": ('output = 5\n' + BASE,
-                            ["output = 5", "expected a table of host_queues, queues, "
-                             "sample_interval, throughput"]),
+                            ["output = 5", "expected a table of capture, capture_packets, "
+                             "host_queues, queues, sample_interval, throughput, "
+                             "trace_flows, trace_fraction, trace_rows"]),
     "list_of_wrong_length": (BASE + '[vswitch.mbfq]\nramp = []\n',
                              ["vswitch.mbfq.ramp = []", "expected a list of 2, each a number"]),
     "scheduler_misspelt": (BASE + '[network]\nscheduler = "drr"\n',

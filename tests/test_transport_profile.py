@@ -10,8 +10,8 @@ import pandas as pd
 from helpers import simulate
 
 LINUX_KEYS: dict[str, Any] = {
-    "recovery": "rack", "tlp_timeout": "linux", "min_rto": "200ms", "initial_rto": "200ms",
-    "max_rto": "120s", "delayed_ack": True, "delayed_ack_timeout": "40ms",
+    "protocol": "cubic", "recovery": "rack", "tlp_timeout": "linux", "min_rto": "200ms",
+    "initial_rto": "200ms", "max_rto": "120s", "delayed_ack": True, "delayed_ack_timeout": "40ms",
     "quick_acks": 16, "ack_push": True, "cwr_reduction": "prr", "loss_ssthresh": "cwnd",
 }
 
@@ -39,6 +39,20 @@ def test_the_linux_profile_is_its_keys() -> None:
     # and it is not tenantnet's default transport
     default, _ = simulate(incast({}))
     assert not default.flows.equals(by_profile.flows)
+
+
+def test_the_profiles_tcp_is_newreno_under_htsim_and_cubic_under_linux() -> None:
+    import json
+
+    import tenantnet
+
+    def cc(transport: dict[str, Any]) -> str:
+        sc = tenantnet.Scenario.from_dict(incast(transport), "incast")
+        return str(json.loads(sc.simulation()._core.transport_json)["cc"])
+    assert [cc({"protocol": "tcp"}), cc({"protocol": "tcp", "profile": "linux"}),
+            cc({"protocol": "newreno", "profile": "linux"}), cc({"protocol": "cubic"}),
+            cc({"protocol": "dctcp", "profile": "linux"})] == [
+        "newreno", "cubic", "newreno", "cubic", "dctcp"]
 
 
 def test_the_htsim_profile_is_todays_default() -> None:

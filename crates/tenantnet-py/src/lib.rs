@@ -314,6 +314,7 @@ impl Simulation {
             return "{}".into();
         };
         serde_json::json!({
+            "cc": c.cc.name(),
             "dctcp": c.cc == tenantnet_core::transport::CongestionControl::Dctcp,
             "ect": c.ect(),
             "recovery": c.recovery.name(),

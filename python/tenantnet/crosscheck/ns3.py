@@ -29,7 +29,9 @@ each matters):
 * ns-3's segments carry 20 + 20 bytes of headers, 12 of timestamps and 2 of PPP:
   tenantnet runs with a 54-byte header and 56-byte ACKs (SACK blocks add to both).
 * ns-3 has no RACK: ``recovery = "rack"`` is compared with ns-3's SACK (RFC 6675
-  with PRR), and the report says so.
+  with PRR), and the report says so. ``recovery = "reno_sack"`` runs against ns-3
+  without SACK and with PRR, which counts duplicate ACKs as SACKed segments as Linux
+  does (``AddRenoSack``).
 * ns-3's recovery algorithm also sets how the window comes down after ECE: with SACK
   (PRR) a little on each ACK, as Linux; tenantnet runs with ``cwr_reduction = "prr"``
   then, and with its immediate cut (ns-3's classic recovery) without SACK.
@@ -141,6 +143,9 @@ class Setup:
     """``leafspine``: the flows to replay, a line each (see ``leafspine.h``)."""
     events: int = 0
     """Events tenantnet's run took: what ns-3's time is estimated from."""
+    recovery: str = ""
+    """ns-3's recovery when it is not the default for `sack` (``prr``: Linux's
+    without SACK, for ``recovery = "reno_sack"``)."""
 
     def args(self, flows_file: Path | None = None) -> list[str]:
         common = [*(f"--{k}={v}" for k, v in self.topology.items()),
@@ -149,6 +154,8 @@ class Setup:
                   f"--cc={self.cc}", f"--sack={int(self.sack)}", f"--mss={self.mss}",
                   f"--init_cwnd={self.init_cwnd}", f"--min_rto={self.min_rto_s * 1e6:.0f}us",
                   f"--delack={self.delack}"]
+        if self.recovery:
+            common.append(f"--recovery={self.recovery}")
         if self.kind == "leafspine":
             return ["--topology=leafspine", *common, f"--flows={flows_file}"]
         return [f"--senders={self.senders}", f"--size={self.size}", *common,
@@ -158,7 +165,8 @@ class Setup:
         """The set-up in one line, as the report heads it."""
         what = (f"{self.senders} flows replayed on a leaf-spine" if self.kind == "leafspine"
                 else f"{self.senders} senders x {self.size} B")
-        return (f"{what}, {self.cc}, {'SACK' if self.sack else 'no SACK'}, buffer "
+        sack = "SACK" if self.sack else "no SACK" + (", PRR" if self.recovery else "")
+        return (f"{what}, {self.cc}, {sack}, buffer "
                 f"{self.buffer} B, ECN K {self.ecn_k or 'off'}, "
                 f"min RTO {self.min_rto_s * 1e3:g} ms")
 
@@ -248,7 +256,8 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
         topology=wiring,
         buffer=buffer, host_buffer=size_bytes(net.get("host_buffer", f"{buffer}B"), packet),
         ecn_k=ecn if tcp["ect"] else 0, host_ecn=bool(net.get("host_ecn", True)),
-        cc="dctcp" if tcp["dctcp"] else "newreno", sack=tcp["recovery"] != "newreno",
+        cc=tcp["cc"], sack=tcp["recovery"] in ("sack", "rack"),
+        recovery="prr" if tcp["recovery"] == "reno_sack" else "",
         mss=tcp["mss"], init_cwnd=tcp["init_cwnd"], min_rto_s=tcp["min_rto_s"],
         delack=2 if tcp["delayed_ack"] else 1,
         note="ns-3 has no RACK: compared with its SACK (RFC 6675, PRR)"

@@ -47,6 +47,22 @@ Files written by :meth:`Results.write`:
     time_s (when applied), link (the controller's name, "upper to lower"), port
     (``owner->peer``), queue, weight, tenants (names in the queue, space-separated)
 
+* with a packet capture (``[output] capture``) only:
+
+  * ``capture.parquet``: per packet a captured port put on the wire: time_ps (its
+    first bit), node, peer, flow_id (empty for control packets), src_host, dst_host
+    (host indices), kind (data, ack, udp, control), seq (data) or the cumulative ACK,
+    payload_bytes, wire_bytes, dscp, ecn (0, 2 for ECT(0), 3 for CE), ece, retx
+  * ``capture/NODE-PEER.pcap``: the same packets per port, for Wireshark and tshark
+    (:mod:`tenantnet.sim.pcap`)
+
+* with a flow trace (``[output] trace_flows`` or ``trace_fraction``) only:
+
+  * ``flow_trace.parquet``: per traced TCP flow, each time the simulator drove its
+    sender (its start, every ACK, every timer): time_s, flow_id, cwnd_bytes,
+    ssthresh_bytes (empty until set), srtt_s (empty before a sample), rto_s, state
+    (open, disorder, cwr, recovery, loss), snd_una, snd_max
+
 * ``summary.json``: simulated time, wall time, events, packet counts, ECN marks,
   seed, tenantnet version, per-workload facts; with VMs, ``vswitch``: how many of
   their packets a token bucket held (``packets_shaped``) and how many control
@@ -63,6 +79,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..jobs.outdir import OutputError, listed, write_manifest, write_parquet
+from .pcap import write_pcaps
 
 if TYPE_CHECKING:  # imported when first used: `import tenantnet` stays light
     import numpy as np
@@ -70,9 +87,10 @@ if TYPE_CHECKING:  # imported when first used: `import tenantnet` stays light
 
 TABLES = ("flows", "throughput", "queues", "links", "queue_stats", "vms", "vm_rates",
           "queries")
-OPTIONAL_TABLES = ("vm_cpu", "pmd", "nic_monitor", "qshare_tenants", "qshare_queues")
-"""Tables only some runs have (None in :class:`Results` otherwise): the CPU model's
-and QShare's controller's."""
+OPTIONAL_TABLES = ("vm_cpu", "pmd", "nic_monitor", "qshare_tenants", "qshare_queues",
+                   "capture", "flow_trace")
+"""Tables only some runs have (None in :class:`Results` otherwise): the CPU model's,
+QShare's controller's, the packet capture's and the flow trace's."""
 
 
 def _column(enc: tuple[Any, ...]) -> Any:
@@ -133,6 +151,8 @@ class Results:
     nic_monitor: pd.DataFrame | None = None
     qshare_tenants: pd.DataFrame | None = None
     qshare_queues: pd.DataFrame | None = None
+    capture: pd.DataFrame | None = None
+    flow_trace: pd.DataFrame | None = None
 
     @classmethod
     def from_core(cls, summary_json: str, tables: dict[str, dict[str, tuple[Any, ...]]]) -> Results:
@@ -184,10 +204,13 @@ class Results:
             path = d / f"{name}.parquet"
             write_parquet(frame, path)
             written.append(path)
+        if self.capture is not None:
+            written.extend(write_pcaps(self.capture, d))
         path = d / "summary.json"
         path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
         written.append(path)
-        write_manifest(d, "tenantnet run", files=[p.name for p in written])
+        write_manifest(d, "tenantnet run", files=[p.relative_to(d).as_posix()
+                                                  for p in written])
         return written
 
     def pingpong(self) -> pd.DataFrame:

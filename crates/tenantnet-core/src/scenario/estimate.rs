@@ -180,6 +180,16 @@ impl Estimator {
         let qrows = n * ports.map(|p| p.queue_count()).sum::<usize>() as f64;
         let what = format!("{} queue samples", human_count(qrows));
         self.fp.add(rec, what, key, qrows * fp::PER_QUEUE_ROW);
+        if let Some((_, limit)) = &o.capture {
+            let what = format!("up to {} captured packets", human_count(*limit as f64));
+            let bytes = *limit as f64 * fp::PER_CAPTURED;
+            self.fp.add(rec, what, "output.capture_packets", bytes);
+        }
+        if let Some((_, limit)) = &o.trace {
+            let what = format!("up to {} flow-trace rows", human_count(*limit as f64));
+            let bytes = *limit as f64 * fp::PER_TRACE_ROW;
+            self.fp.add(rec, what, "output.trace_rows", bytes);
+        }
         if !r.vswitch.hosts.is_empty() {
             let t = r.vswitch.tick;
             let vrows = fp::samples(r.end, t) * r.vswitch.vms.len() as f64;

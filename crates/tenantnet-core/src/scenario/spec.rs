@@ -312,12 +312,13 @@ impl Default for NetworkSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
-    /// TCP NewReno.
-    #[serde(alias = "newreno")]
+    /// The transport profile's TCP: NewReno under `htsim`, CUBIC under `linux`.
     Tcp,
+    /// TCP NewReno (RFC 5681, RFC 6582), whatever the profile.
+    Newreno,
     /// DCTCP.
     Dctcp,
-    /// CUBIC (RFC 9438) as Linux runs it.
+    /// CUBIC (RFC 9438) as Linux runs it, with HyStart.
     Cubic,
 }
 
@@ -325,7 +326,7 @@ pub enum Protocol {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
-    /// `tcp` (NewReno), `dctcp` or `cubic` (RFC 9438, as Linux's) [tcp].
+    /// `tcp` (the profile's TCP: NewReno under `htsim`, CUBIC under `linux`), `newreno`, `dctcp` or `cubic` (RFC 9438 with HyStart, as Linux's) [tcp].
     pub protocol: Option<Protocol>,
     /// Maximum segment size, payload bytes ["1460B"].
     pub mss: Option<Size>,
@@ -361,7 +362,7 @@ pub struct TransportSpec {
     pub dctcp_window: Option<DctcpWindow>,
     /// TCP small queues: a sender stops while more than this many bytes of its data are in its host (vswitch and NIC queues and the NIC's wire), as with Linux's `tcp_limit_output_bytes` (128KB in 2012, 256KB from 2015, 4MB from 2025). A packet counts until its last bit leaves the host's NIC [no limit].
     pub limit_output_bytes: Option<Size>,
-    /// How losses are detected and repaired: `newreno` (cumulative ACKs, RFC 6582: one hole a round trip, go-back-N after a timeout) or `sack` (up to three SACK blocks on every ACK, RFC 2018/2883; RFC 6675's scoreboard with Proportional Rate Reduction, RFC 6937; after a timeout only holes are resent; a lost retransmission waits for the timeout) or `rack` (SACK with RACK-TLP loss detection, RFC 8985, Linux's default: losses marked by time with a reordering window, lost retransmissions sent again, a tail loss found by a probe) [newreno].
+    /// How losses are detected and repaired: `newreno` (cumulative ACKs, RFC 6582: one hole a round trip, go-back-N after a timeout) or `reno_sack` (cumulative ACKs as Linux and ns-3 recover without SACK: duplicate ACKs counted as SACKed segments for the pipe, Linux's PRR, one retransmission per partial ACK) or `sack` (up to three SACK blocks on every ACK, RFC 2018/2883; RFC 6675's scoreboard with Proportional Rate Reduction, RFC 6937; after a timeout only holes are resent; a lost retransmission waits for the timeout) or `rack` (SACK with RACK-TLP loss detection, RFC 8985, Linux's default: losses marked by time with a reordering window, lost retransmissions sent again, a tail loss found by a probe) [newreno].
     pub recovery: Option<Recovery>,
     /// With `recovery = "rack"`, the tail loss probe's timeout: `rfc8985` (two smoothed RTTs, plus the delayed-ACK timeout when one segment is out) or `linux` (two smoothed RTTs plus 2ms, or plus the minimum RTO when one segment is out) [rfc8985].
     pub tlp_timeout: Option<TlpTimeout>,
@@ -373,7 +374,7 @@ pub struct TransportSpec {
     pub cwr_reduction: Option<CwrReduction>,
     /// What ssthresh halves when a loss is found or the retransmission timer expires: `flight` (max(FlightSize/2, 2·MSS), RFC 5681 eq. 4, RFC 6675, htsim; at a timeout with SACK the smaller of the flight and the window) or `cwnd` (max(cwnd/2, 2·MSS): Linux's Reno and ns-3's TcpLinuxReno; with SACK the flight counts SACKed bytes above a hole, which are not in the network) [flight].
     pub loss_ssthresh: Option<LossSsthresh>,
-    /// A named set of defaults for the keys above, which keys set beside it override: `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs: tenantnet's defaults, matched to htsim) or `linux` (what a current Linux host does: RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the window brought down after ECE by PRR, ssthresh half the window after a loss) [htsim].
+    /// A named set of defaults for the keys above, which keys set beside it override: `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs: tenantnet's defaults, matched to htsim) or `linux` (what a current Linux host does: CUBIC for `tcp`, RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the window brought down after ECE by PRR, ssthresh half the window after a loss) [htsim].
     pub profile: Option<TransportProfile>,
 }
 
@@ -382,7 +383,7 @@ crate::kinds::named_kinds! {
     TransportProfile {
         /// tenantnet's defaults, matched to htsim: NewReno without SACK, min RTO 10 ms, no delayed ACKs.
         Htsim = "htsim",
-        /// A current Linux host: RACK-TLP (`tcp_recovery` = 1, Linux 4.18 on) with Linux's probe timeout, min RTO 200 ms (TCP_RTO_MIN), max RTO 120 s (TCP_RTO_MAX), delayed ACKs with a 40 ms timer (TCP_DELACK_MIN), 16 quick ACKs at the start (TCP_MAX_QUICKACKS), PSH segments acknowledged at once, the window brought down after ECE by PRR (`tcp_cwnd_reduction`), ssthresh after a loss half the window rather than the flight (`tcp_reno_ssthresh`). The initial RTO is the min RTO (whatever it is set to): Linux's data segments follow a handshake whose RTT sample on a datacenter path puts the RTO at its minimum, and tenantnet has no handshake (TCP_TIMEOUT_INIT, 1 s, is the SYN's).
+        /// A current Linux host: CUBIC with HyStart for `protocol = "tcp"` (Linux's default congestion control since 2.6.19), RACK-TLP (`tcp_recovery` = 1, Linux 4.18 on) with Linux's probe timeout, min RTO 200 ms (TCP_RTO_MIN), max RTO 120 s (TCP_RTO_MAX), delayed ACKs with a 40 ms timer (TCP_DELACK_MIN), 16 quick ACKs at the start (TCP_MAX_QUICKACKS), PSH segments acknowledged at once, the window brought down after ECE by PRR (`tcp_cwnd_reduction`), ssthresh after a loss half the window rather than the flight (`tcp_reno_ssthresh`). The initial RTO is the min RTO (whatever it is set to): Linux's data segments follow a handshake whose RTT sample on a datacenter path puts the RTO at its minimum, and tenantnet has no handshake (TCP_TIMEOUT_INIT, 1 s, is the SYN's).
         Linux = "linux",
     }
 }
@@ -394,6 +395,7 @@ impl TransportProfile {
         match self {
             TransportProfile::Htsim => d,
             TransportProfile::Linux => crate::transport::TcpConfig {
+                cc: crate::transport::CongestionControl::Cubic,
                 recovery: Recovery::Rack,
                 tlp_timeout: TlpTimeout::Linux,
                 min_rto: 200_000_000_000,
@@ -496,6 +498,21 @@ pub struct OutputSpec {
     /// Record host NIC queues in `queues.parquet` too [false].
     #[serde(default)]
     pub host_queues: bool,
+    /// Capture every packet these ports put on the wire, written as pcap files (`capture/NODE-PEER.pcap`, Wireshark's and tshark's format, in simulated time) and `capture.parquet`: a node's name (all its ports) or `"node->peer"` (one port), e.g. `["h0", "tor0->agg1"]` [none].
+    #[serde(default)]
+    pub capture: Vec<String>,
+    /// The most packets a capture keeps, the earliest first; the summary says when more went by [1000000].
+    #[serde(default)]
+    pub capture_packets: Option<u64>,
+    /// TCP flows (by `flow_id`) whose sender state is traced in `flow_trace.parquet` each time the simulator drives it: the window, ssthresh, the smoothed RTT, the RTO and the congestion state (open, disorder, cwr, recovery, loss) [none].
+    #[serde(default)]
+    pub trace_flows: Vec<u64>,
+    /// Besides `trace_flows`, a fraction of the TCP flows traced, drawn from the run's seed, e.g. 0.01 [none].
+    #[serde(default)]
+    pub trace_fraction: Option<f64>,
+    /// The most rows a flow trace keeps, the earliest first [1000000].
+    #[serde(default)]
+    pub trace_rows: Option<u64>,
 }
 
 fn default_scopes() -> Vec<Scope> {
@@ -515,6 +532,11 @@ impl Default for OutputSpec {
             throughput: default_scopes(),
             queues: true,
             host_queues: false,
+            capture: Vec::new(),
+            capture_packets: None,
+            trace_flows: Vec::new(),
+            trace_fraction: None,
+            trace_rows: None,
         }
     }
 }

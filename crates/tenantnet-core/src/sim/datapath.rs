@@ -263,6 +263,9 @@ impl Sim {
         {
             let cfg = &self.ends.tcp[super::ends::transport_of(&flow.spec.kind)];
             op(snd, self.now, cfg, &mut out);
+            if let Some(t) = self.records.flow_trace.as_deref_mut() {
+                t.record(self.now, f, snd);
+            }
             if may_complete && snd.done() && flow.spec.size.is_some() && flow.end.is_none() {
                 let last = self.ends.complete(f, self.now);
                 if let Some(pc) = self.parallel.part.as_deref_mut() {

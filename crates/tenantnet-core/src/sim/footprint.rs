@@ -32,6 +32,12 @@ pub const NS_PER_EVENT: f64 = 150.0;
 pub const PER_SAMPLE_ROW: f64 = 160.0;
 /// Bytes per row of `queues`.
 pub const PER_QUEUE_ROW: f64 = 180.0;
+/// Bytes per captured packet: its row (40), twice while a parallel run's
+/// partitions hand theirs over, and its table's columns (14 × 8).
+pub const PER_CAPTURED: f64 = 200.0;
+/// Bytes per flow-trace row: its row (72), twice while a parallel run's partitions
+/// hand theirs over, and its table's columns (9 × 8).
+pub const PER_TRACE_ROW: f64 = 250.0;
 /// Bytes per row of `vm_rates` (280 measured with MBFQ's two policy columns; 90
 /// more for Trinity's two and ElasticSwitch's one, at the same 30 per column).
 pub const PER_VM_RATE_ROW: f64 = 370.0;

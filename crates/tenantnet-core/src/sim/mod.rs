@@ -10,6 +10,7 @@
 //! `recorder`, results in `results` and `vm_results`. ARCHITECTURE.md walks the path
 //! file by file.
 
+pub mod capture;
 pub mod control;
 pub mod cpu;
 mod cpu_records;
@@ -19,9 +20,11 @@ mod ends;
 pub mod event;
 mod fabric;
 pub mod flow;
+pub mod flow_trace;
 pub mod footprint;
 mod hosts;
 pub mod ideal;
+pub mod kept;
 pub mod parallel;
 pub mod parts;
 pub mod queries;
@@ -171,6 +174,11 @@ impl Sim {
         let hosts = Hosts::new(p.vswitch, &mut ends.flows);
         let fabric = Fabric::new(p.net, &mut ends.flows);
         let tenants = p.meta.tenants.len();
+        let capture = p.output.capture.as_ref().map(|(ports, limit)| {
+            Box::new(capture::Capture::new(ports, fabric.net.ports.len(), *limit))
+        });
+        let flow_trace = (p.output.trace.as_ref())
+            .map(|(on, limit)| Box::new(flow_trace::FlowTrace::new(on.clone(), *limit)));
         let recorder = Recorder::new(
             p.output,
             &fabric.net,
@@ -202,13 +210,16 @@ impl Sim {
                 meta: p.meta,
                 wall: 0.0,
                 control_wall: 0.0,
+                capture,
+                flow_trace,
             },
             control: ControlPlane {
                 controllers: changes.into_iter().chain(p.controllers).collect(),
             },
             parallel: Parallelism::default(),
         };
-        sim.parallel.wire_hook = sim.records.recorder.tenant_links.is_some();
+        sim.parallel.wire_hook =
+            sim.records.recorder.tenant_links.is_some() || sim.records.capture.is_some();
         sim.start();
         sim
     }
@@ -479,11 +490,14 @@ impl Sim {
     }
 
     /// What happens to a packet going on the wire in runs that count it per tenant
-    /// and port, or that are a partition of a parallel run (one flag, `wire_hook`,
-    /// so that other runs pay one test): counts it, and mails it if `port` is cut.
-    /// Whether it was mailed.
+    /// and port, capture packets, or are a partition of a parallel run (one flag,
+    /// `wire_hook`, so that other runs pay one test): counts it, captures it, and
+    /// mails it if `port` is cut. Whether it was mailed.
     #[inline(never)]
     fn on_wire_hook(&mut self, port: PortId, id: PktId, arrive: Time) -> bool {
+        if let Some(c) = self.records.capture.as_deref_mut() {
+            c.on_wire(self.now, port, &self.fabric.pkts[id]);
+        }
         if let Some(tl) = self.records.recorder.tenant_links.as_mut() {
             let p = &self.fabric.pkts[id];
             if let Some(f) = self.ends.flows.get(p.flow.idx()) {

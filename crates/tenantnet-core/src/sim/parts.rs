@@ -111,6 +111,10 @@ pub struct Records {
     pub(super) wall: f64,
     /// Of `wall`, the time spent in controllers' wakes.
     pub(super) control_wall: f64,
+    /// The packets captured (`[output] capture`).
+    pub(super) capture: Option<Box<super::capture::Capture>>,
+    /// The traced flows' state (`[output] trace_flows`, `trace_fraction`).
+    pub(super) flow_trace: Option<Box<super::flow_trace::FlowTrace>>,
 }
 
 /// The run's budget: when it ends, the memory it may use, and why it stopped early.

@@ -46,6 +46,10 @@ pub struct OutputParams {
     pub queues: bool,
     /// Sample host NIC queues too.
     pub host_queues: bool,
+    /// The ports whose packets are captured (ids), and the most packets kept.
+    pub capture: Option<(Vec<u32>, u64)>,
+    /// Whether each flow is traced, and the most rows kept.
+    pub trace: Option<(Vec<bool>, u64)>,
 }
 
 /// Scope codes stored in the throughput columns.

@@ -42,6 +42,25 @@ pub struct RunMeta {
     pub workloads: Vec<WorkloadInfo>,
 }
 
+/// What a packet capture or a flow trace kept (`summary.json`'s `capture` and
+/// `flow_trace`).
+#[derive(Clone, Debug, Serialize)]
+pub struct KeptSummary {
+    /// Rows kept (packets, or the trace's rows).
+    pub rows: u64,
+    /// Whether rows past the limit were left out (the earliest kept).
+    pub truncated: bool,
+}
+
+impl KeptSummary {
+    fn of<T>(k: &super::kept::Kept<T>) -> Self {
+        KeptSummary {
+            rows: k.rows.len() as u64,
+            truncated: k.full,
+        }
+    }
+}
+
 /// `summary.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -104,6 +123,12 @@ pub struct Summary {
     /// The vswitch CPU model's totals (absent without it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuSummary>,
+    /// The packet capture (absent without `[output] capture`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture: Option<KeptSummary>,
+    /// The flow trace (absent without `[output] trace_flows` or `trace_fraction`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow_trace: Option<KeptSummary>,
 }
 
 /// How often the hosts' policies acted, over the whole run: whether a scheme's
@@ -174,6 +199,12 @@ impl Sim {
             let pool = p.pool().map(|i| &mut self.fabric.net.pools[i as usize]);
             p.finish(now, pool);
         }
+        if let Some(c) = self.records.capture.as_deref_mut() {
+            c.kept.finish();
+        }
+        if let Some(t) = self.records.flow_trace.as_deref_mut() {
+            t.kept.finish();
+        }
         let (live, counted) = RunView::of(self).in_flight_check();
         let c = self.records.counters;
         let summary = Summary {
@@ -208,6 +239,8 @@ impl Sim {
                 control_packets: c.control_sent,
             }),
             cpu: RunView::of(self).cpu_summary(),
+            capture: (self.records.capture.as_deref()).map(|c| KeptSummary::of(&c.kept)),
+            flow_trace: (self.records.flow_trace.as_deref()).map(|t| KeptSummary::of(&t.kept)),
         };
         let view = RunView::of(self);
         let mut tables = vec![
@@ -221,6 +254,12 @@ impl Sim {
             view.queries_table(),
         ];
         tables.extend(view.cpu_tables());
+        if let Some(c) = self.records.capture.as_deref() {
+            tables.push(view.capture_table(c));
+        }
+        if let Some(t) = self.records.flow_trace.as_deref() {
+            tables.push(view.flow_trace_table(t));
+        }
         tables.extend(self.control.tables(&self.fabric.net));
         Results { summary, tables }
     }
@@ -434,7 +473,7 @@ impl RunView<'_> {
         }
     }
 
-    fn node_labels(&self) -> Vec<String> {
+    pub(super) fn node_labels(&self) -> Vec<String> {
         labels_of(self.fabric.net.nodes.iter().map(|n| n.name.as_str()))
     }
 

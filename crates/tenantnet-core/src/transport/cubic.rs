@@ -33,13 +33,24 @@
 //!   too): the next epoch starts from the window it has, as if no loss had been
 //!   seen (RFC 9438 §4.8 keeps W_max instead).
 //!
+//! * **The least RTT** (`bictcp_acked`): a sample within 1 s (`HZ`) of a
+//!   congestion-avoidance epoch's start is not used ("discard delay samples right
+//!   after fast recovery"), so `delay_min` then keeps its value from before.
+//! * **Slow start** is Reno's, ended early by HyStart (`hystart.rs`). As in Linux,
+//!   HyStart looks whenever the window is below ssthresh, during a PRR reduction
+//!   too.
+//!
 //! Choices, ours: time is continuous (Linux counts t in jiffies, 1 to 4 ms, and
 //! recomputes the target at most once a jiffy unless cwnd changed); where the
 //! Reno-friendly window governs (a datacenter's small bandwidth-delay products, in
-//! which K is seconds) this changes nothing. Slow start is Reno's, without HyStart,
-//! and the restart after an idle period (`CA_EVENT_TX_START`) is not modelled.
+//! which K is seconds) this changes nothing. The restart after an idle period
+//! (`CA_EVENT_TX_START`) is not modelled.
+
+pub mod hystart;
 
 use crate::engine::{to_secs, Time};
+use crate::units::PS_PER_SEC;
+use hystart::{AckSample, Exit, HyStart};
 
 /// β_cubic × 1024 (Linux's `beta`).
 pub const BETA_SCALED: u64 = 717;
@@ -77,6 +88,8 @@ pub struct Cubic {
     pub delay_min: Time,
     /// When the ACK being processed arrived.
     now: Time,
+    /// HyStart's state.
+    pub hystart: HyStart,
 }
 
 impl Cubic {
@@ -85,14 +98,21 @@ impl Cubic {
         C * (t - self.k).powi(3) + self.origin as f64
     }
 
-    /// An ACK of new data arrived at `now` with an RTT sample `rtt` (for
-    /// `delay_min`, Linux's `bictcp_acked`).
-    #[inline]
-    pub fn ack_at(&mut self, now: Time, rtt: Time) {
-        self.now = now;
-        if rtt > 0 && (self.delay_min == 0 || rtt < self.delay_min) {
+    /// An ACK of new data, `s`, with the window below ssthresh or not: `delay_min`
+    /// and HyStart's look (Linux's `bictcp_acked`). The exit HyStart found, if
+    /// this ACK found one: the sender then sets ssthresh to the window.
+    pub fn ack_at(&mut self, s: &AckSample, slow_start: bool) -> Option<Exit> {
+        self.now = s.now;
+        let used = self.epoch_start.is_none_or(|e| s.now - e >= PS_PER_SEC);
+        let rtt = s.rtt.max(1);
+        if used && (self.delay_min == 0 || rtt < self.delay_min) {
             self.delay_min = rtt;
         }
+        if !slow_start {
+            return None;
+        }
+        self.hystart
+            .on_ack(&AckSample { rtt, ..*s }, self.delay_min, used)
     }
 
     /// `acked` segments acknowledged by the ACK of [`Cubic::ack_at`] in congestion
@@ -169,13 +189,15 @@ impl Cubic {
         (cwnd * BETA_SCALED / BETA_SCALE).max(2)
     }
 
-    /// A retransmission timeout: every variable back to its start, `delay_min`
-    /// included (`bictcp_reset`).
-    pub fn reset(&mut self) {
+    /// A retransmission timeout with `snd_nxt` the highest byte sent plus one:
+    /// every variable back to its start, `delay_min` and HyStart's exit included
+    /// (`bictcp_reset`), and a new HyStart round (`bictcp_hystart_reset`).
+    pub fn reset(&mut self, snd_nxt: u64) {
         *self = Cubic {
             now: self.now,
             ..Cubic::default()
         };
+        self.hystart.new_round(self.now, snd_nxt);
     }
 }
 

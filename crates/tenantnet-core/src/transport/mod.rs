@@ -23,9 +23,20 @@ pub enum CongestionControl {
     NewReno,
     /// DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257).
     Dctcp,
-    /// CUBIC (RFC 9438) as Linux's `tcp_cubic.c`, its slow start Reno's; with `ecn`,
-    /// ECE is answered as a loss.
+    /// CUBIC (RFC 9438) as Linux's `tcp_cubic.c`, its slow start Reno's ended by
+    /// HyStart; with `ecn`, ECE is answered as a loss.
     Cubic,
+}
+
+impl CongestionControl {
+    /// The name Linux gives it (`newreno` for NewReno, which Linux calls `reno`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CongestionControl::NewReno => "newreno",
+            CongestionControl::Dctcp => "dctcp",
+            CongestionControl::Cubic => "cubic",
+        }
+    }
 }
 
 /// Parameters of a TCP connection. Sizes are bytes, times picoseconds.
@@ -89,6 +100,8 @@ crate::kinds::named_kinds! {
     Recovery {
         /// Cumulative ACKs only: NewReno's fast retransmit and fast recovery (RFC 6582), one hole repaired per round trip, go-back-N after a timeout.
         NewReno = "newreno",
+        /// Cumulative ACKs only, as Linux (and ns-3) recover without SACK: duplicate ACKs counted as segments SACKed for the pipe (`tcp_add_reno_sack`), Linux's Proportional Rate Reduction, one retransmission per partial ACK, go-back-N after a timeout.
+        RenoSack = "reno_sack",
         /// SACK (RFC 2018, D-SACK of RFC 2883) with RFC 6675's scoreboard and Proportional Rate Reduction (RFC 6937), as Linux repairs losses; after a timeout only the holes are resent.
         Sack = "sack",
         /// SACK as above with RACK-TLP loss detection (RFC 8985), Linux's default since 4.18: a segment is lost when one sent after it was delivered and an RTT plus a reordering window has passed; a tail loss is found by a probe two round trips after the last ACK; lost retransmissions are sent again without waiting for the timeout.
@@ -99,7 +112,7 @@ crate::kinds::named_kinds! {
 impl Recovery {
     /// Whether ACKs carry SACK blocks.
     pub fn uses_sack(self) -> bool {
-        self != Recovery::NewReno
+        matches!(self, Recovery::Sack | Recovery::Rack)
     }
 }
 

@@ -33,8 +33,12 @@
 //! everything else above holds.
 
 mod rack_path;
+mod reno_path;
 mod sack_path;
+mod state;
+pub use state::CaState;
 
+use super::cubic::hystart::AckSample;
 use super::cubic::Cubic;
 use super::dctcp::DctcpEstimator;
 use super::rtt::RttEstimator;
@@ -96,6 +100,8 @@ pub struct SenderStats {
     pub ecn_cuts: u64,
     /// Tail loss probes sent (RACK-TLP).
     pub probes: u64,
+    /// Slow starts HyStart ended (CUBIC).
+    pub hystart_exits: u64,
 }
 
 /// One TCP sender.
@@ -122,6 +128,8 @@ pub struct TcpSender {
     backed_off: bool,
     recover: Option<u64>,
     cwr_end: u64,
+    /// After a timeout, the data sent before it (snd_max then): Linux's Loss state.
+    loss_until: u64,
     rtt: RttEstimator,
     rto_timer: LazyTimer,
     dctcp: Option<DctcpEstimator>,
@@ -129,6 +137,10 @@ pub struct TcpSender {
     room_limited: bool,
     /// The SACK sender's scoreboard and recovery state (`recovery = "sack"`).
     sack: Option<Box<sack_path::SackState>>,
+    /// Linux's SACK-less recovery state (`recovery = "reno_sack"`).
+    reno: Option<Box<reno_path::RenoSack>>,
+    /// Whether ACKs take the SACK or the `reno_sack` path (one test for NewReno's).
+    other_path: bool,
 }
 
 impl TcpSender {
@@ -150,6 +162,7 @@ impl TcpSender {
             backed_off: false,
             recover: None,
             cwr_end: 0,
+            loss_until: 0,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             rto_timer: LazyTimer::default(),
             dctcp: (cfg.cc == CongestionControl::Dctcp).then(|| cfg.dctcp_estimator()),
@@ -159,6 +172,8 @@ impl TcpSender {
                 .recovery
                 .uses_sack()
                 .then(|| Box::new(sack_path::SackState::new(cfg.recovery == Recovery::Rack))),
+            reno: (cfg.recovery == Recovery::RenoSack).then(Box::default),
+            other_path: cfg.recovery != Recovery::NewReno,
         }
     }
 
@@ -192,6 +207,9 @@ impl TcpSender {
     fn send(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
         if self.sack.is_some() {
             self.fill_sack(now, cfg, out);
+        } else if let Some(r) = self.reno.as_deref() {
+            let credit = r.credit(cfg.mss as u64);
+            self.fill_past(now, cfg, out, credit);
         } else {
             self.fill(now, cfg, out);
         }
@@ -249,12 +267,19 @@ impl TcpSender {
     /// window-limited, so its window does not grow until it is again (the rule of
     /// RFC 7661 and Linux's `tcp_is_cwnd_limited`).
     fn fill(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
+        self.fill_past(now, cfg, out, 0);
+    }
+
+    /// [`TcpSender::fill`] with `credit` bytes out that the pipe does not count
+    /// (`reno_sack`'s duplicate ACKs; 0 for NewReno, whose copy folds it away).
+    #[inline(always)]
+    fn fill_past(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut, credit: u64) {
         let mss = cfg.mss as u64;
         let mut sent = false;
         self.room_limited = false;
         while self.snd_nxt < self.limit {
             let len = mss.min(self.limit - self.snd_nxt);
-            if self.snd_nxt - self.snd_una + len > self.cwnd {
+            if self.snd_nxt - self.snd_una + len > self.cwnd + credit {
                 break;
             }
             let retx = self.snd_nxt < self.snd_max;
@@ -313,7 +338,7 @@ impl TcpSender {
         self.stats.retransmits += 1;
     }
 
-    #[inline]
+    #[inline(always)]
     fn grow(&mut self, acked: u64, mss: u64) {
         if self.cubic.is_some() {
             return self.grow_cubic(acked, mss);
@@ -330,13 +355,37 @@ impl TcpSender {
     }
 
     /// An RTT sample from an ACK of new data at `now` echoing `ts_echo`; CUBIC is
-    /// told the ACK's time and the sample.
+    /// told the ACK (`cubic.rs`), and when HyStart finds the path full, slow start
+    /// ends: ssthresh becomes the window.
     #[inline]
-    fn rtt_sample(&mut self, now: Time, ts_echo: Time) {
+    fn rtt_sample(&mut self, now: Time, ts_echo: Time, mss: u64) {
         let r = now.saturating_sub(ts_echo);
         self.rtt.sample(r);
-        if let Some(c) = self.cubic.as_deref_mut() {
-            c.ack_at(now, r);
+        if self.cubic.is_some() {
+            self.cubic_ack(now, r, mss);
+        }
+    }
+
+    /// [`TcpSender::rtt_sample`]'s CUBIC part (kept apart so NewReno's and
+    /// DCTCP's path stays inlined).
+    #[inline(never)]
+    fn cubic_ack(&mut self, now: Time, rtt: Time, mss: u64) {
+        let s = AckSample {
+            now,
+            rtt,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_max,
+            cwnd: self.cwnd / mss,
+            mss,
+            srtt: self.rtt.srtt().unwrap_or(0),
+        };
+        let slow_start = self.cwnd < self.ssthresh;
+        let Some(c) = self.cubic.as_deref_mut() else {
+            return;
+        };
+        if c.ack_at(&s, slow_start).is_some() {
+            self.ssthresh = self.cwnd;
+            self.stats.hystart_exits += 1;
         }
     }
 
@@ -388,8 +437,11 @@ impl TcpSender {
         if ack > self.snd_max {
             return; // acknowledges bytes never sent: ignore
         }
-        if self.sack.is_some() {
-            return self.on_ack_sack(now, (ack, ece, ts_echo), sack, cfg, out);
+        if self.other_path {
+            if self.sack.is_some() {
+                return self.on_ack_sack(now, (ack, ece, ts_echo), sack, cfg, out);
+            }
+            return self.on_ack_reno(now, (ack, ece, ts_echo), cfg, out);
         }
         let mss = cfg.mss as u64;
         let acked = ack.saturating_sub(self.snd_una);
@@ -397,7 +449,7 @@ impl TcpSender {
         if acked > 0 {
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
-            self.rtt_sample(now, ts_echo);
+            self.rtt_sample(now, ts_echo, mss);
             self.backed_off = false;
             let mut restart_timer = true;
             if self.in_recovery {
@@ -532,7 +584,7 @@ impl TcpSender {
             self.ssthresh = self.timeout_ssthresh(cfg);
         }
         if let Some(c) = self.cubic.as_deref_mut() {
-            c.reset(); // Linux's bictcp_state on entering TCP_CA_Loss
+            c.reset(self.snd_max); // Linux's bictcp_state on entering TCP_CA_Loss
         }
         self.backed_off = true;
         self.cwnd = mss;
@@ -541,6 +593,8 @@ impl TcpSender {
         self.dupacks = 0;
         self.recover = Some(self.snd_max);
         self.stats.timeouts += 1;
+        self.loss_until = self.snd_max;
+        self.reno_timeout();
         self.rtt.backoff();
         if self.sack.is_some() {
             self.timeout_sack(now, cfg, out);
@@ -558,5 +612,7 @@ impl TcpSender {
 mod tests;
 #[cfg(test)]
 mod tests_rack;
+#[cfg(test)]
+mod tests_reno;
 #[cfg(test)]
 mod tests_sack;

@@ -272,7 +272,7 @@ Parse(int argc, char* argv[])
     cmd.AddValue("host_buffer", "bytes every host NIC's FIFO holds", s.hostBuffer);
     cmd.AddValue("ecn_k", "RED marks above this many bytes (0: no ECN)", s.ecnK);
     cmd.AddValue("host_ecn", "host NICs mark like switch ports", s.hostEcn);
-    cmd.AddValue("cc", "newreno or dctcp", s.cc);
+    cmd.AddValue("cc", "newreno, cubic or dctcp", s.cc);
     cmd.AddValue("sack", "SACK on", s.sack);
     cmd.AddValue("recovery", "prr or classic (default: prr with SACK, classic without)",
                  s.recovery);
@@ -312,14 +312,15 @@ Link(const Settings& s, const std::string& rate, const std::string& delay)
     return h;
 }
 
-/// TCP as the settings say: NewReno (ns-3's Linux Reno) or DCTCP, SACK with PRR or
+/// TCP as the settings say: NewReno (ns-3's Linux Reno), CUBIC or DCTCP, SACK with PRR or
 /// classic recovery, the SYN's timeout at the minimum RTO, 1 ns RTO granularity.
 void
 ConfigureTcp(const Settings& s)
 {
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       TypeIdValue(s.cc == "dctcp" ? TcpDctcp::GetTypeId()
-                                                   : TcpLinuxReno::GetTypeId()));
+                       TypeIdValue(s.cc == "dctcp"   ? TcpDctcp::GetTypeId()
+                                   : s.cc == "cubic" ? TcpCubic::GetTypeId()
+                                                     : TcpLinuxReno::GetTypeId()));
     bool prr = s.recovery.empty() ? s.sack : s.recovery == "prr";
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(prr ? TcpPrrRecovery::GetTypeId()

@@ -6,11 +6,15 @@ this kernel has in place of the scenario's.
   UDP rates are multiplied by the scale. The default puts the fastest host NIC at
   ``NIC_TARGET_BPS`` (1 Gb/s; never scaled up), where this machine's CPUs forward every
   port's traffic with room to spare.
-* **Transport.** The scenario's TCP runs as the kernel's Reno (``tcp_reno``) with SACK
-  and RACK-TLP, as Linux does; the twin simulation runs NewReno with tenantnet's
-  ``linux`` transport profile (RACK-TLP, delayed ACKs), the scenario's minimum RTO kept
-  on both sides (the emulation sets it on every route with ``rto_min``). DCTCP becomes
-  Reno on both sides: this kernel has neither DCTCP nor RED to mark ECN.
+* **Transport.** The scenario's congestion control runs in the kernel where the kernel
+  has it, with SACK and RACK-TLP as Linux does: ``cubic`` (and ``tcp`` under the
+  ``linux`` transport profile, whose TCP is CUBIC) as ``tcp_cubic``, ``newreno`` (and
+  ``tcp`` under the ``htsim`` profile) as ``tcp_reno``. The twin simulation runs the
+  same congestion control with tenantnet's ``linux`` transport profile (RACK-TLP,
+  delayed ACKs), the scenario's minimum RTO kept on both sides (the emulation sets it
+  on every route with ``rto_min``). DCTCP becomes Reno on both sides: this kernel has
+  neither DCTCP nor RED to mark ECN. The top-level ``[transport]`` decides for every
+  flow (a workload's own protocol is not emulated apart).
 """
 
 from __future__ import annotations
@@ -57,8 +61,8 @@ def not_emulated(scheme: str) -> str:
     return f"an emulation enforces {', '.join(POLICIES)}: {why}"
 
 
-CC = "reno"
-"""The kernel's congestion control for every emulated flow."""
+KERNEL_CC = {"newreno": "reno", "cubic": "cubic"}
+"""The kernel's congestion control for each protocol the twin simulation runs."""
 
 
 def _scale_rate(v: Any, scale: float, key: str) -> str:
@@ -109,12 +113,22 @@ def kernel_transport(data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     d = copy.deepcopy(dict(data))
     tr = dict(d.get("transport", {}))
     was = str(tr.get("protocol", "tcp"))
+    profile = str(tr.get("profile", "htsim"))
     keep = {k: tr[k] for k in ("min_rto", "mss", "header", "ack_size", "init_cwnd")
             if k in tr}
-    d["transport"] = {**keep, "protocol": "tcp", "profile": "linux"}
-    words = f"{CC} (the scenario's {was}" + (": this kernel has no DCTCP or RED)"
-                                               if was == "dctcp" else ")")
+    cubic = was == "cubic" or (was == "tcp" and profile == "linux")
+    twin = "cubic" if cubic else "newreno"
+    d["transport"] = {**keep, "protocol": twin, "profile": "linux"}
+    said = f"{was} under the {profile} profile" if was == "tcp" else was
+    words = f"{kernel_cc(d)} (the scenario's {said}" + (
+        ": this kernel has no DCTCP or RED)" if was == "dctcp" else ")")
     return d, words
+
+
+def kernel_cc(twin: Mapping[str, Any]) -> str:
+    """The kernel's congestion control for the twin scenario `twin` (of
+    `kernel_transport`): ``reno`` or ``cubic``."""
+    return KERNEL_CC[str(twin["transport"]["protocol"])]
 
 
 def scheme_of(data: Mapping[str, Any], scheme: str | None,

@@ -126,7 +126,8 @@ def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = No
     sw_buf = size_bytes(net["buffer"], packet, "network.buffer")
     limits = {n: max(packet, host_buf if n in f.hosts else sw_buf)
               for n in [*f.hosts, *f.switches]}
-    needs = {"htb": "link rates", "bfifo": "port buffers", f"tcp_{prepare.CC}": "TCP"}
+    cc = prepare.kernel_cc(data)
+    needs = {"htb": "link rates", "bfifo": "port buffers", f"tcp_{cc}": "TCP"}
     duration = float(sim.summary["simulated_s"])
     interval = _sample_interval(sim)
     rto = _min_rto_ms(data)
@@ -142,7 +143,7 @@ def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = No
     with linux_lab.Lab(TAG, "`tenantnet emulate --cleanup`") as lab:
         ns = build(f, lab, plans, rto, vm_stack)
         flows = _flows(sim, f, ns, duration, tos)
-        m = _measure(f, ns, plans, flows, duration, interval, name, data)
+        m = _measure(f, ns, plans, flows, (duration, interval, cc), name, data)
     fidelity = assess(f, plans, m)
     res = emulated_results(sim, f, m, scale, name, words)
     res.summary["emulated"]["fidelity"] = fidelity.as_dict()
@@ -170,10 +171,11 @@ def _min_rto_ms(data: dict[str, Any]) -> float:
 
 
 def _measure(f: Fabric, ns: dict[str, str], plans: dict[tuple[str, str], Plan],
-             flows: list[FlowPlan], duration: float, interval: float, scheme: str,
+             flows: list[FlowPlan], timing: tuple[float, float, str], scheme: str,
              data: dict[str, Any]) -> Measured:
+    duration, interval, cc = timing
     n = round(duration / interval)
-    traffic = TrafficProcess(flows, duration, prepare.CC, interval)
+    traffic = TrafficProcess(flows, duration, cc, interval)
     nodes = [NodeSampler(ns[x], [p.ifname for p in f.ports if p.node == x], interval, n,
                          frozenset(p.ifname for p in f.ports
                                    if p.node == x and plans[(x, p.ifname)].vms))
@@ -218,7 +220,7 @@ def _measure(f: Fabric, ns: dict[str, str], plans: dict[tuple[str, str], Plan],
     return Measured(nodes={x: s for x, s in zip([*f.hosts, *f.switches], nodes,
                                                  strict=True)},
                     traffic=outcome, agents=agents, interval=interval, duration=duration,
-                    cpu=cpu)
+                    cpu=cpu, cc=cc)
 
 
 def assess(f: Fabric, plans: dict[tuple[str, str], Plan], m: Measured) -> Fidelity:

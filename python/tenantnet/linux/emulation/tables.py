@@ -53,6 +53,8 @@ class Measured:
     duration: float = 0.0
     cpu: CpuUse | None = None
     """What the CPUs did while the traffic ran."""
+    cc: str = "reno"
+    """The kernel's congestion control the flows ran."""
 
 
 def _typed(df: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
@@ -148,7 +150,7 @@ def _flows(sim: Results, m: Measured) -> pd.DataFrame:
     fl["slowdown"] = fl["fct_s"] / fl["ideal_fct_s"]
     fl["retransmits"] = [m.traffic.retransmits.get(int(i), 0) for i in ids]
     fl["timeouts"] = 0
-    fl["protocol"] = "reno"
+    fl["protocol"] = m.cc
     return _typed(fl, sim.flows)
 
 

@@ -342,7 +342,109 @@ fn output(sc: &Scenario, ctx: &Ctx) -> Result<OutputParams, ScenarioError> {
         scopes,
         queues: sc.output.queues,
         host_queues: sc.output.host_queues,
+        capture: None,
+        trace: None,
     })
+}
+
+/// The flows `output.trace_flows` and `output.trace_fraction` trace among `flows`
+/// (a flow is drawn when a hash of the seed and its id falls below the fraction),
+/// and the most rows kept; None without a trace.
+fn flow_trace(
+    sc: &Scenario,
+    ctx: &Ctx,
+    flows: &[FlowSpec],
+) -> Result<Option<(Vec<bool>, u64)>, ScenarioError> {
+    let o = &sc.output;
+    let limit = kept_limit(ctx, "output.trace_rows", o.trace_rows, "rows")?;
+    let fraction = o.trace_fraction.unwrap_or(0.0);
+    if !(0.0..=1.0).contains(&fraction) {
+        return Err(ctx.err("output.trace_fraction", "expected a fraction from 0 to 1"));
+    }
+    if o.trace_flows.is_empty() && fraction == 0.0 {
+        return Ok(None);
+    }
+    let tcp = |f: &FlowSpec| matches!(f.kind, crate::workload::FlowKind::Tcp { .. });
+    let mut draw = crate::engine::rng::Rng::stream(sc.simulation.seed, "flow_trace");
+    let mut on: Vec<bool> = (flows.iter())
+        .map(|f| draw.uniform() < fraction && tcp(f))
+        .collect();
+    for (k, &id) in o.trace_flows.iter().enumerate() {
+        let key = format!("output.trace_flows[{k}]");
+        match flows.get(id as usize) {
+            None => {
+                return Err(ctx.err(
+                    &key,
+                    format!(
+                        "no flow {id}: the run has {} flows (ids 0 to {})",
+                        flows.len(),
+                        flows.len().saturating_sub(1)
+                    ),
+                ));
+            }
+            Some(f) if !tcp(f) => {
+                return Err(ctx.err(
+                    &key,
+                    format!("flow {id} is UDP: a trace follows a TCP sender"),
+                ));
+            }
+            Some(_) => on[id as usize] = true,
+        }
+    }
+    Ok(Some((on, limit)))
+}
+
+/// The most rows a packet capture or a flow trace keeps unless `output.capture_packets`
+/// or `output.trace_rows` says.
+pub const KEPT_ROWS: u64 = 1_000_000;
+
+/// The most rows kept as `key` sets it (`value`), from 1 to 2^32 `what`.
+fn kept_limit(ctx: &Ctx, key: &str, value: Option<u64>, what: &str) -> Result<u64, ScenarioError> {
+    match value.unwrap_or(KEPT_ROWS) {
+        n @ 1..=0x1_0000_0000 => Ok(n),
+        _ => Err(ctx.err(key, format!("expected from 1 to 2^32 {what}"))),
+    }
+}
+
+/// The ports `output.capture` names (module doc of `sim/capture.rs`), and the most
+/// packets kept; None without a capture.
+fn capture(
+    sc: &Scenario,
+    ctx: &Ctx,
+    net: &Network,
+) -> Result<Option<(Vec<u32>, u64)>, ScenarioError> {
+    let o = &sc.output;
+    let limit = kept_limit(ctx, "output.capture_packets", o.capture_packets, "packets")?;
+    if o.capture.is_empty() {
+        return Ok(None);
+    }
+    let mut ports = Vec::new();
+    for (i, name) in o.capture.iter().enumerate() {
+        let key = format!("output.capture[{i}]");
+        let (node, peer) = match name.split_once("->") {
+            Some((a, b)) => (a.trim(), Some(b.trim())),
+            None => (name.trim(), None),
+        };
+        let Some(n) = net.node_by_name(node) else {
+            return Err(ctx.err(&key, format!("no node named {node:?}: expected a host or switch of the topology, or \"node->peer\"")));
+        };
+        let found: Vec<u32> = (0..net.ports.len() as u32)
+            .filter(|&p| {
+                let port = &net.ports[p as usize];
+                port.node() == n && peer.is_none_or(|q| net.nodes[port.peer().idx()].name == q)
+            })
+            .collect();
+        if found.is_empty() {
+            return Err(ctx.err(
+                &key,
+                format!("{node} has no port toward {:?}", peer.unwrap_or("")),
+            ));
+        }
+        ports.extend(found);
+    }
+    ports.sort_unstable();
+    ports.dedup();
+    Ok(Some((ports, limit)))
 }
 
 /// The shortest sampling interval: 1 ns.
@@ -363,7 +465,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
     let network = presets::network(ctx, &sc.network, &sc.vswitch)?;
     let fabric = fabric::fabric(ctx, &network, pkt)?;
     fits_ports(ctx, &fabric, &base_tcp, "transport")?;
-    let output = output(sc, ctx)?;
+    let mut output = output(sc, ctx)?;
 
     let (builder, topo_desc) = fabric_file::topology(ctx, &sc.topology)?;
     est.network(ctx, &builder)?;
@@ -374,6 +476,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
         .build(&fabric, seed)
         .map_err(|e| ScenarioError::at(ctx.file, "topology", None, e))?;
     fabric::marks_in_flight(ctx, &network, &net)?;
+    output.capture = capture(sc, ctx, &net)?;
 
     let expanded = tenants_file::expand(ctx, sc, &net)?;
     let sc = expanded.as_ref().unwrap_or(sc);
@@ -407,6 +510,7 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
     };
     let mut t = traffic(sc, ctx, &shared, &mut est)?;
     lifetimes::clip(ctx, &lives, &t.tenants, &mut t.flows, &mut t.exchanges)?;
+    output.trace = flow_trace(sc, ctx, &t.flows)?;
     let periodic = periodic::records(sc, &net, &declared.params, t.tenants.len());
     est.run(
         ctx,

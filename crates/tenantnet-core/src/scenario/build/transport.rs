@@ -134,7 +134,8 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
     }
     let cfg = TcpConfig {
         cc: match t.protocol.unwrap_or(Protocol::Tcp) {
-            Protocol::Tcp => CongestionControl::NewReno,
+            Protocol::Tcp => d.cc,
+            Protocol::Newreno => CongestionControl::NewReno,
             Protocol::Dctcp => CongestionControl::Dctcp,
             Protocol::Cubic => CongestionControl::Cubic,
         },

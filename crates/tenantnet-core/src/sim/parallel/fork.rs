@@ -186,6 +186,8 @@ impl Records {
             meta: self.meta.clone(),
             wall: 0.0,
             control_wall: 0.0,
+            capture: self.capture.as_ref().map(|c| Box::new(c.empty_like())),
+            flow_trace: self.flow_trace.as_ref().map(|t| Box::new(t.empty_like())),
         }
     }
 
@@ -206,6 +208,14 @@ impl Records {
         let mut recs: Vec<_> = parts.iter_mut().map(|p| &mut p.recorder).collect();
         let port_owner = |port: u32| owners.port(port as usize);
         self.recorder.absorb(&mut recs, &port_owner, order);
+        if let Some(c) = self.capture.as_deref_mut() {
+            let theirs = parts.iter_mut().filter_map(|p| p.capture.as_deref_mut());
+            c.kept.absorb(theirs.map(|c| &mut c.kept));
+        }
+        if let Some(t) = self.flow_trace.as_deref_mut() {
+            let theirs = parts.iter_mut().filter_map(|p| p.flow_trace.as_deref_mut());
+            t.kept.absorb(theirs.map(|t| &mut t.kept));
+        }
     }
 }
 

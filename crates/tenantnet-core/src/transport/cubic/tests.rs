@@ -4,12 +4,26 @@ use super::*;
 
 const MS: Time = 1_000_000_000;
 
+/// An ACK at `now` with RTT sample `rtt`, in congestion avoidance.
+fn ack(c: &mut Cubic, now: Time, rtt: Time) {
+    let s = AckSample {
+        now,
+        rtt,
+        snd_una: 0,
+        snd_nxt: 0,
+        cwnd: 0,
+        mss: 1460,
+        srtt: rtt,
+    };
+    c.ack_at(&s, false);
+}
+
 /// Acknowledges one window of `cwnd` segments an ACK at a time, spread over `rtt`
 /// from `now`; the window after it.
 fn one_round(c: &mut Cubic, now: Time, rtt: Time, mut cwnd: u64) -> u64 {
     let acks = cwnd;
     for i in 0..acks {
-        c.ack_at(now + rtt * i / acks, rtt);
+        ack(c, now + rtt * i / acks, rtt);
         cwnd += c.on_ack(cwnd, 1);
     }
     cwnd
@@ -20,7 +34,7 @@ fn a_loss_sets_w_max_ssthresh_at_beta_and_k_from_the_gap() {
     let mut c = Cubic::default();
     assert_eq!(c.congestion(100), 70); // 100 x 717/1024 = 70.02
     assert_eq!(c.last_max_cwnd, 100);
-    c.ack_at(0, 0);
+    ack(&mut c, 0, 0);
     c.on_ack(70, 1);
     // K = cbrt((W_max - cwnd_epoch) / C) (RFC 9438 eq. 2): cbrt(30 / 0.4)
     assert!((c.k - 75f64.cbrt()).abs() < 1e-12, "{}", c.k);
@@ -99,14 +113,27 @@ fn before_any_loss_the_window_grows_at_least_5_percent_a_round_trip() {
 fn a_timeout_forgets_everything() {
     let mut c = Cubic::default();
     c.congestion(100);
-    c.ack_at(0, 5 * MS);
+    ack(&mut c, 0, 5 * MS);
     c.on_ack(70, 1);
-    c.reset();
+    c.reset(0);
     assert_eq!(
         (c.last_max_cwnd, c.delay_min, c.origin, c.tcp_cwnd),
         (0, 0, 0, 0)
     );
-    c.ack_at(MS, 0);
+    ack(&mut c, MS, 0);
     c.on_ack(10, 1);
     assert_eq!((c.k, c.origin), (0.0, 10));
+}
+
+#[test]
+fn a_sample_within_a_second_of_an_epoch_start_leaves_delay_min_alone() {
+    // bictcp_acked: "discard delay samples right after fast recovery"
+    let mut c = Cubic::default();
+    ack(&mut c, 0, 5 * MS);
+    c.congestion(100);
+    c.on_ack(70, 1); // the epoch starts at t = 0
+    ack(&mut c, 999 * MS, 2 * MS);
+    assert_eq!(c.delay_min, 5 * MS);
+    ack(&mut c, 1000 * MS, 2 * MS);
+    assert_eq!(c.delay_min, 2 * MS);
 }

@@ -118,7 +118,7 @@ impl TcpSender {
             if st.all_lost_below > 0 && ack >= st.all_lost_below {
                 st.all_lost_below = 0;
             }
-            self.rtt_sample(now, ts_echo);
+            self.rtt_sample(now, ts_echo, mss);
             self.backed_off = false;
             self.dupacks = 0;
             if self.snd_una >= self.snd_max {

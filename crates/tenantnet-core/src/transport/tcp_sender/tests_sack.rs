@@ -21,23 +21,23 @@ fn sack_cfg(recovery: Recovery) -> TcpConfig {
 
 /// A sender and receiver joined by a loop that drops transmission `n` (counted
 /// from 1) of the segment starting at `seq` for each `(seq, n)` in `losses`.
-struct Loop {
+pub(super) struct Loop {
     c: TcpConfig,
-    s: TcpSender,
+    pub(super) s: TcpSender,
     r: TcpReceiver,
     losses: Vec<(u64, u32)>,
     sent: std::collections::HashMap<u64, u32>,
     now: Time,
     /// Segments the sender sent, in order: (seq, retransmission).
-    log: Vec<(u64, bool)>,
+    pub(super) log: Vec<(u64, bool)>,
     /// Bytes sent on ACKs that left the sender in recovery.
-    sent_in_recovery: u64,
+    pub(super) sent_in_recovery: u64,
     /// RecoverFS: the flight when recovery began.
-    recover_fs: u64,
+    pub(super) recover_fs: u64,
 }
 
 impl Loop {
-    fn new(recovery: Recovery, bytes: u64, losses: &[(u64, u32)]) -> Self {
+    pub(super) fn new(recovery: Recovery, bytes: u64, losses: &[(u64, u32)]) -> Self {
         let c = sack_cfg(recovery);
         let r = if recovery.uses_sack() {
             TcpReceiver::with_sack()
@@ -60,7 +60,7 @@ impl Loop {
 
     /// Runs until every byte is acknowledged or `rounds` round trips pass; returns
     /// the round trips it took.
-    fn run(&mut self, rounds: u32) -> u32 {
+    pub(super) fn run(&mut self, rounds: u32) -> u32 {
         let mut out = SenderOut::default();
         // the timer's pending events, as the simulator's queue would hold them
         let mut timers: Vec<Time> = Vec::new();
@@ -127,7 +127,7 @@ impl Loop {
         );
     }
 
-    fn retransmitted(&self) -> Vec<u64> {
+    pub(super) fn retransmitted(&self) -> Vec<u64> {
         self.log.iter().filter(|l| l.1).map(|l| l.0).collect()
     }
 }

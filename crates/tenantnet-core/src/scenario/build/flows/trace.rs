@@ -192,7 +192,7 @@ impl<'a> Gen<'a, '_> {
                 match self.c.protocols.iter().find(|(name, _)| name == p) {
                     Some(&(_, t)) => t,
                     None => {
-                        return Err(rows.err(row, "protocol", "expected \"tcp\" or \"dctcp\" (a trace's flows are TCP; give UDP traffic as cbr or on_off workloads)"))
+                        return Err(rows.err(row, "protocol", "expected \"tcp\", \"newreno\", \"dctcp\" or \"cubic\" (a trace's flows are TCP; give UDP traffic as cbr or on_off workloads)"))
                     }
                 }
             }
@@ -290,8 +290,8 @@ impl EndCache {
 }
 
 /// The transport of each protocol the rows of trace `w` name, from `resolve` (the
-/// workload's transport with that protocol); a protocol that is neither `tcp` nor
-/// `dctcp` is refused at its first row. Empty when the file has no `protocol`
+/// workload's transport with that protocol); a protocol that is not `tcp`,
+/// `newreno`, `dctcp` or `cubic` is refused at its first row. Empty when the file has no `protocol`
 /// column or was not read.
 pub fn protocols(
     ctx: &Ctx,
@@ -307,8 +307,10 @@ pub fn protocols(
     let mut out = Vec::new();
     for (i, label) in labels.iter().enumerate() {
         let p = match label.as_str() {
-            "tcp" | "newreno" => Protocol::Tcp,
+            "tcp" => Protocol::Tcp,
+            "newreno" => Protocol::Newreno,
             "dctcp" => Protocol::Dctcp,
+            "cubic" => Protocol::Cubic,
             _ => continue, // refused at its row, with the row's number
         };
         if codes.contains(&(i as u32)) {
