@@ -88,6 +88,7 @@ def twin(scenario: Scenario, scheme: str | None, scale: float | None,
 
 def _flows(r: Results, f: Fabric, ns: dict[str, str], duration: float,
            tos: dict[int, int]) -> list[FlowPlan]:
+    traced = set() if r.flow_trace is None else set(r.flow_trace["flow_id"].astype(int))
     out = []
     for row in r.flows.itertuples():
         if float(row.start_s) >= duration:
@@ -100,7 +101,8 @@ def _flows(r: Results, f: Fabric, ns: dict[str, str], duration: float,
                             src.addr if src else f.addr[str(row.src)],
                             ns[dst.vm if dst else str(row.dst)],
                             dst.addr if dst else f.addr[str(row.dst)], size,
-                            float(row.start_s), stop, tos.get(int(row.flow_id), 0)))
+                            float(row.start_s), stop, tos.get(int(row.flow_id), 0),
+                            int(row.flow_id) in traced))
     return out
 
 

@@ -35,7 +35,7 @@ from ...sim.results import Results
 from .agent import Agent
 from .fabric import Fabric
 from .sampler import NodeSampler, times
-from .traffic import Report
+from .traffic import INFINITE_SSTHRESH, Report
 
 MSS = 1448
 WIRE = (MSS + 52 + 14) / MSS
@@ -228,4 +228,37 @@ def emulated_results(sim: Results, f: Fabric, m: Measured, scale: float, scheme:
     return Results(summary=summary, flows=flows, throughput=_throughput(sim, f, m),
                    queues=queues, links=links, queue_stats=qs, vms=_typed(vms, sim.vms),
                    vm_rates=_typed(rates, sim.vm_rates) if len(rates)
-                   else sim.vm_rates.iloc[0:0].copy(), queries=sim.queries.iloc[0:0].copy())
+                   else sim.vm_rates.iloc[0:0].copy(), queries=sim.queries.iloc[0:0].copy(),
+                   flow_trace=_flow_trace(sim, m) if sim.flow_trace is not None else None)
+
+
+CA_STATES = ("open", "disorder", "cwr", "recovery", "loss")
+"""Linux's ``tcpi_ca_state`` codes 0 to 4, named as the simulator's trace names them."""
+
+
+def _flow_trace(sim: Results, m: Measured) -> pd.DataFrame:
+    """The kernel's trace of the flows the simulated twin traced, in its columns:
+    snd_una and snd_max, which ``TCP_INFO`` does not give, are empty."""
+    rows = [(s.t, fid, s.cwnd * s.mss,
+             None if s.ssthresh >= INFINITE_SSTHRESH else s.ssthresh * s.mss,
+             s.rtt_us / 1e6 if s.rtt_us else None, s.rto_us / 1e6,
+             CA_STATES[s.ca_state] if s.ca_state < len(CA_STATES) else "open")
+            for fid, states in sorted(m.traffic.traces.items()) for s in states]
+    cols = ["time_s", "flow_id", "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rto_s",
+            "state"]
+    df = pd.DataFrame(rows, columns=cols).sort_values(["time_s", "flow_id"],
+                                                       kind="stable")
+    like = sim.flow_trace
+    assert like is not None
+    out = pd.DataFrame({
+        "time_s": df["time_s"].astype(float).to_numpy(),
+        "flow_id": df["flow_id"].astype(like["flow_id"].dtype).to_numpy(),
+        "cwnd_bytes": df["cwnd_bytes"].astype(like["cwnd_bytes"].dtype).to_numpy(),
+        "ssthresh_bytes": pd.array(df["ssthresh_bytes"].tolist(), dtype="Int64"),
+        "srtt_s": pd.array(df["srtt_s"].tolist(), dtype="Float64"),
+        "rto_s": df["rto_s"].astype(float).to_numpy(),
+        "state": pd.array(df["state"].tolist(), dtype="string"),
+        "snd_una": pd.array([None] * len(df), dtype="Int64"),
+        "snd_max": pd.array([None] * len(df), dtype="Int64"),
+    })
+    return out

@@ -21,7 +21,10 @@ so that the data its socket still buffers is not sent after it.
 
 What each flow delivered over time is read from the kernel, not the application: every
 sampling interval each receiving loop reads its sockets' ``tcpi_bytes_received``
-(``TCP_INFO``), with the instant it read it.
+(``TCP_INFO``), with the instant it read it. A traced flow's sender state (the
+scenario's ``[output] trace_flows``) is read from its socket every ``TRACE_S``: the
+window, ssthresh, RTT, RTO and congestion state the kernel reports (``TCP_INFO``, as
+``ss -ti`` shows them).
 """
 
 from __future__ import annotations
@@ -57,6 +60,10 @@ TCP_INFO_LEN = 136
 """``struct tcp_info`` up to ``tcpi_bytes_received`` (Linux 4.1 on)."""
 IDLE_S = 0.05
 """The longest a loop sleeps without looking at the clock."""
+TRACE_S = 0.001
+"""How often a traced flow's sender state is read."""
+INFINITE_SSTHRESH = 0x7FFFFFFF
+"""Linux's ssthresh before the first congestion event (``TCP_INFINITE_SSTHRESH``)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,8 @@ class FlowPlan:
     tos: int = 0
     """The TOS byte its sender sets (its DSCP where the switches classify and its host
     does not tag it)."""
+    traced: bool = False
+    """Whether its sender state is read every ``TRACE_S``."""
 
 
 def set_buffers(s: socket.socket) -> None:
@@ -101,6 +110,37 @@ def tcp_info(s: socket.socket) -> tuple[int, int]:
     return struct.unpack_from("<I", raw, 100)[0], struct.unpack_from("<Q", raw, 128)[0]
 
 
+@dataclass(frozen=True)
+class SenderState:
+    """What ``TCP_INFO`` says of a sender at `t` (s after the run's start): its
+    congestion state (``tcpi_ca_state``: 0 open to 4 loss), RTO and smoothed RTT (µs),
+    segment size, ssthresh and window (segments; ssthresh ``INFINITE_SSTHRESH`` before
+    it is set)."""
+
+    t: float
+    ca_state: int
+    rto_us: int
+    rtt_us: int
+    mss: int
+    ssthresh: int
+    cwnd: int
+
+
+def sender_state(s: socket.socket, t: float) -> SenderState | None:
+    """`s`'s :class:`SenderState` at `t`, or None once it is closed."""
+    try:
+        raw = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN)
+    except OSError:
+        return None
+    if len(raw) < 84:
+        return None
+    # struct tcp_info: tcpi_ca_state the 2nd byte; rto at 8, snd_mss at 16, rtt at 68,
+    # snd_ssthresh at 76, snd_cwnd at 80 (32-bit)
+    rto, mss = struct.unpack_from("<I", raw, 8)[0], struct.unpack_from("<I", raw, 16)[0]
+    rtt, ssthresh, cwnd = struct.unpack_from("<I4xII", raw, 68)
+    return SenderState(t, raw[1], rto, rtt, mss, ssthresh, cwnd)
+
+
 @dataclass
 class Samples:
     """Each flow's bytes delivered (``bytes``, one list per sample, indexed by flow
@@ -123,8 +163,11 @@ class Report:
     errors: list[str] = field(default_factory=list)
     samples: list[Samples] = field(default_factory=list)
     """One per receiving loop, each on its own instants."""
+    traces: dict[int, list[SenderState]] = field(default_factory=dict)
+    """The traced flows' sender states, in time order."""
 
     def merge(self, other: Report) -> None:
+        self.traces.update(other.traces)
         self.ended.update(other.ended)
         self.retransmits.update(other.retransmits)
         self.late.update(other.late)
@@ -168,6 +211,8 @@ class Senders:
             if p.size is None:
                 timers.append((t0 + min(p.stop_s if p.stop_s is not None else self.duration,
                                         self.duration), 2, i, "stop"))
+        if any(f.plan.traced for f in self.flows):
+            timers.append((t0 + TRACE_S, 3, -1, "trace"))
         heapq.heapify(timers)
         end = t0 + self.duration
         try:
@@ -191,8 +236,20 @@ class Senders:
         """Opens, starts and stops the flows whose time has come."""
         now = time.monotonic()
         while timers and timers[0][0] <= now:
-            _, _, i, what = heapq.heappop(timers)
-            getattr(self, f"_{what}")(self.flows[i], t0)
+            at, order, i, what = heapq.heappop(timers)
+            if what == "trace":
+                self._trace(now - t0)
+                heapq.heappush(timers, (max(at + TRACE_S, now), order, i, what))
+            else:
+                getattr(self, f"_{what}")(self.flows[i], t0)
+
+    def _trace(self, t: float) -> None:
+        """Reads the traced flows' sender states at `t`."""
+        for f in self.flows:
+            if f.plan.traced and f.sock is not None and f.state in ("sending", "draining"):
+                st = sender_state(f.sock, t)
+                if st is not None:
+                    self.report.traces.setdefault(f.plan.flow_id, []).append(st)
 
     def _open(self, f: _Flow, t0: float) -> None:
         p = f.plan
