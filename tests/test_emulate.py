@@ -560,9 +560,12 @@ def test_cubic_runs_as_the_kernels_cubic_and_shares_as_the_simulator_says() -> N
 def test_cubics_window_follows_the_kernels_and_the_kernel_trace_is_read() -> None:
     """Two CUBIC flows into one 1 Gb/s port with 100 KB of buffer, both traced: the
     kernel's windows (``TCP_INFO`` every millisecond) and the simulator's, on a 1 ms
-    grid past the first 200 ms, have medians within 15 % pooled and 25 % per flow
-    (measured: 3-10 % apart per flow, three runs; the kernel's swing is wider, p5-p95
-    15-50 segments against 23-36, and it retransmits about 7 times as often)."""
+    grid past the first 200 ms, have medians within 15 %, pooled and for the two
+    flows' sum (what the port's buffer sets). A flow alone is not held to it: which of
+    the two holds the larger window for the whole second varies from run to run in
+    the kernel (3-10 % off the simulator's per flow in three runs, 28 % in one). The
+    kernel's swing is wider (p5-p95 15-50 segments against 23-36) and it retransmits
+    about 7 times as often."""
     from tenantnet.linux.emulation import emulate
     d = {"name": "cubic-trace", "simulation": {"duration": "1s", "seed": 1},
          "topology": {"kind": "star", "hosts": 3, "link_rate": "1Gbps",
@@ -590,5 +593,6 @@ def test_cubics_window_follows_the_kernels_and_the_kernel_trace_is_read() -> Non
     assert all(len(x) > 700 for x in k), [len(x) for x in k]
     pooled = np.median(np.concatenate(k)) / np.median(np.concatenate(s))
     assert pooled == pytest.approx(1.0, abs=0.15)
-    for kw, sw in zip(k, s, strict=True):
-        assert np.median(kw) / np.median(sw) == pytest.approx(1.0, abs=0.25)
+    n = min(len(x) for x in (*k, *s))
+    both = np.median(k[0][:n] + k[1][:n]) / np.median(s[0][:n] + s[1][:n])
+    assert both == pytest.approx(1.0, abs=0.15)

@@ -4,6 +4,18 @@
 //! keeps the earliest `limit` of all it was handed. The packet capture and the flow
 //! trace record this way.
 
+use serde::Serialize;
+
+/// What a packet capture or a flow trace kept (`summary.json`'s `capture` and
+/// `flow_trace`).
+#[derive(Clone, Debug, Serialize)]
+pub struct KeptSummary {
+    /// Rows kept (packets, or the trace's rows).
+    pub rows: u64,
+    /// Whether rows past the limit were left out (the earliest kept).
+    pub truncated: bool,
+}
+
 /// Rows of type `T`, at most `limit` kept.
 #[derive(Clone, Debug, Default)]
 pub struct Kept<T> {
@@ -13,6 +25,16 @@ pub struct Kept<T> {
     pub rows: Vec<T>,
     /// Whether rows past the limit were left out.
     pub full: bool,
+}
+
+impl<T> Kept<T> {
+    /// What was kept, for the summary.
+    pub fn summary(&self) -> KeptSummary {
+        KeptSummary {
+            rows: self.rows.len() as u64,
+            truncated: self.full,
+        }
+    }
 }
 
 impl<T: Ord> Kept<T> {

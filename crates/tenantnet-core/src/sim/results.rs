@@ -42,25 +42,6 @@ pub struct RunMeta {
     pub workloads: Vec<WorkloadInfo>,
 }
 
-/// What a packet capture or a flow trace kept (`summary.json`'s `capture` and
-/// `flow_trace`).
-#[derive(Clone, Debug, Serialize)]
-pub struct KeptSummary {
-    /// Rows kept (packets, or the trace's rows).
-    pub rows: u64,
-    /// Whether rows past the limit were left out (the earliest kept).
-    pub truncated: bool,
-}
-
-impl KeptSummary {
-    fn of<T>(k: &super::kept::Kept<T>) -> Self {
-        KeptSummary {
-            rows: k.rows.len() as u64,
-            truncated: k.full,
-        }
-    }
-}
-
 /// `summary.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -125,10 +106,10 @@ pub struct Summary {
     pub cpu: Option<CpuSummary>,
     /// The packet capture (absent without `[output] capture`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub capture: Option<KeptSummary>,
+    pub capture: Option<super::kept::KeptSummary>,
     /// The flow trace (absent without `[output] trace_flows` or `trace_fraction`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub flow_trace: Option<KeptSummary>,
+    pub flow_trace: Option<super::kept::KeptSummary>,
 }
 
 /// How often the hosts' policies acted, over the whole run: whether a scheme's
@@ -239,8 +220,8 @@ impl Sim {
                 control_packets: c.control_sent,
             }),
             cpu: RunView::of(self).cpu_summary(),
-            capture: (self.records.capture.as_deref()).map(|c| KeptSummary::of(&c.kept)),
-            flow_trace: (self.records.flow_trace.as_deref()).map(|t| KeptSummary::of(&t.kept)),
+            capture: (self.records.capture.as_deref()).map(|c| c.kept.summary()),
+            flow_trace: (self.records.flow_trace.as_deref()).map(|t| t.kept.summary()),
         };
         let view = RunView::of(self);
         let mut tables = vec![
