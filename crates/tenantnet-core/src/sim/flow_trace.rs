@@ -30,7 +30,7 @@ pub struct TraceRow {
     pub srtt: Time,
     /// The retransmission timeout.
     pub rto: Time,
-    /// The congestion state's code (`CaState::ALL`).
+    /// The congestion state's code (its place in `CaState::ALL`).
     pub state: u8,
     /// The oldest unacknowledged byte.
     pub snd_una: u64,
@@ -73,7 +73,6 @@ impl FlowTrace {
         let last = &mut self.last[f.idx()];
         let nth = if last.0 == now { last.1 + 1 } else { 0 };
         *last = (now, nth);
-        let state = CaState::ALL.iter().position(|c| *c == s.ca_state());
         self.kept.push(TraceRow {
             time: now,
             flow: f.0,
@@ -82,7 +81,7 @@ impl FlowTrace {
             ssthresh: s.ssthresh,
             srtt: s.srtt().unwrap_or(0),
             rto: s.rto(),
-            state: state.unwrap_or(0) as u8,
+            state: s.ca_state() as u8,
             snd_una: s.snd_una,
             snd_max: s.snd_max,
         });

@@ -29,7 +29,7 @@ pub enum CongestionControl {
 }
 
 impl CongestionControl {
-    /// The name Linux gives it (`newreno` for NewReno, which Linux calls `reno`).
+    /// Its name in tenantnet's scenarios and results (Linux calls NewReno `reno`).
     pub fn name(self) -> &'static str {
         match self {
             CongestionControl::NewReno => "newreno",

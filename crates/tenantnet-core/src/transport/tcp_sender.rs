@@ -30,7 +30,9 @@
 //!
 //! With `transport.recovery = "sack"` losses are found and repaired by SACK instead
 //! (`sack_path.rs`), and with `"rack"` found by RACK-TLP (`rack_path.rs`);
-//! everything else above holds.
+//! everything else above holds. With `"reno_sack"` the ACKs are cumulative as here,
+//! but recovery is Linux's: duplicate ACKs count in the pipe, and PRR sets the
+//! window (`reno_path.rs`). The window's growth is in `growth.rs`.
 
 mod growth;
 mod rack_path;
@@ -100,8 +102,6 @@ pub struct SenderStats {
     pub ecn_cuts: u64,
     /// Tail loss probes sent (RACK-TLP).
     pub probes: u64,
-    /// Slow starts HyStart ended (CUBIC).
-    pub hystart_exits: u64,
 }
 
 /// One TCP sender.
@@ -207,9 +207,8 @@ impl TcpSender {
     fn send(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
         if self.sack.is_some() {
             self.fill_sack(now, cfg, out);
-        } else if let Some(r) = self.reno.as_deref() {
-            let credit = r.credit(cfg.mss as u64);
-            self.fill_past(now, cfg, out, credit);
+        } else if self.reno.is_some() {
+            self.reno_send(now, cfg, out);
         } else {
             self.fill(now, cfg, out);
         }
@@ -411,7 +410,7 @@ impl TcpSender {
                 self.retransmit_head(cfg, out);
             }
         }
-        if !every_window && ece && !self.in_recovery && self.snd_una >= self.cwr_end && cfg.ect() {
+        if self.ece_cuts(ece, every_window, cfg) {
             self.ecn_cut(mss);
         }
         self.fill(now, cfg, out);
@@ -434,6 +433,14 @@ impl TcpSender {
             d.window_restarted(self.cwnd);
         }
         every_window
+    }
+
+    /// Whether an ACK carrying `ece` calls for a window reduction: once per window of
+    /// data, not during loss recovery, not where DCTCP cuts every window, and only
+    /// for a sender whose segments carry ECT.
+    #[inline(always)]
+    fn ece_cuts(&self, ece: bool, every_window: bool, cfg: &TcpConfig) -> bool {
+        !every_window && ece && !self.in_recovery && self.snd_una >= self.cwr_end && cfg.ect()
     }
 
     fn ecn_cut(&mut self, mss: u64) {

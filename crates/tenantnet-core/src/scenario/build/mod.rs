@@ -29,7 +29,7 @@ use super::spec::{Protocol, TransportSpec};
 use super::workloads::{Hosts, WorkloadKind};
 use super::LoadOptions;
 use crate::engine::Time;
-use crate::net::{FabricConfig, HostId, Network};
+use crate::net::{FabricConfig, HostId, Network, PortId};
 use crate::sim::recorder::OutputParams;
 use crate::sim::results::{RunMeta, WorkloadInfo};
 use crate::sim::{Sim, SimParams};
@@ -348,8 +348,8 @@ fn output(sc: &Scenario, ctx: &Ctx) -> Result<OutputParams, ScenarioError> {
 }
 
 /// The flows `output.trace_flows` and `output.trace_fraction` trace among `flows`
-/// (a flow is drawn when a hash of the seed and its id falls below the fraction),
-/// and the most rows kept; None without a trace.
+/// (each flow drawn with that chance from the seed's `flow_trace` stream, one draw a
+/// flow in order), and the most rows kept; None without a trace.
 fn flow_trace(
     sc: &Scenario,
     ctx: &Ctx,
@@ -429,9 +429,9 @@ fn capture(
             return Err(ctx.err(&key, format!("no node named {node:?}: expected a host or switch of the topology, or \"node->peer\"")));
         };
         let found: Vec<u32> = (0..net.ports.len() as u32)
-            .filter(|&p| {
-                let port = &net.ports[p as usize];
-                port.node() == n && peer.is_none_or(|q| net.nodes[port.peer().idx()].name == q)
+            .filter(|&p| match peer {
+                Some(q) => net.port_name(PortId(p)) == format!("{node}->{q}"),
+                None => net.ports[p as usize].node() == n,
             })
             .collect();
         if found.is_empty() {

@@ -55,7 +55,6 @@ impl TcpSender {
         };
         if c.ack_at(&s, slow_start).is_some() {
             self.ssthresh = self.cwnd;
-            self.stats.hystart_exits += 1;
         }
     }
 

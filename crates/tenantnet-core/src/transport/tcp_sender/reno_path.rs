@@ -101,7 +101,7 @@ impl TcpSender {
         if self.in_recovery {
             self.reno_prr(delivered, newly_lost, acked > 0, mss);
         }
-        if !every_window && ece && !self.in_recovery && self.snd_una >= self.cwr_end && cfg.ect() {
+        if self.ece_cuts(ece, every_window, cfg) {
             self.ecn_cut(mss);
         }
         self.reno_send(now, cfg, out);
@@ -208,7 +208,7 @@ impl TcpSender {
 
     /// Sends the lost head if the pipe allows, then new data (`fill`); in recovery
     /// what went counts toward PRR's `prr_out`.
-    fn reno_send(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
+    pub(super) fn reno_send(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {
         let mss = cfg.mss as u64;
         let before = out.segments.len();
         let r = self.reno.as_deref().expect("a reno_sack sender");

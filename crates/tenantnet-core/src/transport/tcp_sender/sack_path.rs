@@ -134,7 +134,7 @@ impl TcpSender {
             self.rack_on_ack(now, ts_echo, opt, seen, cfg);
         }
         let pipe = self.window_after_ack(acked, delivered, cfg);
-        if !every_window && ece && !self.in_recovery && self.snd_una >= self.cwr_end && cfg.ect() {
+        if self.ece_cuts(ece, every_window, cfg) {
             match cfg.cwr_reduction {
                 CwrReduction::Immediate => self.ecn_cut(mss),
                 CwrReduction::Prr => self.cwr_start(delivered, pipe, mss),
