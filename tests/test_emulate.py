@@ -174,6 +174,12 @@ def test_sent_while_backlogged_counts_only_intervals_with_packets_waiting_at_bot
     both = sent_while_backlogged([full, half])
     assert both == pytest.approx(((7 + 2.5) / (7 + 5), 0.5))
     assert sent_while_backlogged([(t, [(0, 0, 1000)] * 8)]) is None
+    # a backlog at 4 instants of 20 (bursts), sending little: idle in between, not judged
+    t20 = [k * 0.01 for k in range(21)]
+    bursty = (t20, [(k * 100, 1000 if k in (2, 3, 9, 10) else 0, int(1e9))
+                    for k in range(21)])
+    assert sent_while_backlogged([bursty]) is None
+    assert sent_while_backlogged([full, bursty]) == pytest.approx((1.0, 1.0))
 
 
 def test_a_run_is_trusted_only_when_every_measure_is_within_its_limit() -> None:

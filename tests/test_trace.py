@@ -71,6 +71,25 @@ def test_the_demo_replayed_from_its_flows_vms_to_plain_hosts(tmp_path: Path) -> 
                                                   base_dir=tmp_path), progress=None))
 
 
+@pytest.mark.parametrize("protocol, written", [("tcp", "newreno"), ("newreno", "newreno"),
+                                               ("cubic", "cubic"), ("dctcp", "dctcp")])
+@pytest.mark.parametrize("profile", ["htsim", "linux"])
+def test_a_trace_names_the_congestion_control_that_ran(
+        tmp_path: Path, protocol: str, written: str, profile: str) -> None:
+    """`tcp` means NewReno under htsim and CUBIC under linux: a trace writes what ran, so
+    that NewReno flows under the linux profile are not replayed as CUBIC."""
+    d = leaf_spine("100ms")
+    d["transport"] = {**d.get("transport", {}), "protocol": protocol, "profile": profile}
+    if protocol == "tcp" and profile == "linux":
+        written = "cubic"
+    original = Scenario.from_dict(d, base_dir=tmp_path)
+    original.write_trace(tmp_path / "t.parquet")
+    assert set(pq.read_table(tmp_path / "t.parquet")["protocol"].to_pylist()) == {written}
+    same_results(tenantnet.run(original, progress=None),
+                 tenantnet.run(Scenario.from_dict(replaying(d, "t.parquet"),
+                                                  base_dir=tmp_path), progress=None))
+
+
 def test_rows_in_any_order_are_flows_in_the_order_of_their_ids(tmp_path: Path) -> None:
     d = leaf_spine("100ms")
     t = Scenario.from_dict(d).trace()

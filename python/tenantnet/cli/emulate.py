@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..jobs import progress
 from ..linux import lab as linux_lab
-from ..linux.emulation.kinds import POLICIES, VM_STACKS
+from ..linux.emulation.kinds import DEFAULT_WIRE, POLICIES, VM_STACKS, Wire
 from ..sim.scenario import Scenario
 from .tools import add_force, check_out, fail, number_arg, publish, seed_arg
 
@@ -102,7 +102,8 @@ def cmd_emulate(a: argparse.Namespace) -> None:
         fail(f"tenantnet emulate needs network namespaces: {why}")
     sc = Scenario.from_file(a.scenario)
     with progress.showing(not a.quiet):
-        e = emu.emulate(sc, a.scheme, None, a.scale, a.seed, progress.step, a.vm_stack)
+        e = emu.emulate(sc, a.scheme, None, a.scale, a.seed, progress.step, a.vm_stack,
+                        wire_of(a))
         side, done = rates(e.emulated, e.simulated), fcts(e.emulated, e.simulated)
 
         def write(d: Path) -> None:
@@ -124,6 +125,26 @@ def cmd_emulate(a: argparse.Namespace) -> None:
     for line in e.fidelity.lines():
         print(line)
     print(f"results in {a.out}/ (the simulator's in {a.out / 'simulated'}/)")
+
+
+def add_wire(p: argparse.ArgumentParser, default: Wire = DEFAULT_WIRE, why: str =
+             "as `deploy linux` writes") -> None:
+    """``--burst`` and ``--no-tso``: how the hosts put packets on the emulated wire
+    (`default` and `why` in the help)."""
+    p.add_argument("--burst", type=number_arg(1, 100_000), default=None, metavar="US",
+                   help="every HTB class's burst, in microseconds at its rate (default "
+                        f"{default.burst_s * 1e6:g}, {why}): a flow that starts on an "
+                        "idle link sends that long's worth at once")
+    p.add_argument("--no-tso", action="store_true",
+                   help="the hosts' NICs cut TCP's offload packets into segments before "
+                        "the switches, as a real NIC does (default: a veth passes them on "
+                        "whole, up to 8 segments); the CPUs forward 8x the packets")
+
+
+def wire_of(a: argparse.Namespace, default: Wire = DEFAULT_WIRE) -> Wire:
+    """The :class:`Wire` the options ask for, `default`'s burst where none is given."""
+    burst = default.burst_s if a.burst is None else round(a.burst) * 1e-6
+    return Wire(burst_s=burst, tso=not a.no_tso)
 
 
 def add_command(cmd: object) -> None:
@@ -151,6 +172,7 @@ def add_command(cmd: object) -> None:
                    help="where a VM's sockets live: its host's namespace (default; a full "
                         "class holds its TCP back) or a namespace of its own behind a veth "
                         "(a full class drops its packets)")
+    add_wire(p)
     p.add_argument("--cleanup", action="store_true",
                    help="remove the namespaces emulations left behind, and stop")
     add_force(p)

@@ -20,9 +20,10 @@ netlink with pyroute2 (``--apply``, the ``tenantnet[linux]`` extra).
 
 Queues are limited in bytes, not packets: with segmentation offload (TSO/GSO) a queued
 packet can be up to 64 KB, so a packet count would hold many times the scenario's
-buffer. Every HTB class gets a burst and cburst of one millisecond at its rate (at least one
-full packet), written out so that the ``tc`` commands and the netlink calls set the
-same values. Minor handles are hexadecimal, as ``tc`` reads them.
+buffer. Every HTB class gets a burst and cburst of one millisecond at its rate (at least
+one full packet; an emulation may ask for less, :attr:`Plan.burst_s`), written out so
+that the ``tc`` commands and the netlink calls set the same values. Minor handles are
+hexadecimal, as ``tc`` reads them.
 """
 
 from __future__ import annotations
@@ -107,9 +108,14 @@ class Plan:
     """(source address, DSCP): packets the port's egress tags (an eBPF program,
     :mod:`tenantnet.linux.bpf`; set by :meth:`apply` only)."""
 
+    burst_s: float = 1e-3
+    """How long a class may send at link speed after idling (its burst and cburst, as
+    time at its rate; whole microseconds)."""
+
     def burst(self, rate_bps: int) -> int:
-        """One millisecond at `rate_bps`, at least a full packet, in bytes."""
-        return max(self.packet_bytes, rate_bps // 8000)
+        """:attr:`burst_s` at `rate_bps`, at least a full packet, in bytes."""
+        us = round(self.burst_s * 1e6)  # whole microseconds: integer arithmetic
+        return max(self.packet_bytes, rate_bps * us // 8_000_000)
 
     @property
     def default(self) -> int:

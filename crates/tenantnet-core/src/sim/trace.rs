@@ -11,12 +11,21 @@ use super::results::Table;
 use super::view::RunView;
 use crate::engine::to_secs;
 use crate::table::Column;
+use crate::transport::CongestionControl;
 use crate::workload::FlowKind;
+
+/// The congestion controls a trace's `protocol` column names, in their codes' order.
+const CCS: [CongestionControl; 3] = [
+    CongestionControl::NewReno,
+    CongestionControl::Dctcp,
+    CongestionControl::Cubic,
+];
 
 impl RunView<'_> {
     /// The `trace` table: a row per flow, in flow order, with the columns a `trace`
     /// workload reads (`id`, `start`, `stop` in seconds, `src`, `dst`, `size` in bytes,
-    /// `tenant`, `dscp`, `protocol`), or why the flows cannot be one.
+    /// `tenant`, `dscp`, `protocol`: the congestion control's name, `newreno`,
+    /// `dctcp` or `cubic`), or why the flows cannot be one.
     pub fn trace_table(&self) -> Result<Table, String> {
         let fl = &self.ends.flows;
         let base = &self.ends.tcp[0];
@@ -47,8 +56,9 @@ impl RunView<'_> {
             if same != *base {
                 return Err(why("its workload's transport differs from the scenario's in more than its protocol, which a trace cannot express"));
             }
-            let dctcp = cfg.cc == crate::transport::CongestionControl::Dctcp;
-            protocol.push(dctcp as u32);
+            // the congestion control by name: `tcp` means CUBIC under the `linux`
+            // profile and NewReno under `htsim`, so it would not say which ran
+            protocol.push(CCS.iter().position(|&c| c == cfg.cc).unwrap_or(0) as u32);
             src.push(code(
                 self.end_name(s.src, s.src_vm, s.tenant)
                     .map_err(|e| why(&e))?,
@@ -86,7 +96,7 @@ impl RunView<'_> {
             ),
             (
                 "protocol",
-                Column::strings(vec!["tcp".into(), "dctcp".into()], protocol),
+                Column::strings(CCS.iter().map(|c| c.name().into()).collect(), protocol),
             ),
         ];
         Ok(Table {

@@ -31,6 +31,7 @@ linux`` writes (:mod:`.plans` makes each port's).
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -171,11 +172,30 @@ def _segments(ns: str, ifname: str, segs: int) -> None:
     _run(["ip", "-n", ns, "link", "set", ifname, "gso_max_segs", str(segs)])
 
 
+NO_TSO = """import sys
+from pyroute2.ethtool import Ethtool
+e = Ethtool()
+for name in sys.argv[1:]:
+    f = e.get_features(name)
+    f.features["tx-tcp-segmentation"].enable = False
+    e.set_features(name, f)
+"""
+"""Turns TCP segmentation offload off on the interfaces named (run in their
+namespace): the kernel then cuts TCP's packets into segments when the interface
+sends them, after its queue, and the next hop receives single segments."""
+
+
+def _no_tso(ns: str, ifnames: list[str]) -> None:
+    _run(["ip", "netns", "exec", ns, sys.executable, "-c", NO_TSO, *ifnames])
+
+
 def build(f: Fabric, lab: Lab, plans: dict[tuple[str, str], Plan], rto_min_ms: float,
-          vm_stack: str = "host", segs: int = GSO_SEGMENTS) -> dict[str, str]:
+          vm_stack: str = "host", segs: int = GSO_SEGMENTS, tso: bool = True
+          ) -> dict[str, str]:
     """Creates the fabric in `lab`: `plans` gives each port's traffic control (by node
-    and interface), `vm_stack` where VMs' sockets live (module doc). Returns each
-    node's and VM's namespace."""
+    and interface), `vm_stack` where VMs' sockets live (module doc), `tso` whether the
+    hosts' uplinks pass TCP's offload packets on whole (else they cut them into
+    segments, :data:`NO_TSO`). Returns each node's and VM's namespace."""
     if vm_stack not in VM_STACKS:
         raise ScenarioError(f"vm_stack {vm_stack!r}: expected one of {', '.join(VM_STACKS)}")
     ns = {n: lab.ns(n.replace("/", "-")) for n in [*f.switches, *f.hosts]}
@@ -222,6 +242,9 @@ def build(f: Fabric, lab: Lab, plans: dict[tuple[str, str], Plan], rto_min_ms: f
             else:
                 nh = [w for via, dev in hops for w in ("nexthop", "via", via, "dev", dev)]
                 _run(["ip", "-n", ns[s], "route", "add", pre, *nh])
+    if not tso:
+        for h in f.hosts:
+            _no_tso(ns[h], [p.ifname for p in f.ports if p.node == h])
     for p in f.ports:
         plans[(p.node, p.ifname)].apply(ns[p.node])
     return ns

@@ -73,12 +73,13 @@ def socket_tos(f: Fabric, r: Results, dscp: Mapping[int, int],
 
 
 def port_plans(f: Fabric, scheme: str, layout: Mapping[str, Any], limits: Mapping[str, int],
-               tags: Mapping[str, int]) -> dict[tuple[str, str], Plan]:
-    """Every port's plan, by (node, interface) (module doc)."""
+               tags: Mapping[str, int], burst_s: float = 1e-3) -> dict[tuple[str, str], Plan]:
+    """Every port's plan, by (node, interface) (module doc); every HTB class's burst
+    `burst_s` at its rate."""
     packet = int(layout["packet_bytes"])
     out = {}
     for p in f.ports:
-        plan = Plan("static", p.ifname, p.rate_bps, limits[p.node], packet)
+        plan = Plan("static", p.ifname, p.rate_bps, limits[p.node], packet, burst_s=burst_s)
         if p.node in f.hosts:
             mine = [v for v in f.vms if v.host == p.node]
             if scheme != "none":

@@ -36,6 +36,7 @@ from . import prepare
 from .agent import Agent
 from .fabric import GSO_SEGMENTS, Fabric, build, plan_fabric
 from .fidelity import Fidelity, judge, sent_while_backlogged
+from .kinds import DEFAULT_WIRE, Wire
 from .plans import classifies, flow_dscps, host_tags, port_plans, socket_tos
 from .process import TrafficProcess
 from .sampler import NodeSampler, times
@@ -64,6 +65,10 @@ class Emulation:
     """The scenario both ran: under the scheme, scaled, with the kernel's transport."""
     fidelity: Fidelity
     """What the machine did to the emulated run, and whether it can be trusted."""
+    starts: pd.DataFrame
+    """Each emulated flow (``flow_id``): how late its data started after its scheduled
+    start (``late_s``) and the least RTT its sender sampled (``min_rtt_s``, NaN where
+    the kernel took none)."""
 
 
 def twin(scenario: Scenario, scheme: str | None, scale: float | None,
@@ -109,9 +114,10 @@ def _flows(r: Results, f: Fabric, ns: dict[str, str], duration: float,
 def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = None,
             scale: float | None = None, seed: int | None = None,
             say: Callable[[str], None] = lambda s: None,
-            vm_stack: str = "host") -> Emulation:
+            vm_stack: str = "host", wire: Wire = DEFAULT_WIRE) -> Emulation:
     """Emulates `scenario` under `scheme` (module doc) and writes the emulated run's
-    tables into `out` (its twin's into ``out/simulated``) when given."""
+    tables into `out` (its twin's into ``out/simulated``) when given; `wire` says how
+    the hosts put packets on the wire (:class:`.kinds.Wire`)."""
     try:
         # deferred: pyroute2 is the optional ``linux`` extra
         import pyroute2  # noqa: F401
@@ -135,7 +141,7 @@ def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = No
     rto = _min_rto_ms(data)
     dscp = flow_dscps(sim, data) if classifies(layout) else {}
     tags = host_tags(f, data) if classifies(layout) else {}
-    plans = port_plans(f, name, layout, limits, tags)
+    plans = port_plans(f, name, layout, limits, tags, wire.burst_s)
     tos = socket_tos(f, sim, dscp, tags)
     if tags:
         needs["clsact"] = "the hosts' DSCP tagging"
@@ -143,16 +149,27 @@ def emulate(scenario: Scenario, scheme: str | None = None, out: Path | None = No
     say(f"emulating {scenario.source} under {name} at scale {scale:g} for {duration:g} s "
         f"({len(f.hosts)} hosts, {len(f.vms)} VMs, {len(f.switches)} switches)")
     with linux_lab.Lab(TAG, "`tenantnet emulate --cleanup`") as lab:
-        ns = build(f, lab, plans, rto, vm_stack)
+        ns = build(f, lab, plans, rto, vm_stack, tso=wire.tso)
         flows = _flows(sim, f, ns, duration, tos)
         m = _measure(f, ns, plans, flows, (duration, interval, cc), name, data)
     fidelity = assess(f, plans, m)
     res = emulated_results(sim, f, m, scale, name, words)
     res.summary["emulated"]["fidelity"] = fidelity.as_dict()
-    e = Emulation(res, sim, scale, name, words, interval, data, fidelity)
+    if wire.words():
+        words += f"; {wire.words()}"
+        res.summary["emulated"]["wire"] = wire.words()
+    e = Emulation(res, sim, scale, name, words, interval, data, fidelity, starts(m))
     if out is not None:
         write(e, out)
     return e
+
+
+def starts(m: Measured) -> pd.DataFrame:
+    """:attr:`Emulation.starts` from what the traffic reported."""
+    t = m.traffic
+    ids = sorted(t.late)
+    return pd.DataFrame({"flow_id": ids, "late_s": [t.late[i] for i in ids],
+                         "min_rtt_s": [t.min_rtt.get(i, float("nan")) for i in ids]})
 
 
 def write(e: Emulation, out: Path) -> None:

@@ -11,7 +11,8 @@ what the emulation measured replaces what the simulator computed.
   guarantee by HTB reads as its guarantee; ``tenant`` the sum of its VMs; ``flow``
   each flow's delivered payload.
 * ``flows``: FCTs from the scheduled start to the last byte's arrival, the kernel's
-  retransmissions (``tcpi_total_retrans``); timeouts are not counted (0).
+  retransmissions (``tcpi_total_retrans``), timeouts (``tcpi_total_rto``, Linux 6.7
+  on; empty on older kernels).
 * ``links``, ``queue_stats``, ``queues``: bytes, packets and drops of each port's root
   qdisc and its backlog at every sample; no ECN marks, no evictions.
 * ``vm_rates``: with MBFQ, the agent's decisions every T (SR, AR, TR, RU).
@@ -149,9 +150,12 @@ def _flows(sim: Results, m: Measured) -> pd.DataFrame:
                             zip(end, start, strict=True)], dtype="Float64")
     fl["slowdown"] = fl["fct_s"] / fl["ideal_fct_s"]
     fl["retransmits"] = [m.traffic.retransmits.get(int(i), 0) for i in ids]
-    fl["timeouts"] = 0
+    fl["timeouts"] = [m.traffic.timeouts.get(int(i), 0) for i in ids]
     fl["protocol"] = m.cc
-    return _typed(fl, sim.flows)
+    out = _typed(fl, sim.flows)
+    if not m.traffic.counts_timeouts:  # a kernel before 6.7: not counted, left empty
+        out["timeouts"] = pd.array([None] * len(out), dtype="Int64")
+    return out
 
 
 def _ports(sim: Results, f: Fabric, m: Measured) -> tuple[pd.DataFrame, pd.DataFrame,

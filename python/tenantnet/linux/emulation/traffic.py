@@ -58,6 +58,9 @@ SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
 ``net.core.wmem_max`` and ``rmem_max``, for root."""
 TCP_INFO_LEN = 136
 """``struct tcp_info`` up to ``tcpi_bytes_received`` (Linux 4.1 on)."""
+TCP_INFO_RTO_LEN = 248
+"""``struct tcp_info`` up to ``tcpi_total_rto_time`` (Linux 6.7 on): ``tcpi_total_rto``,
+the timeouts a connection has had, is the 16-bit field at byte 240."""
 IDLE_S = 0.05
 """The longest a loop sleeps without looking at the clock."""
 TRACE_S = 0.001
@@ -110,6 +113,19 @@ def tcp_info(s: socket.socket) -> tuple[int, int]:
     return struct.unpack_from("<I", raw, 100)[0], struct.unpack_from("<Q", raw, 128)[0]
 
 
+def closing_info(s: socket.socket) -> tuple[int | None, int | None]:
+    """A TCP socket's ``tcpi_total_rto`` (its retransmission timeouts; None on a kernel
+    before 6.7, whose ``struct tcp_info`` is shorter) and ``tcpi_min_rtt`` (µs, the
+    least RTT it sampled; None before Linux 4.6 or with no sample)."""
+    try:
+        raw = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_RTO_LEN)
+    except OSError:
+        return None, None
+    rtos = struct.unpack_from("<H", raw, 240)[0] if len(raw) >= TCP_INFO_RTO_LEN else None
+    least = struct.unpack_from("<I", raw, 148)[0] if len(raw) >= 152 else 0
+    return rtos, least if 0 < least < 0xFFFFFFFF else None
+
+
 @dataclass(frozen=True)
 class SenderState:
     """What ``TCP_INFO`` says of a sender at `t` (s after the run's start): its
@@ -158,6 +174,13 @@ class Report:
     ended: dict[int, float] = field(default_factory=dict)
     """When the receiver had read a sized flow's last byte (s after the start)."""
     retransmits: dict[int, int] = field(default_factory=dict)
+    timeouts: dict[int, int] = field(default_factory=dict)
+    """Each flow's retransmission timeouts (``tcpi_total_rto``), where the kernel
+    counts them (Linux 6.7 on)."""
+    counts_timeouts: bool = False
+    """Whether the kernel counted them."""
+    min_rtt: dict[int, float] = field(default_factory=dict)
+    """Each flow's least RTT sample (s, ``tcpi_min_rtt``)."""
     late: dict[int, float] = field(default_factory=dict)
     """How late each flow's data started after its scheduled start (s)."""
     errors: list[str] = field(default_factory=list)
@@ -170,6 +193,9 @@ class Report:
         self.traces.update(other.traces)
         self.ended.update(other.ended)
         self.retransmits.update(other.retransmits)
+        self.timeouts.update(other.timeouts)
+        self.counts_timeouts |= other.counts_timeouts
+        self.min_rtt.update(other.min_rtt)
         self.late.update(other.late)
         self.errors += other.errors
         self.samples += other.samples
@@ -324,6 +350,12 @@ class Senders:
         if s is None or f.state == "done":
             return
         self.report.retransmits[f.plan.flow_id] = tcp_info(s)[0]
+        rtos, least = closing_info(s)
+        if rtos is not None:
+            self.report.timeouts[f.plan.flow_id] = rtos
+            self.report.counts_timeouts = True
+        if least is not None:
+            self.report.min_rtt[f.plan.flow_id] = least * 1e-6
         with contextlib.suppress(KeyError, ValueError):
             self._sel.unregister(s)
         if reset:
