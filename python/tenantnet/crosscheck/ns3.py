@@ -272,19 +272,73 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
     return s, ours
 
 
-def run_ns3(s: Setup, exe: Path | None = None) -> tuple[pd.DataFrame, int]:
-    """ns-3's flows (fct_s, timeouts, retransmits) and its drops."""
+def _invoke(s: Setup, exe: Path | None, extra: list[str]) -> subprocess.CompletedProcess[str]:
+    """The ns-3 program run on `s` with `extra` arguments; CrosscheckError if it fails."""
     exe = exe or build()
     with tempfile.TemporaryDirectory() as tmp:
         flows_file = Path(tmp) / "flows.csv"
         flows_file.write_text(s.flows_csv)
-        done = subprocess.run([str(exe), *s.args(flows_file)], capture_output=True, text=True)
+        done = subprocess.run([str(exe), *s.args(flows_file), *extra], capture_output=True,
+                              text=True)
     if done.returncode != 0:
         raise CrosscheckError("the ns-3 program failed: "
                               + " ".join(done.stderr.strip().splitlines()[-3:]))
-    lines = done.stdout.strip().splitlines()
+    return done
+
+
+def run_ns3(s: Setup, exe: Path | None = None) -> tuple[pd.DataFrame, int]:
+    """ns-3's flows (fct_s, timeouts, retransmits) and its drops."""
+    lines = _invoke(s, exe, []).stdout.strip().splitlines()
     drops = int(lines[-1].split(",")[1])
     return pd.read_csv(io.StringIO("\n".join(lines[:-1]))), drops
+
+
+CWND_LINE = re.compile(r"^flow ([0-9]+) ([0-9]+) ns cwnd ([0-9]+)$", re.M)
+"""A window change in the program's verbose output (``--verbose=1``)."""
+
+
+def windows(sc: Scenario, flow: int = 0, exe: Path | None = None) -> pd.DataFrame:
+    """Flow `flow`'s congestion window over its life in both simulators: a row per
+    change (``simulator``, ``time_s`` from the flow's first byte, ``cwnd_bytes``):
+    tenantnet's flow trace, ns-3's ``CongestionWindow`` trace source."""
+    s, ours = setup(sc)
+    ours["output"] = {**ours.get("output", {}), "trace_flows": [flow],
+                      "trace_rows": 10_000_000}
+    r = run_ours(s, ours)
+    assert r.flow_trace is not None
+    mine = r.flow_trace[r.flow_trace["flow_id"] == flow]
+    start = float(r.flows.set_index("flow_id")["start_s"][flow])
+    err = _invoke(s, exe, ["--verbose=1"]).stderr
+    rows = [(int(t) * 1e-9, int(w)) for f, t, w in CWND_LINE.findall(err) if int(f) == flow]
+    theirs = pd.DataFrame(rows, columns=["time_s", "cwnd_bytes"])
+    if len(theirs):  # from its connection's establishment: its first window
+        theirs["time_s"] -= theirs["time_s"].iloc[0]
+    return pd.concat([
+        pd.DataFrame({"simulator": "tenantnet",
+                      "time_s": mine["time_s"].astype(float).to_numpy() - start,
+                      "cwnd_bytes": mine["cwnd_bytes"].astype(float).to_numpy()}),
+        theirs.assign(simulator="ns-3")[["simulator", "time_s", "cwnd_bytes"]]],
+        ignore_index=True)
+
+
+def window_summary(w: pd.DataFrame, after_s: float = 0.0) -> pd.DataFrame:
+    """Each simulator's window (:func:`windows`) as a step function from `after_s` to
+    its last change, in time-weighted quantiles: p5, median and p95 (bytes)."""
+    out = []
+    for name, g in w.groupby("simulator", sort=False):
+        g = g.sort_values("time_s", kind="stable")
+        t, v = g["time_s"].to_numpy(), g["cwnd_bytes"].to_numpy()
+        keep = t >= after_s
+        if keep.sum() < 2:
+            continue
+        t, v = t[keep], v[keep]
+        dt = np.diff(t)
+        order = np.argsort(v[:-1], kind="stable")
+        weight = np.cumsum(dt[order]) / dt.sum()
+        q = {f"p{p}": float(v[:-1][order][np.searchsorted(weight, p / 100)])
+             for p in (5, 50, 95)}
+        out.append({"simulator": name, **q})
+    return pd.DataFrame(out)
 
 
 def spine_of(path: list[str]) -> int:
