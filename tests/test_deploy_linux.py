@@ -129,7 +129,10 @@ def test_mbfq_is_static_s_classes_at_the_nics_rate_with_a_note_on_its_agent(
     res = cli("deploy", "linux", str(demo), "--host", "h0", "--scheme", "mbfq", "--dev",
               "eth0", *[f"--addr={k}={v}" for k, v in ADDRS.items()], "--dry-run")
     assert res.returncode == 0, res.stderr
-    assert "classid 1:10 htb rate 10000000000bit ceil 10000000000bit" in res.stdout
+    # each VM class may borrow the whole NIC, at half of it otherwise: at the NIC's rate
+    # each, HTB would let the two send twice the NIC between them
+    assert "classid 1:10 htb rate 5000000000bit ceil 10000000000bit" in res.stdout
+    assert "classid 1:11 htb rate 5000000000bit ceil 10000000000bit" in res.stdout
     assert res.stdout.rstrip().endswith("runs it")
     res = cli("deploy", "linux", str(demo), "--host", "h0", "--scheme", "static", "--dev",
               "eth0", *[f"--addr={k}={v}" for k, v in ADDRS.items()], "--dry-run",
@@ -162,8 +165,8 @@ def test_apply_mbfq_runs_the_agent_and_sets_the_classes(
     # an idle NIC: the macroscheduler keeps the microschedulers off, every T
     assert lines[2:] == [f"0.{k} s: NIC 0% busy; microschedulers off" for k in (1, 2, 3)]
     shown = _shown(ns)
-    for vm_class in ("1:10", "1:11"):  # the VMs' classes, at the NIC's rate while off
-        assert any(f"class htb {vm_class} " in s and "rate 10Gbit ceil 10Gbit" in s
+    for vm_class in ("1:10", "1:11"):  # the VMs' classes, borrowing the NIC while off
+        assert any(f"class htb {vm_class} " in s and "rate 5Gbit ceil 10Gbit" in s
                    for s in shown), shown
 
 

@@ -112,6 +112,17 @@ class Plan:
     """How long a class may send at link speed after idling (its burst and cburst, as
     time at its rate; whole microseconds)."""
 
+    def vm_rates(self, rate_bps: int) -> tuple[int, int]:
+        """A VM class's HTB rate and ceiling for a limit of `rate_bps`. At the NIC's rate
+        (no limit: MBFQ's microschedulers off) the VM classes share the NIC equally and
+        each may borrow all of it: HTB lets a class send at its own rate whatever its
+        parent's, so VM classes each at the NIC's rate would together send past the
+        NIC (an emulated NIC of 1 Gb/s sent 1.157 Gb/s over 100 ms with three such
+        classes)."""
+        if rate_bps >= self.nic_bps and self.vms:
+            return max(1, self.nic_bps // len(self.vms)), self.nic_bps
+        return rate_bps, rate_bps
+
     def burst(self, rate_bps: int) -> int:
         """:attr:`burst_s` at `rate_bps`, at least a full packet, in bytes."""
         us = round(self.burst_s * 1e6)  # whole microseconds: integer arithmetic
@@ -133,8 +144,9 @@ class Plan:
         if self.queues:
             return out + [HtbClass(TOP, QUEUE + q.queue, q.rate_bps, self.nic_bps, q.prio,
                                    q.quantum) for q in self.queues]
-        rest = max(self.nic_bps - sum(v.rate_bps for v in self.vms), MIN_DEFAULT_BPS)
-        out += [HtbClass(TOP, v.minor, v.rate_bps, v.rate_bps) for v in self.vms]
+        rates = [self.vm_rates(v.rate_bps) for v in self.vms]
+        rest = max(self.nic_bps - sum(r for r, _ in rates), MIN_DEFAULT_BPS)
+        out += [HtbClass(TOP, v.minor, r, c) for v, (r, c) in zip(self.vms, rates, strict=True)]
         out.append(HtbClass(TOP, DEFAULT, rest, self.nic_bps))
         return out
 

@@ -28,8 +28,9 @@ to one packet, never past its rate (:func:`send_rate`). A class that was short o
 rate by more than a packet stays short.
 
 Where Linux differs from the simulator: a VM's microscheduler switched off is an HTB
-class at the NIC's rate, so VMs without a limit share the NIC by HTB's round robin
-rather than in one FIFO.
+class that may borrow the whole NIC, at an equal share of it otherwise
+(:meth:`tenantnet.linux.tc.Plan.vm_rates`), so VMs without a limit share the NIC by
+HTB's round robin rather than in one FIFO.
 """
 
 from __future__ import annotations
@@ -153,10 +154,11 @@ class Agent:
             ar = list(decision[0]) if decision else [None] * len(vms)
             tr: list[float | None] = list(decision[1]) if decision else [None] * len(vms)
             for v, a in zip(vms, ar, strict=True):
-                rate = max(1, round(a)) if a is not None else self.plan.nic_bps
+                rate, ceil = self.plan.vm_rates(max(1, round(a)) if a is not None
+                                                else self.plan.nic_bps)
                 ipr.tc("change-class", "htb", idx, (ROOT << 16) | v.minor,
-                       parent=(ROOT << 16) | TOP, rate=f"{rate}bit", ceil=f"{rate}bit",
-                       burst=self.plan.burst(rate), cburst=self.plan.burst(rate))
+                       parent=(ROOT << 16) | TOP, rate=f"{rate}bit", ceil=f"{ceil}bit",
+                       burst=self.plan.burst(rate), cburst=self.plan.burst(ceil))
             last, then = read_classes(ipr, idx), time.monotonic()
             self.lateness.append((when - at, then - at))
             self._decided(k * m.interval_s, sr, ar, tr, m.ru, util)

@@ -9,7 +9,7 @@ import selectors
 import socket
 import time
 
-from .clock import due, stamp
+from .clock import due
 from .netns import enter
 from .traffic import HEADER, IDLE_S, PORT, Report, Samples, set_buffers, tcp_info
 
@@ -56,7 +56,7 @@ class Receivers:
             while (now := time.monotonic()) < end:
                 at = due(t0, self.interval, k) if k <= n else end
                 if k <= n and now >= at:
-                    self._sample(stamp(t0, k))
+                    self._sample(t0, k)
                     k += 1
                     continue
                 wake = min(at, now + IDLE_S)
@@ -110,10 +110,13 @@ class Receivers:
         self._open.pop(fid, None)
         return False
 
-    def _sample(self, at: float) -> None:
+    def _sample(self, t0: float, k: int) -> None:
+        """Sample `k`: every flow's bytes delivered, stamped with the middle of the
+        time its counters took to read (the first as the start, :mod:`.clock`)."""
+        before = time.monotonic()
         row = list(self._final)
         for fid, c in self._open.items():
             row[fid] = max(row[fid], tcp_info(c)[1] - HEADER.size)
         s = self.report.samples[0]
-        s.times.append(at)
+        s.times.append(0.0 if k == 0 else (before + time.monotonic()) / 2 - t0)
         s.bytes.append(row)
