@@ -12,7 +12,7 @@ from typing import Any
 
 from ..jobs import progress
 from ..linux import lab as linux_lab
-from ..linux.emulation.kinds import Wire
+from ..linux.emulation.kinds import CROSSCHECK_WIRE
 from ..sim.scenario import Scenario
 from .emulate import add_wire, wire_of
 from .tools import (
@@ -69,7 +69,7 @@ def crosscheck_linux(a: argparse.Namespace) -> None:
         fail(f"tenantnet crosscheck linux needs network namespaces: {why}")
     with progress.showing(not a.quiet):
         cases = xl.crosscheck_linux(list(a.scenario), a.repeats or xl.REPEATS, a.scale,
-                                    progress.step, wire_of(a, xl.WIRE))
+                                    progress.step, wire_of(a, CROSSCHECK_WIRE))
         table, flows = xl.table(cases), xl.every_flow(cases)
         if a.out is not None:
             def write(d: Path) -> None:
@@ -83,11 +83,6 @@ def crosscheck_linux(a: argparse.Namespace) -> None:
     if a.out is not None:
         print(f"results in {a.out}/: crosscheck.csv, flows.csv (every flow of every "
               "repeat), fct.png")
-
-
-WIRE = Wire(burst_s=100e-6)
-"""`crosscheck linux`'s wire (:data:`tenantnet.crosscheck.linux.WIRE`, repeated here so
-that building the parser loads no pandas; a test checks they agree)."""
 
 
 def add_command(cmd: Callable[..., Any]) -> None:
@@ -112,7 +107,7 @@ def add_command(cmd: Callable[..., Any]) -> None:
     p.add_argument("--scale", type=number_arg(1e-6, 1), default=None, metavar="X",
                    help="linux: multiply every rate by X (default: the fastest host NIC "
                         "at 1 Gb/s, as `emulate`)")
-    add_wire(p, WIRE, "for linux: about one offload packet at 1 Gb/s")
+    add_wire(p, CROSSCHECK_WIRE, "for linux: about one offload packet at 1 Gb/s")
     add_force(p)
     p.add_argument("-q", "--quiet", action="store_true",
                    help="linux: no progress display")

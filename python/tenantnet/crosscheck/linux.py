@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScenarioError
-from ..linux.emulation.kinds import Wire
+from ..linux.emulation.kinds import CROSSCHECK_WIRE, Wire
 from ..sim.api import run
 from ..sim.results import Results
 from ..sim.scenario import Scenario
@@ -50,14 +50,8 @@ its rates hold on a busy machine; a flow's completion time does not: with a real
 busy loop on one of two cores, tasks waited up to 78 % of the time and the Hadoop
 leaf-spine's p99 read 5.3-71 ms against 5.3 ms quiet, while every other measure
 stayed within its limit. Quiet repeats waited 8-15 % at most, case by case."""
-WIRE = Wire(burst_s=100e-6)
-"""The emulations' wire: HTB bursts of 100 µs (12.5 KB at 1 Gb/s, about one offload
-packet of 8 segments) rather than the millisecond ``emulate`` and ``deploy linux``
-use. With a millisecond, a flow that starts on an idle port passes 125 KB at the
-veth's speed, faster than the link: the Hadoop leaf-spine's FCT median read 0.46 ms
-on the kernel against the simulator's 0.65 (+43 %), and with 100 µs 0.72 (-10 %);
-over the six built-in cases, 2 were within both bounds with a millisecond and 6 with
-100 µs (5 repeats each)."""
+WIRE = CROSSCHECK_WIRE
+"""The emulations' wire (:data:`tenantnet.linux.emulation.kinds.CROSSCHECK_WIRE`)."""
 
 
 def cases() -> list[Path]:
@@ -262,14 +256,12 @@ def summary(case: Case) -> dict[str, Any]:
                                                        for r in reps]))
         row[f"sim_{col}_per_flow"] = float(np.mean([r.flows[f"sim_{col}"].mean()
                                                     for r in reps]))
-    kw = [_window(r.kernel_trace) for r in reps]
-    sw = [_window(r.sim_trace) for r in reps]
-    row["kernel_window_kb"], row["sim_window_kb"] = (float(np.nanmedian([x[0] for x in w]))
-                                                     if any(np.isfinite(x[0]) for x in w)
-                                                     else float("nan") for w in (kw, sw))
-    row["kernel_srtt_us"], row["sim_srtt_us"] = (float(np.nanmedian([x[1] for x in w]))
-                                                 if any(np.isfinite(x[1]) for x in w)
-                                                 else float("nan") for w in (kw, sw))
+    for side, traces in (("kernel", [r.kernel_trace for r in reps]),
+                         ("sim", [r.sim_trace for r in reps])):
+        w = np.array([_window(t) for t in traces])
+        for j, col in enumerate(("window_kb", "srtt_us")):
+            ok = w[:, j][np.isfinite(w[:, j])]
+            row[f"{side}_{col}"] = float(np.median(ok)) if len(ok) else float("nan")
     return row
 
 

@@ -113,17 +113,19 @@ def tcp_info(s: socket.socket) -> tuple[int, int]:
     return struct.unpack_from("<I", raw, 100)[0], struct.unpack_from("<Q", raw, 128)[0]
 
 
-def closing_info(s: socket.socket) -> tuple[int | None, int | None]:
-    """A TCP socket's ``tcpi_total_rto`` (its retransmission timeouts; None on a kernel
-    before 6.7, whose ``struct tcp_info`` is shorter) and ``tcpi_min_rtt`` (µs, the
-    least RTT it sampled; None before Linux 4.6 or with no sample)."""
+def closing_info(s: socket.socket) -> tuple[int, int | None, int | None]:
+    """What a sender's TCP counted, read once as it closes: ``tcpi_total_retrans``,
+    ``tcpi_total_rto`` (its retransmission timeouts; None on a kernel before 6.7,
+    whose ``struct tcp_info`` is shorter) and ``tcpi_min_rtt`` (µs, the least RTT it
+    sampled; None before Linux 4.6 or with no sample); (0, None, None) once closed."""
     try:
         raw = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_RTO_LEN)
     except OSError:
-        return None, None
+        return 0, None, None
+    retrans = struct.unpack_from("<I", raw, 100)[0] if len(raw) >= TCP_INFO_LEN else 0
     rtos = struct.unpack_from("<H", raw, 240)[0] if len(raw) >= TCP_INFO_RTO_LEN else None
     least = struct.unpack_from("<I", raw, 148)[0] if len(raw) >= 152 else 0
-    return rtos, least if 0 < least < 0xFFFFFFFF else None
+    return retrans, rtos, least if 0 < least < 0xFFFFFFFF else None
 
 
 @dataclass(frozen=True)
@@ -349,8 +351,8 @@ class Senders:
         s = f.sock
         if s is None or f.state == "done":
             return
-        self.report.retransmits[f.plan.flow_id] = tcp_info(s)[0]
-        rtos, least = closing_info(s)
+        retrans, rtos, least = closing_info(s)
+        self.report.retransmits[f.plan.flow_id] = retrans
         if rtos is not None:
             self.report.timeouts[f.plan.flow_id] = rtos
             self.report.counts_timeouts = True
