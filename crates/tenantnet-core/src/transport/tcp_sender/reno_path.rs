@@ -33,7 +33,14 @@
 //!   (`tcp_end_cwnd_reduction`); an ACK of exactly `high_seq` holds the state ("for
 //!   Reno it is MUST to prevent false fast retransmits", `tcp_try_undo_recovery`).
 //! * **A timeout** forgets the count and resends from the head (go-back-N, as
-//!   `recovery = "newreno"`).
+//!   `recovery = "newreno"`). Until an ACK passes what was sent before it
+//!   (`high_seq`; an ACK of exactly `high_seq` holds the state, as in recovery) the
+//!   sender is in Linux's Loss state (`tcp_process_loss`): duplicate ACKs count in
+//!   the pipe only once new data beyond `high_seq` went out, and never start
+//!   recovery, which `tcp_fastretrans_alert` enters only from Open or Disorder.
+//!   Without this, the duplicate ACKs of the data a stuck recovery sent before the
+//!   timeout started a recovery whose pipe counted that data, megabytes, and PRR
+//!   set the window to it: go-back-N then resent them all at once.
 //!
 //! Left out: Linux's undo of a spurious recovery (`tcp_try_undo_*`, by timestamps)
 //! and its reordering degree's growth (`tcp_check_reno_reordering`): the simulator's
@@ -156,10 +163,20 @@ impl TcpSender {
         (delivered, newly_lost)
     }
 
+    /// Whether the sender is in Linux's Loss state: after a timeout, until an ACK
+    /// passes the data sent before it (module doc).
+    fn reno_in_loss(&self) -> bool {
+        self.loss_until > 0 && self.snd_una <= self.loss_until
+    }
+
     /// A duplicate ACK: the segments delivered (0 or 1) and whether recovery began.
     fn reno_dupack(&mut self, cfg: &TcpConfig) -> (u64, bool) {
         let mss = cfg.mss as u64;
         self.dupacks += 1;
+        let in_loss = self.reno_in_loss();
+        if in_loss && self.snd_nxt <= self.loss_until {
+            return (0, false); // go-back-N's duplicates (module doc: after a timeout)
+        }
         let out_segs = self.flight().div_ceil(mss);
         let in_recovery = self.in_recovery;
         let r = self.reno();
@@ -167,7 +184,7 @@ impl TcpSender {
         let holes = (r.lost as u64).max(1);
         r.sacked_out = (r.sacked_out + 1).min(out_segs.saturating_sub(holes));
         let delivered = r.sacked_out - before.min(r.sacked_out);
-        if in_recovery || r.sacked_out < cfg.dupack_threshold as u64 {
+        if in_recovery || in_loss || r.sacked_out < cfg.dupack_threshold as u64 {
             return (delivered, false);
         }
         self.ssthresh = self.loss_ssthresh(cfg);

@@ -86,3 +86,40 @@ fn a_lost_retransmission_is_found_by_the_timeout_and_the_count_restarts() {
     assert_eq!(&first[..2], &[4000, 4000]);
     assert!(!l.s.in_recovery);
 }
+
+#[test]
+fn after_a_timeout_go_back_ns_duplicates_start_no_recovery() {
+    // a lost retransmission holds recovery open while duplicate ACKs clock new
+    // data out, until the timeout; the duplicate ACKs of that data arrive after
+    // it. Linux's Loss state (tcp_process_loss) neither counts them nor starts
+    // recovery on them: the sender slow-starts from one segment. Counted, they
+    // started a recovery whose pipe was everything sent before the timeout, PRR
+    // opened the window to it, and go-back-N resent all of it at once (296
+    // segments in one round trip, 5 000 to 83 000, which the receiver held).
+    let losses = [(4000, 1), (4000, 2), (90_000, 1)];
+    let mut l = Loop::new(Recovery::RenoSack, 300_000, &losses);
+    l.run(100);
+    // the timeout resends the twice-lost segment and nothing the receiver holds;
+    // 90 000, sent after it, is a loss of its own, repaired by a fast retransmit
+    assert_eq!(l.retransmitted(), vec![4000, 4000, 90_000]);
+    assert_eq!((l.s.stats.fast_retransmits, l.s.stats.timeouts), (2, 1));
+    // the round of the timeout's retransmission (the second of 4 000) and the
+    // rounds after it: slow start and then congestion avoidance, never a burst
+    let timeout_at = (l.log.iter().enumerate().filter(|(_, g)| g.1))
+        .nth(1)
+        .unwrap()
+        .0;
+    let mut sent = 0;
+    let timeout_round = (l.per_round.iter())
+        .position(|&k| {
+            sent += k;
+            sent > timeout_at
+        })
+        .unwrap();
+    let before = *l.per_round[..timeout_round].iter().max().unwrap();
+    let after = *l.per_round[timeout_round + 1..].iter().max().unwrap();
+    assert!(
+        after <= 2 * before,
+        "a round after the timeout sent {after}, one before it at most {before}"
+    );
+}

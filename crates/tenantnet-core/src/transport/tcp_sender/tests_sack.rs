@@ -34,6 +34,8 @@ pub(super) struct Loop {
     pub(super) sent_in_recovery: u64,
     /// RecoverFS: the flight when recovery began.
     pub(super) recover_fs: u64,
+    /// Segments sent in each round.
+    pub(super) per_round: Vec<usize>,
 }
 
 impl Loop {
@@ -55,6 +57,7 @@ impl Loop {
             log: Vec::new(),
             sent_in_recovery: 0,
             recover_fs: 0,
+            per_round: Vec::new(),
         }
     }
 
@@ -87,6 +90,7 @@ impl Loop {
                 "a silent sender has its timer armed"
             );
             let mut acks = ReceiverOut::default();
+            self.per_round.push(segs.len());
             for g in segs {
                 self.log.push((g.seq, g.retx));
                 let n = self.sent.entry(g.seq).or_default();
