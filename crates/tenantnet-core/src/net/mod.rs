@@ -3,6 +3,7 @@
 //! builders. Packets and the ids every element indexes by are one layer down
 //! (`crate::packet`), re-exported here under their usual names.
 
+pub mod host_jitter;
 pub mod host_nic;
 pub mod network;
 pub mod partition;

@@ -2,8 +2,10 @@
 
 use std::collections::BTreeMap;
 
+use super::host_jitter::HostJitter;
 use super::host_nic::{AckPath, HostNic};
 use super::routing::Routing;
+use crate::engine::rng::Rng;
 use crate::engine::Time;
 use crate::packet::ids::{HostId, NodeId, PortId, SwitchId};
 use crate::switch::buffer::SharedPool;
@@ -62,6 +64,12 @@ pub struct FabricConfig {
     pub host_nic: HostNic,
     /// The path ACKs take.
     pub ack_path: AckPath,
+    /// The longest wait of a packet reaching a host for its stack, picoseconds
+    /// (`network.host_jitter`; 0: none).
+    pub host_jitter: Time,
+    /// How far each port's clock may be off its link's rate, parts per million
+    /// (`network.clock_ppm`; 0: exact).
+    pub clock_ppm: u32,
 }
 
 /// A built network: every node, port and the forwarding tables.
@@ -89,11 +97,37 @@ pub struct Network {
     pub routing: Routing,
     /// Shared buffer pools (switches whose ports use dynamic thresholds).
     pub pools: Vec<SharedPool>,
+    /// Each host's receive timing, by `HostId` (`network.host_jitter`; empty: none).
+    pub host_jitter: Vec<HostJitter>,
     /// How host NICs order packets.
     pub host_nic: HostNic,
     /// The path ACKs take.
     pub ack_path: AckPath,
     by_name: BTreeMap<String, NodeId>,
+}
+
+/// Each of `hosts` hosts' receive timing, from stream `host_jitter/H` of `seed`
+/// (`network.host_jitter`); none when it is 0.
+fn host_jitter(cfg: &FabricConfig, hosts: usize, seed: u64) -> Vec<HostJitter> {
+    if cfg.host_jitter == 0 {
+        return Vec::new();
+    }
+    let stream = |h: usize| format!("host_jitter/{h}");
+    (0..hosts)
+        .map(|h| HostJitter::new(seed, &stream(h), cfg.host_jitter))
+        .collect()
+}
+
+/// Port `id`'s rate on a link of `rate_bps`: its clock off the link's rate by a draw
+/// within ±`cfg.clock_ppm` parts per million from stream `clock_ppm/ID` of `seed`
+/// (`network.clock_ppm`), or exactly the link's.
+fn clock(cfg: &FabricConfig, rate_bps: u64, id: PortId, seed: u64) -> u64 {
+    if cfg.clock_ppm == 0 {
+        return rate_bps;
+    }
+    let u = Rng::stream(seed, &format!("clock_ppm/{}", id.0)).uniform() * 2.0 - 1.0;
+    let off = (rate_bps as f64 * cfg.clock_ppm as f64 * 1e-6 * u).round() as i64;
+    rate_bps.saturating_add_signed(off).max(1)
 }
 
 /// Hosts (each on exactly one link, to a switch) and switches, in node order.
@@ -309,7 +343,13 @@ impl NetworkBuilder {
                     NodeKind::Switch(_) => &cfg.switch_port,
                 };
                 nodes[from.idx()].ports.push(id);
-                ports.push(Port::new(from, to, l.rate_bps, l.delay, pc));
+                ports.push(Port::new(
+                    from,
+                    to,
+                    clock(cfg, l.rate_bps, id, ecmp_seed),
+                    l.delay,
+                    pc,
+                ));
             }
             reverse.extend([ba, ab]);
             links.push([ab, ba]);
@@ -317,6 +357,7 @@ impl NetworkBuilder {
         let (hosts, switches) = hosts_and_switches(&nodes, &ports)?;
         let pools = shared_pools(cfg, &nodes, &switches, &mut ports);
         let routing = Routing::build(&nodes, &hosts, &switches, &ports, &reverse, ecmp_seed)?;
+        let host_jitter = host_jitter(cfg, hosts.len(), ecmp_seed);
         Ok(Network {
             nodes,
             hosts,
@@ -331,6 +372,7 @@ impl NetworkBuilder {
             pools,
             host_nic: cfg.host_nic,
             ack_path: cfg.ack_path,
+            host_jitter,
             by_name,
         })
     }

@@ -165,6 +165,8 @@ mod tests {
             dscp_map: Default::default(),
             pool_size: None,
             host_nic: HostNic::Fifo,
+            host_jitter: 0,
+            clock_ppm: 0,
             ack_path: AckPath::Hashed,
         };
         b.build(&cfg, 7).unwrap()

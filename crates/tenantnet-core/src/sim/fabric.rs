@@ -36,6 +36,7 @@ impl Fabric {
             evicted: Vec::new(),
             ack_routes,
             sacks: Default::default(),
+            host_hook: false,
         }
     }
 

@@ -44,7 +44,7 @@ use crate::engine::queue::{EventQueue, Origin, Ties};
 use crate::engine::Time;
 use crate::net::packet::flags;
 use crate::net::port::Admit;
-use crate::net::PacketPool;
+use crate::net::{HostId, PacketPool};
 use crate::net::{Network, NodeKind, PktId, PortId};
 use crate::transport::TcpConfig;
 use crate::vswitch::policy::HostPolicy;
@@ -220,6 +220,7 @@ impl Sim {
         };
         sim.parallel.wire_hook =
             sim.records.recorder.tenant_links.is_some() || sim.records.capture.is_some();
+        sim.fabric.host_hook = sim.hosts.cpu.is_some() || !sim.fabric.net.host_jitter.is_empty();
         sim.start();
         sim
     }
@@ -367,6 +368,7 @@ impl Sim {
     fn dispatch(&mut self, e: Event) {
         match e {
             Event::Arrive(p) => self.arrive(p),
+            Event::Deliver(p) => self.at_host(p),
             Event::TxDone(port) => self.tx_done(port),
             Event::FlowStart => self.start_flows(),
             Event::Rto(f) => {
@@ -430,17 +432,40 @@ impl Sim {
             NodeKind::Switch(s) => {
                 self.enqueue(id, self.fabric.route(node, s, id));
             }
-            NodeKind::Host(_) => {
-                if let Some(cpu) = self.hosts.cpu.as_mut() {
-                    let (pkt, vms) = ((id, &self.fabric.pkts[id]), &self.hosts.vms);
-                    if let Some(to) = cpu.rx_in(self.now, pkt, &self.hosts.pairs, vms) {
-                        return self.cpu_took(id, to);
-                    }
+            NodeKind::Host(h) => {
+                if self.fabric.host_hook {
+                    return self.host_hooks(h, id);
                 }
                 self.records.counters.delivered += 1;
                 self.deliver(id);
             }
         }
+    }
+
+    /// Packet `id` reached host `h` in a run whose hosts take packets later
+    /// (`network.host_jitter`: its `Deliver` event, with the host's NIC as its
+    /// origin) or through the vswitch's CPU model (one flag, `Fabric::host_hook`, so
+    /// that other runs pay one test).
+    #[inline(never)]
+    fn host_hooks(&mut self, h: HostId, id: PktId) {
+        if let Some(j) = self.fabric.net.host_jitter.get_mut(h.idx()) {
+            let t = j.deliver(self.now);
+            return self.schedule(t, Event::Deliver(id), self.fabric.origin(h));
+        }
+        self.at_host(id);
+    }
+
+    /// Packet `id`, at its host, is handed to the host: its vswitch's CPU model if
+    /// it costs cycles, else its VM's transport.
+    fn at_host(&mut self, id: PktId) {
+        if let Some(cpu) = self.hosts.cpu.as_mut() {
+            let (pkt, vms) = ((id, &self.fabric.pkts[id]), &self.hosts.vms);
+            if let Some(to) = cpu.rx_in(self.now, pkt, &self.hosts.pairs, vms) {
+                return self.cpu_took(id, to);
+            }
+        }
+        self.records.counters.delivered += 1;
+        self.deliver(id);
     }
 
     /// Offers packet `id` to queue `queue` of `port` (where the fabric routed it, or

@@ -38,6 +38,9 @@ pub struct Fabric {
     pub(super) ack_routes: Option<AckRoutes>,
     /// The SACK options of ACKs in flight (empty unless a flow uses SACK).
     pub(super) sacks: SackStore,
+    /// Whether a packet reaching a host meets more than its transport: the
+    /// vswitch's CPU model, or the host's receive timing (`Sim::host_hooks`).
+    pub(super) host_hook: bool,
 }
 
 /// The hosts' vswitches: the VMs, their pairs and shapers, each host's policy and

@@ -17,6 +17,9 @@ use crate::units::ByteSize;
 /// Most queues a switch port may have.
 pub const MAX_QUEUES: u32 = 32;
 
+/// The largest `network.clock_ppm`: a clock 0.1 % off is a fault, not a tolerance.
+pub const MAX_CLOCK_PPM: u32 = 1000;
+
 /// Resolves `[network]` for full-size packets of `pkt` bytes. Whether packets fit
 /// the buffers is checked by the caller against every transport
 /// (`super::transport::fits`), which knows which key to blame.
@@ -35,6 +38,15 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
     let pool_size = nw.pool.map(|p| p.0.bytes(pkt));
     if pool_size.is_some_and(|p| p < pkt) {
         return Err(ctx.err("network.pool", "smaller than one full-size packet"));
+    }
+    if nw.clock_ppm > MAX_CLOCK_PPM {
+        return Err(ctx.err(
+            "network.clock_ppm",
+            format!(
+                "{} ppm: expected at most {MAX_CLOCK_PPM} (IEEE 802.3 allows transmitters ±100)",
+                nw.clock_ppm
+            ),
+        ));
     }
     let dscp_map = dscp_map(ctx, nw)?;
     let ecn = ecn_config(nw, pkt);
@@ -60,6 +72,8 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
         dscp_map,
         pool_size,
         host_nic: nw.host_nic,
+        host_jitter: nw.host_jitter.map_or(0, |t| t.0),
+        clock_ppm: nw.clock_ppm,
         ack_path: nw.ack_path,
     })
 }

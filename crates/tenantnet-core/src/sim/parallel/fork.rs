@@ -34,6 +34,7 @@ impl Fabric {
             evicted: Vec::new(),
             ack_routes: self.ack_routes.clone(),
             sacks: Default::default(),
+            host_hook: self.host_hook,
         }
     }
 

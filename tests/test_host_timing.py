@@ -1,0 +1,100 @@
+"""Host timing (`network.host_jitter`, `network.clock_ppm`): a packet reaching a host
+waits for the host to take it, and ports' clocks are a few parts per million apart, so
+that identical senders on links of one rate no longer act at the same picosecond,
+round after round, where a tie rule decides who is shut out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tenantnet
+from helpers import simulate
+from test_parallel import partitioned, ran
+
+DURATION = "300ms"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def one_against(n: int, ties: str, seed: int, **network: Any) -> float:
+    """Tenant A's goodput (Mb/s) with one connection against tenant B's `n` on a 1 Gb/s
+    dumbbell (Trinity Fig. 6's traffic without enforcement)."""
+    d = {
+        "name": "one-against-n",
+        "simulation": {"duration": DURATION, "seed": seed, "ties": ties},
+        "topology": {"kind": "dumbbell", "hosts_per_side": 2, "link_rate": "1Gbps",
+                     "link_delay": "10us"},
+        "network": {"buffer": "100KB", **network},
+        "output": {"queues": False, "throughput": ["flow"]},
+        "workloads": [
+            {"kind": "long_lived", "src": "left0", "dst": "right0", "tenant": "A"},
+            {"kind": "long_lived", "src": "left1", "dst": "right1", "tenant": "B",
+             "flows_per_pair": n},
+        ],
+    }
+    r, _ = simulate(d)
+    f = r.flows
+    return float(f[f["tenant"] == "A"]["bytes_delivered"].sum() * 8
+                 / r.summary["simulated_s"] / 1e6)
+
+
+def test_with_clocks_apart_the_tie_rule_no_longer_decides() -> None:
+    # at one exact rate B's NIC sends in step with the bottleneck's departures and the
+    # rule for simultaneous events picks who takes a freed slot: the two rules part
+    exact = [(one_against(2, "scheduled", s), one_against(2, "partitioned", s))
+             for s in (1, 2)]
+    assert any(abs(a - b) > 10 for a, b in exact), exact
+    # clocks 100 ppm apart leave nothing simultaneous: the same bytes under either rule
+    timed = {"clock_ppm": 100, "host_jitter": "3us"}
+    for s in (1, 2):
+        a = one_against(2, "scheduled", s, **timed)
+        assert a == one_against(2, "partitioned", s, **timed)
+        assert 150 < a < 500, a  # near its fair share, 333 Mb/s
+
+
+def test_a_packet_waits_half_of_host_jitter_at_each_host() -> None:
+    # one-segment flows, one at a time on a star: the data waits at its receiver and
+    # the ACK at its sender, each uniformly below J, so a flow takes J longer on average
+    def fcts(**network: Any) -> Any:
+        d = {
+            "name": "waits",
+            "simulation": {"duration": "50ms", "seed": 3, "stop_when_done": True},
+            "topology": {"kind": "star", "hosts": 2, "link_rate": "10Gbps",
+                         "link_delay": "1us"},
+            "network": network,
+            "output": {"queues": False, "throughput": []},
+            "workloads": [{"kind": "fixed", "src": "h0", "dst": "h1", "size": "1000B",
+                           "flows_per_pair": 400, "interval": "100us"}],
+        }
+        r, _ = simulate(d)
+        return r.flows["fct_s"].to_numpy()
+    j = 8e-6
+    extra = fcts(host_jitter="8us") - fcts()
+    assert extra.min() >= 0 and extra.max() < 2 * j
+    # the mean of 400 sums of two uniform waits: J, with a standard error of J/35
+    assert extra.mean() == pytest.approx(j, rel=0.1)
+
+
+def test_host_timing_is_the_same_on_1_2_and_4_threads() -> None:
+    d = partitioned(tenantnet.Scenario.from_file(EXAMPLES / "leafspine-ns3.toml").data())
+    d["simulation"]["duration"] = "5ms"
+    d["network"].update(host_jitter="3us", clock_ppm=100)
+    one, _ = ran(d, 1)
+    plain = dict(d, network={k: v for k, v in d["network"].items()
+                             if k not in ("host_jitter", "clock_ppm")})
+    assert ran(plain, 1)[0] != one
+    for n in (2, 4):
+        got, sim = ran(d, n)
+        assert sim.threads > 1, sim.threads_note
+        assert got == one, f"{n} threads: outputs differ"
+
+
+def test_a_clock_too_far_off_is_refused() -> None:
+    d = tenantnet.Scenario.from_file(EXAMPLES / "dumbbell-newreno.toml").data()
+    d.setdefault("network", {})["clock_ppm"] = 5000
+    with pytest.raises(tenantnet.ScenarioError) as e:
+        tenantnet.Scenario.from_dict(d, "<test>").simulation()
+    for frag in ("network.clock_ppm", "5000", "at most 1000"):
+        assert frag in str(e.value), str(e.value)
