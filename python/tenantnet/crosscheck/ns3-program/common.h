@@ -16,7 +16,8 @@
 // Output (stdout): one CSV line per flow: index, fct_s, timeouts (entries into
 // CA_LOSS), retransmissions; then `drops,<n>` summed over every queue disc. With
 // `--verbose`, stderr has every flow's congestion-state and window changes and the
-// drops by queue, reason, ECN codepoint and kind (data or pure ACK).
+// drops by queue, reason, ECN codepoint and kind (data or pure ACK), and every queue
+// disc's backlog integrated over the run (byte-seconds).
 
 #pragma once
 
@@ -50,6 +51,28 @@ struct FlowStat
 std::vector<FlowStat> g_flows;
 bool g_verbose = false;
 std::map<std::string, uint64_t> g_dropKinds;
+
+/// Each queue disc's backlog over time (verbose runs): bytes at the last change, its
+/// time, and the integral of bytes over seconds until then.
+struct Backlog
+{
+    double bytes = 0;
+    double since = 0;
+    double integral = 0;
+};
+
+std::vector<Backlog> g_backlog;
+
+/// Queue disc `n`'s backlog changed to `now` bytes.
+void
+OnBacklog(uint32_t n, uint32_t, uint32_t now)
+{
+    Backlog& b = g_backlog[n];
+    double t = Simulator::Now().GetSeconds();
+    b.integral += b.bytes * (t - b.since);
+    b.bytes = now;
+    b.since = t;
+}
 
 /// A drop at queue `where` (verbose runs): counted by reason, codepoint and kind.
 void
@@ -213,6 +236,9 @@ Fifo(NetDeviceContainer devs, uint64_t buffer, uint64_t ecn_k, DataRate rate, Ti
                                                  MakeBoundCallback(&OnDrop, where));
             q.Get(i)->TraceConnectWithoutContext("DropAfterDequeue",
                                                  MakeBoundCallback(&OnDrop, where));
+            g_backlog.resize(n + 1);
+            q.Get(i)->TraceConnectWithoutContext("BytesInQueue",
+                                                 MakeBoundCallback(&OnBacklog, n));
         }
     }
     return q;
@@ -377,6 +403,13 @@ Report(const QueueDiscContainer& qdiscs)
     for (const auto& [what, count] : g_dropKinds)
     {
         std::cerr << what << ": " << count << "\n";
+    }
+    double end = Simulator::Now().GetSeconds();
+    for (uint32_t n = 0; n < g_backlog.size(); n++)
+    {
+        const Backlog& b = g_backlog[n];
+        double integral = b.integral + b.bytes * (end - b.since);
+        std::cerr << "queue " << n << " backlog " << integral << " B s\n";
     }
 }
 
