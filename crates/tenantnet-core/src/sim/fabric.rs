@@ -40,6 +40,13 @@ impl Fabric {
         }
     }
 
+    /// When host `h` takes a packet that reached it at `now`, if hosts take packets
+    /// later (`network.host_jitter`, `net::host_jitter`).
+    #[inline(never)]
+    pub(super) fn host_wait(&mut self, h: HostId, now: Time) -> Option<Time> {
+        (self.net.host_jitter.get_mut(h.idx())).map(|j| j.deliver(now))
+    }
+
     /// The origin of what host `h` schedules: its NIC (`EventQueue`'s keys).
     #[inline]
     pub(super) fn origin(&self, h: HostId) -> Origin {

@@ -44,7 +44,7 @@ use crate::engine::queue::{EventQueue, Origin, Ties};
 use crate::engine::Time;
 use crate::net::packet::flags;
 use crate::net::port::Admit;
-use crate::net::{HostId, PacketPool};
+use crate::net::PacketPool;
 use crate::net::{Network, NodeKind, PktId, PortId};
 use crate::transport::TcpConfig;
 use crate::vswitch::policy::HostPolicy;
@@ -434,7 +434,12 @@ impl Sim {
             }
             NodeKind::Host(h) => {
                 if self.fabric.host_hook {
-                    return self.host_hooks(h, id);
+                    // the host takes it later (its `Deliver` event, from its NIC), or
+                    // through the vswitch's CPU model
+                    if let Some(t) = self.fabric.host_wait(h, self.now) {
+                        return self.schedule(t, Event::Deliver(id), self.fabric.origin(h));
+                    }
+                    return self.at_host(id);
                 }
                 self.records.counters.delivered += 1;
                 self.deliver(id);
@@ -442,21 +447,10 @@ impl Sim {
         }
     }
 
-    /// Packet `id` reached host `h` in a run whose hosts take packets later
-    /// (`network.host_jitter`: its `Deliver` event, with the host's NIC as its
-    /// origin) or through the vswitch's CPU model (one flag, `Fabric::host_hook`, so
-    /// that other runs pay one test).
-    #[inline(never)]
-    fn host_hooks(&mut self, h: HostId, id: PktId) {
-        if let Some(j) = self.fabric.net.host_jitter.get_mut(h.idx()) {
-            let t = j.deliver(self.now);
-            return self.schedule(t, Event::Deliver(id), self.fabric.origin(h));
-        }
-        self.at_host(id);
-    }
-
     /// Packet `id`, at its host, is handed to the host: its vswitch's CPU model if
-    /// it costs cycles, else its VM's transport.
+    /// it costs cycles, else its VM's transport (runs with either hook on,
+    /// `Fabric::host_hook`).
+    #[inline(never)]
     fn at_host(&mut self, id: PktId) {
         if let Some(cpu) = self.hosts.cpu.as_mut() {
             let (pkt, vms) = ((id, &self.fabric.pkts[id]), &self.hosts.vms);

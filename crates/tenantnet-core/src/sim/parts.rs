@@ -39,7 +39,8 @@ pub struct Fabric {
     /// The SACK options of ACKs in flight (empty unless a flow uses SACK).
     pub(super) sacks: SackStore,
     /// Whether a packet reaching a host meets more than its transport: the
-    /// vswitch's CPU model, or the host's receive timing (`Sim::host_hooks`).
+    /// vswitch's CPU model, or the host's receive timing (one flag, so that runs
+    /// without either pay one test).
     pub(super) host_hook: bool,
 }
 
