@@ -2,11 +2,14 @@
 //! handed to its stack a random while later, as a host's NIC and driver hand
 //! packets over at their next interrupt or poll rather than as each one arrives.
 //!
-//! The model: each packet a switch port delivers to a host waits a time drawn
-//! uniformly from [0, J) (the wait until the next instant the host looks, whose
-//! phase is independent of the packet's arrival), from a stream of the run's seed
-//! that belongs to that port, and never leaves before the packet ahead of it (the
-//! NIC delivers in order). J is the host's receive-interrupt moderation period:
+//! The model: each packet that reaches a host waits a time drawn uniformly from
+//! [0, J) (the wait until the next instant the host looks, whose phase is
+//! independent of the packet's arrival), from a stream of the run's seed that
+//! belongs to that host, and is handed over after the packet ahead of it (the NIC
+//! delivers in order), at least a picosecond after: no two of a host's handovers
+//! share an instant, whose order the event keys would leave to packet ids, which
+//! differ between a run's partitions. The simulator hands the packet over with an
+//! event of its own (`Deliver`). J is the host's receive-interrupt moderation period:
 //! Linux's mlx5 driver defaults to 16 µs from the interrupt event and a few
 //! microseconds when the timer restarts on each completion
 //! (`MLX5E_PARAMS_DEFAULT_RX_CQ_MODERATION_USEC`, `..._USEC_FROM_CQE` in

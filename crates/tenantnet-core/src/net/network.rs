@@ -328,9 +328,9 @@ impl NetworkBuilder {
         });
     }
 
-    /// Builds the network with every port configured by `cfg`; `ecmp_seed` seeds
-    /// the per-switch ECMP hash salts.
-    pub fn build(self, cfg: &FabricConfig, ecmp_seed: u64) -> Result<Network, String> {
+    /// Builds the network with every port configured by `cfg`; `seed` (the run's)
+    /// seeds the per-switch ECMP hash salts, the ports' clocks and the hosts' waits.
+    pub fn build(self, cfg: &FabricConfig, seed: u64) -> Result<Network, String> {
         let (mut nodes, by_name) = self.numbered_nodes()?;
         let mut ports = Vec::with_capacity(self.links.len() * 2);
         let mut reverse = Vec::with_capacity(self.links.len() * 2);
@@ -346,7 +346,7 @@ impl NetworkBuilder {
                 ports.push(Port::new(
                     from,
                     to,
-                    clock(cfg, l.rate_bps, id, ecmp_seed),
+                    clock(cfg, l.rate_bps, id, seed),
                     l.delay,
                     pc,
                 ));
@@ -356,8 +356,8 @@ impl NetworkBuilder {
         }
         let (hosts, switches) = hosts_and_switches(&nodes, &ports)?;
         let pools = shared_pools(cfg, &nodes, &switches, &mut ports);
-        let routing = Routing::build(&nodes, &hosts, &switches, &ports, &reverse, ecmp_seed)?;
-        let host_jitter = host_jitter(cfg, hosts.len(), ecmp_seed);
+        let routing = Routing::build(&nodes, &hosts, &switches, &ports, &reverse, seed)?;
+        let host_jitter = host_jitter(cfg, hosts.len(), seed);
         Ok(Network {
             nodes,
             hosts,

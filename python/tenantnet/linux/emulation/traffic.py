@@ -100,6 +100,11 @@ def set_buffers(s: socket.socket) -> None:
             s.setsockopt(socket.SOL_SOCKET, plain, SOCKET_BUFFER)
 
 
+TOTAL_RETRANS_AT = 100
+"""Where ``tcpi_total_retrans`` sits in ``struct tcp_info``: eight 1-byte fields, then
+32-bit counters, this the 24th."""
+
+
 def tcp_info(s: socket.socket) -> tuple[int, int]:
     """(``tcpi_total_retrans``, ``tcpi_bytes_received``) of a TCP socket; (0, 0) once
     it is closed."""
@@ -109,8 +114,8 @@ def tcp_info(s: socket.socket) -> tuple[int, int]:
         return 0, 0
     if len(raw) < TCP_INFO_LEN:
         return 0, 0
-    # eight 1-byte fields, 32-bit counters (total_retrans the 24th), then 64-bit ones
-    return struct.unpack_from("<I", raw, 100)[0], struct.unpack_from("<Q", raw, 128)[0]
+    return (struct.unpack_from("<I", raw, TOTAL_RETRANS_AT)[0],
+            struct.unpack_from("<Q", raw, 128)[0])
 
 
 def closing_info(s: socket.socket) -> tuple[int, int | None, int | None]:
@@ -122,7 +127,8 @@ def closing_info(s: socket.socket) -> tuple[int, int | None, int | None]:
         raw = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_RTO_LEN)
     except OSError:
         return 0, None, None
-    retrans = struct.unpack_from("<I", raw, 100)[0] if len(raw) >= TCP_INFO_LEN else 0
+    retrans = (struct.unpack_from("<I", raw, TOTAL_RETRANS_AT)[0] if len(raw) >= TCP_INFO_LEN
+               else 0)
     rtos = struct.unpack_from("<H", raw, 240)[0] if len(raw) >= TCP_INFO_RTO_LEN else None
     least = struct.unpack_from("<I", raw, 148)[0] if len(raw) >= 152 else 0
     return retrans, rtos, least if 0 < least < 0xFFFFFFFF else None
