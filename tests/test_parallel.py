@@ -7,12 +7,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from typing import Any
 
 import pytest
 
 import tenantnet
 from helpers import check_conservation, cli
+from tenantnet.jobs.pool import machine_cores, plan_note, pool_map, share
 from tenantnet.sim.results import OPTIONAL_TABLES
 from test_digests import digest, table_csv
 
@@ -279,11 +281,8 @@ def test_examples_are_the_same_on_1_2_and_4_threads(example: str, profile: str |
         assert got == one, f"{example}, {n} threads: outputs differ"
 
 
-def test_tenantnet_threads_sets_the_default_and_pool_workers_use_one(
+def test_tenantnet_threads_sets_the_default_and_pool_workers_share_the_cores(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
-    from tenantnet.jobs.pool import pool_map
     d = permutation(4, "1ms")
     monkeypatch.setenv("TENANTNET_THREADS", "1")
     _, sim = ran(d, None)
@@ -295,9 +294,34 @@ def test_tenantnet_threads_sets_the_default_and_pool_workers_use_one(
     with pytest.raises(tenantnet.ScenarioError, match="TENANTNET_THREADS = 'two'"):
         tenantnet.Scenario.from_dict(d).simulation()
     monkeypatch.delenv("TENANTNET_THREADS")
-    # several simulations at once already: the pool's workers use one thread each
-    jobs = [("TENANTNET_THREADS",), ("TENANTNET_THREADS",)]
-    assert pool_map(os.getenv, jobs, 2, lambda *_: "", ["a", "b"]) == ["1", "1"]
+    # each job of the pool is told its share of the cores, and no number of threads
+    cores = machine_cores()
+    env = ("TENANTNET_CORES",), ("TENANTNET_THREADS",)
+    assert pool_map(os.getenv, env, 2, lambda *_: "", ["a", "b"]) \
+        == [str(share(cores, 0, 2, 2)), None]
+    # alone on two workers, one job may take every core
+    assert pool_map(os.getenv, env[:1], 2, lambda *_: "", ["a"]) == [str(cores)]
+
+
+def test_a_job_takes_what_the_jobs_beside_it_leave_of_the_cores() -> None:
+    # 16 cores, 3 jobs on 3 workers: 5 each, and the last takes the core left over
+    assert [share(16, 0, 3, 3), share(16, 5, 2, 2), share(16, 10, 1, 1)] == [5, 5, 6]
+    # more jobs than workers: one core each, to the last
+    assert [share(2, 0, 2, 21), share(2, 1, 1, 20), share(2, 1, 1, 1)] == [1, 1, 1]
+    # fewer workers than cores (--jobs 2 on 16): the rest split between them
+    assert share(16, 0, 2, 40) == 8
+    assert "2 at a time on 2 cores: one thread each" in plan_note(21, 2, 2)
+    assert "up to 8 threads each" in plan_note(2, 2, 16)
+
+
+def test_a_run_chosen_for_takes_no_more_than_its_share_of_the_cores() -> None:
+    d = permutation(6, "1ms")  # large enough for the rule to give it every core
+    sim = tenantnet.Scenario.from_dict(d).simulation().set_threads(None, cores=1)
+    sim.run()
+    assert sim.threads == 1
+    assert "its share of the machine's" in (sim.threads_note or ""), sim.threads_note
+    with pytest.raises(ValueError, match="cores = 0: expected a whole number"):
+        tenantnet.Scenario.from_dict(d).simulation().set_threads(None, cores=0)
 
 
 def test_a_run_whose_copies_would_pass_the_memory_budget_runs_on_one_thread() -> None:

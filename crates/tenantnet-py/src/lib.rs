@@ -239,8 +239,9 @@ impl Simulation {
     /// machine's cores when the run is large enough to gain, `Sim::set_threads`), no
     /// more than the machine has idle cores; with `exact`, as many as asked whatever
     /// the load. Only before the run starts.
-    #[pyo3(signature = (threads, exact = false))]
-    fn set_threads(&mut self, threads: usize, exact: bool) -> PyResult<()> {
+    /// `cores` (0: all) bounds the cores a run chosen for (`threads` 0) may take.
+    #[pyo3(signature = (threads, exact = false, cores = 0))]
+    fn set_threads(&mut self, threads: usize, exact: bool, cores: usize) -> PyResult<()> {
         if threads > 4096 {
             return Err(PyValueError::new_err(format!(
                 "set_threads({threads}): expected 1 to 4096 threads (0: chosen for the run)"
@@ -251,11 +252,8 @@ impl Simulation {
                 "set_threads: the run has started; set threads on a new simulation",
             ));
         }
-        if exact {
-            self.sim.set_threads(threads, true);
-        } else {
-            self.sim.set_threads(threads, false);
-        }
+        self.sim.set_threads(threads, exact);
+        self.sim.parallel.share(cores, false);
         Ok(())
     }
 

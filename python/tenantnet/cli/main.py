@@ -108,12 +108,13 @@ def cmd_run(a: argparse.Namespace) -> None:
                              f"tenantnet: {res.summary['scenario']}")
         progress.step("writing results")
         publish(a.out, write, "tenantnet run", a.force)
-    if a.threads is not None and a.threads > 1 and sim.threads_note:
+    if a.threads != 1 and sim.threads_note:  # the choice made for the run, and why
         print(f"note: {a.scenario.name} {sim.threads_note}", file=sys.stderr)
     s = res.summary
     rate = s["events"] / max(s["wall_s"], 1e-9) / 1e6
+    on = f"{sim.threads} thread{'s' if sim.threads > 1 else ''}"
     print(f"{s['scenario']}: {_short(s['simulated_s'])} simulated in "
-          f"{s['wall_s']:.2f} s "
+          f"{s['wall_s']:.2f} s on {on} "
           f"({rate:.1f} M events/s); results in {a.out}/")
 
 

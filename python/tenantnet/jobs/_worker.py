@@ -1,8 +1,9 @@
-"""A worker of :mod:`tenantnet.jobs.pool`: reads ``(function, arguments)`` jobs from
-standard input, runs each and writes ``("ok", result)`` or ``("error", exception)``
-back on what was standard output, until its input ends. Anything the jobs print
-goes to standard error, so that it cannot corrupt the replies. It ignores Ctrl-C: the
-process that started it stops it."""
+"""A worker of :mod:`tenantnet.jobs.pool`: reads ``(function, arguments, cores)`` jobs
+from standard input, runs each (its simulations on up to ``cores`` of the machine's
+cores, :data:`tenantnet.sim.scenario.CORES_ENV`) and writes ``("ok", result)`` or
+``("error", exception)`` back on what was standard output, until its input ends.
+Anything the jobs print goes to standard error, so that it cannot corrupt the
+replies. It ignores Ctrl-C: the process that started it stops it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import signal
 import sys
 import traceback
 
+from ..sim.scenario import CORES_ENV
 from .pool import WorkerError, receive, send
 
 
@@ -23,9 +25,10 @@ def main() -> None:
     jobs = sys.stdin.buffer
     while True:
         try:
-            fn, args = receive(jobs)
+            fn, args, cores = receive(jobs)
         except EOFError:
             return
+        os.environ[CORES_ENV] = str(cores)  # this job's share of the machine's cores
         try:
             reply = ("ok", fn(*args))
         except Exception as e:  # sent back to be raised in the caller

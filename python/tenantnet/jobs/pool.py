@@ -28,9 +28,37 @@ from .outdir import shielded
 _HEADER = struct.Struct("<Q")
 
 
+def machine_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else os.cpu_count() or 1
+
+
 def workers(n: int | None, jobs: int) -> int:
     """How many processes to run `jobs` on: `n`, or one per core, at most `jobs`."""
-    return max(1, min(n or os.cpu_count() or 1, jobs))
+    return max(1, min(n or machine_cores(), jobs))
+
+
+def share(cores: int, held: int, idle: int, left: int) -> int:
+    """The cores a job starting now may take (at least one): what the running jobs
+    hold (`held`) leaves of the machine's `cores`, split evenly between it and the
+    jobs that can start beside it (`idle` workers, this one's included, and `left`
+    jobs not yet started, this one included). Separate processes gain more than one
+    run's threads, which meet every window, so a job gets several cores only where
+    there are fewer jobs than cores: a small batch, or the last jobs of a large one."""
+    return max(1, (cores - held) // max(1, min(idle, left)))
+
+
+def plan_note(jobs: int, n: int, cores: int) -> str:
+    """The split of `cores` that :func:`pool_map` makes for `jobs` jobs on `n`
+    workers, in a line for the user."""
+    each = share(cores, 0, n, jobs)
+    plural = " each" if jobs > 1 else ""
+    threads = f"one thread{plural}" if each == 1 else \
+        f"up to {each} threads{plural} (under partitioned ties, when large enough to gain)"
+    at = "" if jobs == 1 else ", one at a time" if n == 1 else f", {n} at a time"
+    return f"{jobs} run{'s' if jobs > 1 else ''}{at} on {cores} " \
+           f"core{'s' if cores > 1 else ''}: {threads}"
 
 
 def send(stream: IO[bytes], obj: Any) -> None:
@@ -64,22 +92,23 @@ class _Worker:
         here = str(Path(__file__).resolve().parents[2])  # the folder holding tenantnet
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
-        # the pool runs several simulations at once: one thread each, unless set
-        env.setdefault("TENANTNET_THREADS", "1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tenantnet.jobs._worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, env=env)
         self.job: int | None = None
+        self.cores = 0  # the share of the machine's cores its job may take
 
     @property
     def out(self) -> IO[bytes]:
         assert self.proc.stdout is not None
         return self.proc.stdout
 
-    def start(self, i: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    def start(self, i: int, fn: Callable[..., Any], args: tuple[Any, ...],
+              cores: int) -> None:
+        """Starts job `i`, ``fn(*args)``, its simulations on up to `cores` cores."""
         assert self.proc.stdin is not None
-        self.job = i
-        send(self.proc.stdin, (fn, args))
+        self.job, self.cores = i, cores
+        send(self.proc.stdin, (fn, args, cores))
 
     def result(self, name: str) -> Any:
         """The running job's result (its exception raised here)."""
@@ -89,7 +118,7 @@ class _Worker:
             code = self.proc.wait()
             raise WorkerError(f"the worker running {name} ended (exit code {code}) "
                               "before it finished") from None
-        self.job = None
+        self.job, self.cores = None, 0
         if status == "ok":
             return value
         raise value
@@ -147,22 +176,31 @@ def pool_map(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], n: int,
         if on_done is not None:
             on_done(i, result)
 
+    cores = machine_cores()
+    size = min(n, len(jobs))
+    progress.note(plan_note(len(jobs), size, cores))
     if n == 1:
         for i, job in enumerate(jobs):
             progress.step(label(i, len(jobs), [names[i]]))
             done(i, fn(*job))
         return [results[i] for i in range(len(jobs))]
     pending = list(range(len(jobs)))
-    size = min(n, len(jobs))
     pool = workers.take(size) if workers is not None else [_Worker() for _ in range(size)]
     sel = selectors.DefaultSelector()
     finished = False
+
+    def start_next(w: _Worker) -> None:
+        """Starts the next pending job on idle worker `w`, with its share of cores."""
+        idle = sum(1 for x in pool if x.job is None)
+        held = sum(x.cores for x in pool)
+        i = pending.pop(0)
+        w.start(i, fn, jobs[i], share(cores, held, idle, len(pending) + 1))
+
     try:
         for w in pool:
             sel.register(w.out, selectors.EVENT_READ, w)
             if pending:
-                i = pending.pop(0)
-                w.start(i, fn, jobs[i])
+                start_next(w)
         while len(results) < len(jobs):
             running = sorted(names[w.job] for w in pool if w.job is not None)
             progress.step(label(len(results), len(jobs), running))
@@ -171,8 +209,7 @@ def pool_map(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], n: int,
                 i = w.job
                 done(i, w.result(names[i]))
                 if pending:
-                    j = pending.pop(0)
-                    w.start(j, fn, jobs[j])
+                    start_next(w)
         finished = True
     finally:
         with shielded():  # a second Ctrl-C must not leave a worker writing

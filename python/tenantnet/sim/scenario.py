@@ -44,20 +44,36 @@ without a change to its code. A scenario's name then says so, as with
 
 THREADS_ENV = "TENANTNET_THREADS"
 """When set (a whole number from 1 to 4096), the threads every simulation built in this
-process may use (:meth:`Simulation.set_threads`), unless it is given its own. The
-workers that ``compare``, ``sweep`` and ``reproduce`` start set it to 1 unless it is
-set: they run several simulations at once already."""
+process may use (:meth:`Simulation.set_threads`), unless it is given its own; it wins
+over :data:`CORES_ENV`."""
+
+CORES_ENV = "TENANTNET_CORES"
+"""Set by the worker pool of ``compare``, ``sweep``, ``reproduce`` and ``advise``
+(:mod:`tenantnet.jobs.pool`) for each run it starts: how many of the machine's cores
+the run's simulations may take when their threads are chosen for them, its share of
+the cores the runs beside it leave (``Simulation.set_threads(None, cores=N)``)."""
+
+
+def _whole_env(var: str, what: str) -> int | None:
+    """The whole number from 1 to 4096 in variable `var` (`what` it counts), or None
+    when it is not set."""
+    text = os.environ.get(var)
+    if text is None:
+        return None
+    if not text.strip().isdigit() or not 1 <= int(text) <= 4096:
+        raise ScenarioError(f"{var} = {text!r}: expected a whole number of {what} "
+                            "from 1 to 4096")
+    return int(text)
 
 
 def threads_from_env() -> int | None:
     """:data:`THREADS_ENV`'s number of threads, or None when it is not set."""
-    text = os.environ.get(THREADS_ENV)
-    if text is None:
-        return None
-    if not text.strip().isdigit() or not 1 <= int(text) <= 4096:
-        raise ScenarioError(f"{THREADS_ENV} = {text!r}: expected a whole number of threads "
-                            "from 1 to 4096")
-    return int(text)
+    return _whole_env(THREADS_ENV, "threads")
+
+
+def cores_from_env() -> int | None:
+    """:data:`CORES_ENV`'s share of cores, or None when it is not set."""
+    return _whole_env(CORES_ENV, "cores")
 
 
 ENV_KEYS = {TRANSPORT_ENV: ("transport", "profile"), TIES_ENV: ("simulation", "ties")}
@@ -314,7 +330,10 @@ class Scenario:
         ``max_events`` its estimated events (see :meth:`validate`)."""
         sim = Simulation(self._core(seed, memory_budget, max_events))
         threads = threads_from_env()
-        return sim if threads is None else sim.set_threads(threads)
+        if threads is not None:
+            return sim.set_threads(threads)
+        cores = cores_from_env()
+        return sim if cores is None else sim.set_threads(None, cores=cores)
 
 
 def schema() -> dict[str, Any]:

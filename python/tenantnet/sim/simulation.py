@@ -122,19 +122,24 @@ class Simulation:
         """Bytes the run holds now (estimated at the footprint's costs)."""
         return self._core.memory_in_use
 
-    def set_threads(self, threads: int | None, exact: bool = False) -> Simulation:
+    def set_threads(self, threads: int | None, exact: bool = False,
+                    cores: int | None = None) -> Simulation:
         """Lets the run use up to ``threads`` threads (1 to 4096; ``None``: chosen for
-        the run, by the rule in the Performance guide), and no more than the machine has
-        idle cores when the run starts (``exact``: as many as asked whatever the load,
+        the run, by the rule in the Performance guide, among ``cores`` of the
+        machine's cores, all when ``None``), and no more than the machine has idle
+        cores when the run starts (``exact``: as many as asked whatever the load,
         which tests of the parallel engine need). A run under ``simulation.ties =
         "partitioned"`` is cut into partitions, one per thread, and gives the same bytes
         for any number; one that cannot be cut runs on one, and :attr:`threads_note`
         says why. Only before the run starts."""
         if threads is not None and not is_whole(threads, 1, 4096):
             raise ValueError(f"threads = {threads!r}: expected a whole number from 1 to 4096")
+        if cores is not None and not is_whole(cores, 1, 4096):
+            raise ValueError(f"cores = {cores!r}: expected a whole number from 1 to 4096")
         if not isinstance(exact, bool):
             raise TypeError(f"exact = {exact!r}: expected True or False")
-        self._core.set_threads(0 if threads is None else int(threads), exact)
+        self._core.set_threads(0 if threads is None else int(threads), exact,
+                               0 if cores is None else int(cores))
         return self
 
     @property

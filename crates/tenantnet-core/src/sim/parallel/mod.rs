@@ -73,6 +73,9 @@ pub struct Threads {
     /// Whether the run takes as many threads as asked whatever the machine's load
     /// (otherwise, as many as it has idle cores, up to those asked).
     pub exact: bool,
+    /// The cores a run chosen for (`asked` 0) may take: the machine's when 0, else
+    /// its share of them (a worker among others running simulations at once).
+    pub cores: usize,
     /// Why the run is sequential although more were asked for: one line.
     pub note: Option<String>,
 }
@@ -328,9 +331,17 @@ pub const MIN_EVENTS_PER_WINDOW: f64 = 100.0;
 /// enough events ([`MIN_EVENTS_PER_WINDOW`]), else one; `start` then leaves out the
 /// cores the machine's other work keeps busy (`load`).
 fn auto(m: &Sim) -> Result<usize, String> {
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let machine = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let cores = match m.parallel.threads.cores {
+        0 => machine,
+        share => share.min(machine),
+    };
     if cores < 2 {
-        return Err("runs on one thread: the machine has one core".into());
+        return Err(if machine < 2 {
+            "runs on one thread: the machine has one core".into()
+        } else {
+            format!("runs on one thread: its share of the machine's {machine} cores is one (the other runs at once take the rest)")
+        });
     }
     let windows = (active_span(m) as f64 / m.budget.grid.max(1) as f64).max(1.0);
     let per_window = m.budget.footprint.events / windows;
