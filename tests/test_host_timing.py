@@ -98,3 +98,32 @@ def test_a_clock_too_far_off_is_refused() -> None:
         tenantnet.Scenario.from_dict(d, "<test>").simulation()
     for frag in ("network.clock_ppm", "5000", "at most 1000"):
         assert frag in str(e.value), str(e.value)
+
+
+def test_clocks_apart_leave_the_rates_a_scenario_is_reckoned_by() -> None:
+    # two VMs whose guarantees fill their host's NIC exactly: within its capacity
+    # whichever way its clock is off, and every table reckons by the links' rates;
+    # only the wire runs off them
+    d = {
+        "name": "clocked-vms",
+        "simulation": {"duration": "20ms", "seed": 1},
+        "topology": {"kind": "star", "hosts": 2, "link_rate": "10Gbps",
+                     "link_delay": "1us"},
+        "network": {"clock_ppm": 100},
+        "vswitch": {"policy": "static"},
+        "tenants": [{"name": t, "guarantee": "5Gbps", "hosts": ["h0", "h1"]}
+                    for t in ("a", "b")],
+        "output": {"queues": False, "throughput": []},
+        "workloads": [{"kind": "long_lived", "tenant": t, "src": "h0", "dst": "h1"}
+                      for t in ("a", "b")],
+    }
+    r, _ = simulate(d)
+    assert set(r.links["rate_gbps"]) == {10.0}
+    ideal = r.flows["ideal_fct_s"]
+    assert ideal.isna().all()  # long-lived flows have none; sized ones below
+    d["workloads"] = [{"kind": "fixed", "src": "h0", "dst": "h1", "size": "1MB",
+                       "tenant": "a"}]
+    timed, _ = simulate(d)
+    plain, _ = simulate(dict(d, network={}))
+    assert timed.flows["ideal_fct_s"].tolist() == plain.flows["ideal_fct_s"].tolist()
+    assert timed.flows["fct_s"].tolist() != plain.flows["fct_s"].tolist()

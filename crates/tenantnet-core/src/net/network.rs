@@ -343,13 +343,8 @@ impl NetworkBuilder {
                     NodeKind::Switch(_) => &cfg.switch_port,
                 };
                 nodes[from.idx()].ports.push(id);
-                ports.push(Port::new(
-                    from,
-                    to,
-                    clock(cfg, l.rate_bps, id, seed),
-                    l.delay,
-                    pc,
-                ));
+                let port = Port::new(from, to, l.rate_bps, l.delay, pc);
+                ports.push(port.clocked(clock(cfg, l.rate_bps, id, seed)));
             }
             reverse.extend([ba, ab]);
             links.push([ab, ba]);

@@ -131,7 +131,7 @@ impl Shares {
 pub struct PortCore {
     busy_until: Time,
     remainder: u64,
-    /// Link rate in bit/s.
+    /// The rate it sends at, bit/s: its link's, or its clock's (`Port::clocked`).
     pub rate_bps: u64,
     /// Propagation delay in picoseconds.
     pub delay: Time,
@@ -166,6 +166,10 @@ pub struct Port {
     /// The link, transmitter and policies.
     pub core: PortCore,
     store: Store,
+    /// The link's rate as the scenario set it, bit/s: what the port is configured
+    /// and reported by. It sends at `core.rate_bps`, which `network.clock_ppm` sets a
+    /// few parts per million off it ([`Port::clocked`]).
+    nominal_bps: u64,
 }
 
 impl Port {
@@ -194,7 +198,25 @@ impl Port {
             sched: Scheduler::new(q.scheduler, &q.weights, q.quantum, q.strict),
             shares: Box::new(Shares::new(&q.weights, cfg.buffer)),
         };
-        Port { core, store }
+        Port {
+            core,
+            store,
+            nominal_bps: rate_bps,
+        }
+    }
+
+    /// This port with its clock off its link's rate: it sends at `clock_bps`
+    /// (`network.clock_ppm`), while [`rate_bps`](Self::rate_bps), by which guarantees,
+    /// loads, ideal completion times and utilisation are reckoned, stays the link's.
+    pub fn clocked(mut self, clock_bps: u64) -> Self {
+        self.core.rate_bps = clock_bps;
+        self
+    }
+
+    /// The rate the port sends at, bit/s: its link's, or its clock's
+    /// ([`Port::clocked`]).
+    pub fn wire_bps(&self) -> u64 {
+        self.core.rate_bps
     }
 
     /// The node that owns this port.
@@ -209,9 +231,9 @@ impl Port {
         self.core.peer
     }
 
-    /// Link rate in bit/s.
+    /// The link's rate in bit/s, as the scenario set it (see [`Port::wire_bps`]).
     pub fn rate_bps(&self) -> u64 {
-        self.core.rate_bps
+        self.nominal_bps
     }
 
     /// Propagation delay of the link.
