@@ -161,7 +161,7 @@ pub struct NetworkSpec {
     /// The longest a packet that reaches a host waits for the host to take it (its NIC's interrupt moderation), e.g. "8us": each waits a time drawn uniformly below it, in order, from the run's seed, so that hosts sending in step drift apart as real ones do [none].
     #[serde(default)]
     pub host_jitter: Option<TimeSpan>,
-    /// How far each port's clock may be off its link's rate, in parts per million: each port sends at the rate times 1 + u·clock_ppm·10⁻⁶, u drawn uniformly in [−1, 1] from the run's seed (IEEE 802.3 allows transmitters ±100 ppm), so that links of one nominal rate drift against each other as real ones do [0].
+    /// How far each port's clock may be off its link's rate, in parts per million: each port sends at the rate times 1 + u·clock_ppm·10⁻⁶, u drawn uniformly in [−1, 1] from the run's seed (IEEE 802.3 allows transmitters ±100 ppm), so that links of one nominal rate drift against each other as real ones do; guarantees, loads, ideal completion times and utilisation are still reckoned by the links' rates [0].
     #[serde(default)]
     pub clock_ppm: u32,
     /// What K is compared with: `port` occupancy (default), the packet's `queue`, or `pmsb` (both).
