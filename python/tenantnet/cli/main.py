@@ -108,7 +108,7 @@ def cmd_run(a: argparse.Namespace) -> None:
                              f"tenantnet: {res.summary['scenario']}")
         progress.step("writing results")
         publish(a.out, write, "tenantnet run", a.force)
-    if a.threads != 1 and sim.threads_note:  # the choice made for the run, and why
+    if a.threads is not None and a.threads > 1 and sim.threads_note:
         print(f"note: {a.scenario.name} {sim.threads_note}", file=sys.stderr)
     s = res.summary
     rate = s["events"] / max(s["wall_s"], 1e-9) / 1e6
