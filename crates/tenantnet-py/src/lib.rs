@@ -253,7 +253,7 @@ impl Simulation {
             ));
         }
         self.sim.set_threads(threads, exact);
-        self.sim.parallel.share(cores, false);
+        self.sim.parallel.share(cores);
         Ok(())
     }
 

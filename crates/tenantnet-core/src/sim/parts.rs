@@ -327,9 +327,10 @@ impl Parallelism {
 
     /// Lets a run whose threads are chosen for it (`Sim::set_threads(0, _)`, the
     /// default) take at most `cores` of the machine's cores (0: all of them): its
-    /// share when other simulations run beside it. Nothing once it has `started`.
-    pub fn share(&mut self, cores: usize, started: bool) {
-        if !started && self.par.is_none() {
+    /// share when other simulations run beside it. Before the run starts (the
+    /// caller checks).
+    pub fn share(&mut self, cores: usize) {
+        if self.par.is_none() {
             self.threads.cores = cores;
         }
     }

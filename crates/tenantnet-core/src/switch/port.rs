@@ -213,12 +213,6 @@ impl Port {
         self
     }
 
-    /// The rate the port sends at, bit/s: its link's, or its clock's
-    /// ([`Port::clocked`]).
-    pub fn wire_bps(&self) -> u64 {
-        self.core.rate_bps
-    }
-
     /// The node that owns this port.
     #[inline]
     pub fn node(&self) -> NodeId {
@@ -231,7 +225,7 @@ impl Port {
         self.core.peer
     }
 
-    /// The link's rate in bit/s, as the scenario set it (see [`Port::wire_bps`]).
+    /// The link's rate in bit/s, as the scenario set it (see [`Port::clocked`]).
     pub fn rate_bps(&self) -> u64 {
         self.nominal_bps
     }
