@@ -16,12 +16,14 @@ from tenantnet.errors import ScenarioError
 
 def scenario(**loop: Any) -> dict[str, Any]:
     """Four hosts on a 1 Gb/s star, one tenant with a VM on each; its closed loops
-    run until `stop` (default 2 s) in a 3 s run."""
+    run until `stop` (default 2 s) in a 3 s run, under the `htsim` transport profile
+    (an ACK a packet: a flow's last ACK is never held back by a delayed-ACK timer)."""
     w = {"kind": "closed_loop", "tenant": "T", "cdf": "enterprise", "stop": "2s", **loop}
     return {
         "simulation": {"duration": "3s", "seed": 7},
         "topology": {"kind": "star", "hosts": 4, "link_rate": "1Gbps", "link_delay": "10us"},
-        "transport": {"protocol": "newreno", "init_cwnd": 10, "min_rto": "10ms"},
+        "transport": {"protocol": "newreno", "init_cwnd": 10, "min_rto": "10ms",
+                      "profile": "htsim"},
         "tenants": [{"name": "T", "guarantee": "100Mbps", "hosts": "all"}],
         "workloads": [w],
         "output": {"sample_interval": "100ms", "throughput": [], "queues": False},

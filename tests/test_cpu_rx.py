@@ -45,7 +45,9 @@ def test_a_full_receive_queue_drops_and_counts() -> None:
 def test_tcp_acks_cost_the_senders_core() -> None:
     # a TCP sender's ACKs come back through its own host's receive queue, at
     # c(64, single) each
-    r = run(scenario([], ["1500B"], cpu={"rx_path": "pmd"}, tcp=True))
+    d = scenario([], ["1500B"], cpu={"rx_path": "pmd"}, tcp=True)
+    d["transport"] = {"delayed_ack": False}  # an ACK for every data packet
+    r = run(d)
     left = r.pmd[(r.pmd["host"] == "left0") & (r.pmd["time_s"] > 0.02)]
     assert left["rx"].mean() > 0.01
     cpu = r.summary["cpu"]
@@ -54,7 +56,6 @@ def test_tcp_acks_cost_the_senders_core() -> None:
     data = r.pmd[(r.pmd["host"] == "right0") & (r.pmd["time_s"] > 0.02)]["rx"].mean()
     acks = left["rx"].mean()
     per_packet = _core.c2qos_packet_cycles(1500) / _core.c2qos_packet_cycles(64)
-    # delayed ACKs off: one ACK per data packet
     assert data / acks == pytest.approx(per_packet, rel=0.02)
     bypass = run(scenario([], ["1500B"], tcp=True))
     assert bypass.summary["cpu"]["cycles_rx"] == 0

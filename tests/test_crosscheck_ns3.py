@@ -1,5 +1,5 @@
 """``tenantnet crosscheck ns3``: tenantnet against ns-3 on the smallest incast (8 NewReno
-senders without SACK, tenantnet's default transport), with ns-3's wheel (``pip install
+senders without SACK, the `htsim` transport profile), with ns-3's wheel (``pip install
 --no-deps ns3``; ``make test`` installs it) and a C++ compiler. Skipped, saying why,
 where either is missing."""
 
@@ -108,6 +108,7 @@ link_delay = "1us"
 [network]
 buffer = "4MB"
 [transport]
+profile = "htsim"
 min_rto = "10ms"
 """ + "".join(f'[[workloads]]\nkind = "fixed"\nsrc = "h{i}"\ndst = ["h{i + 4}"]\nsize = "2MB"\n'
               for i in range(4))

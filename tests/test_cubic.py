@@ -4,7 +4,9 @@ long flow through a buffer of B packets on a path of D packets in flight. Each l
 comes at W = D + B and cuts the window to beta W (NewReno's 1/2, CUBIC's 717/1024),
 from where it grows linearly (CUBIC's Reno-friendly window, since K is seconds at
 this bandwidth-delay product); the link is busy while the window is at least D, so
-its share of the link is the time average of min(W, D) / D over a cycle."""
+its share of the link is the time average of min(W, D) / D over a cycle. Both run
+under the `htsim` transport profile (`tcp` is NewReno, an ACK a packet, exact clocks),
+as the closed form and the HyStart arithmetic assume."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ link_delay = "25us"
 [network]
 buffer = "{buffer}pkt"
 [transport]
+profile = "htsim"
 protocol = "{protocol}"
 min_rto = "5ms"
 [[workloads]]
@@ -75,6 +78,7 @@ link_delay = "1ms"
 [network]
 buffer = "3000pkt"
 [transport]
+profile = "htsim"
 protocol = "{protocol}"
 min_rto = "5ms"
 [[workloads]]

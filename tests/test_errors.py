@@ -170,11 +170,11 @@ MORE = {
     "scheduler_misspelt": (BASE + '[network]\nscheduler = "drr"\n',
                            ['network.scheduler = "drr"', 'unknown value "drr"', '"dwrr"']),
     # 10: the key the user wrote, with both values
-    "min_rto_above_default_max": (BASE + '[transport]\nmin_rto = "2s"\n',
-                                  ['transport.min_rto = "2s"', "min_rto is 2s",
-                                   "max_rto is 1s (the default)"]),
+    "min_rto_above_default_max": (BASE + '[transport]\nmin_rto = "200s"\n',
+                                  ['transport.min_rto = "200s"', "min_rto is 200s",
+                                   "max_rto is 120s (the default)"]),
     "max_rto_below_min": (BASE + '[transport]\nmax_rto = "5ms"\n',
-                          ['transport.max_rto = "5ms"', "min_rto is 10ms (the default)"]),
+                          ['transport.max_rto = "5ms"', "min_rto is 200ms (the default)"]),
     "mss_beyond_a_vm_queue": (BASE.replace('src = "h1"', 'tenant = "t"\nsrc = "h1"')
                               + TENANT.replace('host = "h0", guarantee = "6Gbps"',
                                                'host = "h1", guarantee = "6Gbps"')

@@ -25,8 +25,9 @@ def test_example_runs(path: Path) -> None:
     r = tenantnet.run(path)
     check_conservation(r)
     assert r.summary["packets_delivered"] > 0
-    # an ideal completion time is a lower bound: no flow beats it
-    assert (r.flows["slowdown"].dropna() >= 1 - 1e-9).all()
+    # an ideal completion time (at the links' rates) is a lower bound: no flow beats it
+    # by more than its ports' clocks run fast (network.clock_ppm, 100 ppm by default)
+    assert (r.flows["slowdown"].dropna() >= 1 - 100e-6 - 1e-9).all()
 
 
 def test_the_fct_study_reports_slowdown_by_size() -> None:

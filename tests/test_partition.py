@@ -42,12 +42,15 @@ def test_channels_keep_the_shares_against_ten_connections(policy: str) -> None:
 
 def test_without_partitioning_a_pair_has_no_guarantee_of_its_own() -> None:
     """The default (pipes only): Trinity makes no channels here, so the pairs share
-    the switches' one low-priority queue as their TCP does, and B falls below the
-    300 Mb/s that partitioning keeps for it."""
+    the switches' one low-priority queue as their TCP does, and some pair falls below
+    the share of its hose that partitioning keeps for it (which one is TCP's to
+    decide: under the default transport B's ten connections take nearly everything,
+    under the `htsim` profile with scheduled ties they took less than 300 Mb/s)."""
     r, _ = simulate(scenario("trinity", "pipes"))
     got = pair_mbps(r)
     print(f"\ntrinity, pipes only: {got}")
-    assert got["left1>right2"] < 0.9 * 300
+    share = {"left0>right0": 150, "left0>right1": 150, "left1>right2": 300}
+    assert min(got[p] / g for p, g in share.items()) < 0.9, got
 
 
 def test_an_unknown_source_is_named() -> None:

@@ -78,14 +78,17 @@ def test_uncapped_shared_tenants_split_the_shared_queue() -> None:
 
 
 def test_configuration_delay_postpones_each_decision() -> None:
-    r, _ = simulate(short(delay="200ms"))
+    d = short(delay="200ms")
+    d["workloads"][0]["stop"] = "1500ms"  # A goes quiet: B takes its queue
+    r, _ = simulate(d)
     q, t = r.qshare_queues, r.qshare_tenants
-    # every decision that changed the binding (the first, A's at 0.5 s, and C taking
-    # A's queue and giving it back at 2 s and 2.5 s) shows 200 ms later in the queues
+    # every decision that changed the binding (the first, A's at 0.5 s, and B taking
+    # A's queue at 2 s) shows 200 ms later in the queues
     sets = {at: frozenset(d[d["dedicated"] == 1]["tenant"]) for at, d in t.groupby("time_s")}
     times = sorted(sets)
     changed = [times[0]] + [b for a, b in itertools.pairwise(times) if sets[a] != sets[b]]
-    assert changed == pytest.approx([0.0, 0.5, 2.0, 2.5])
+    assert changed == pytest.approx([0.0, 0.5, 2.0])
+    assert [sorted(sets[c]) for c in changed] == [[], ["A"], ["B"]]
     assert sorted(set(q["time_s"])) == pytest.approx([c + 0.2 for c in changed])
     s = qp.tenant_series(r)
     capped = s[(s["time_s"] > 0.3) & (s["time_s"] <= 0.7 + 1e-9)]

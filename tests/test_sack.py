@@ -20,7 +20,8 @@ from helpers import simulate
 
 def incast(recovery: str, senders: int, size: str, buffer: str, *,
            protocol: str = "tcp", ecn_threshold: str | None = None) -> dict[str, Any]:
-    """`senders` flows of `size` into right0 over a 10 Gb/s dumbbell, min RTO 10 ms."""
+    """`senders` flows of `size` into right0 over a 10 Gb/s dumbbell, min RTO 10 ms, the
+    `htsim` profile's other keys (an ACK a packet, exact clocks) beside `recovery`."""
     net: dict[str, Any] = {"buffer": buffer}
     if ecn_threshold:
         net["ecn_threshold"] = ecn_threshold
@@ -29,7 +30,8 @@ def incast(recovery: str, senders: int, size: str, buffer: str, *,
         "topology": {"kind": "dumbbell", "hosts_per_side": senders, "link_rate": "10Gbps",
                      "link_delay": "10us"},
         "network": net,
-        "transport": {"protocol": protocol, "recovery": recovery, "min_rto": "10ms"},
+        "transport": {"protocol": protocol, "recovery": recovery, "min_rto": "10ms",
+                      "profile": "htsim"},
         "workloads": [{"kind": "incast", "receiver": "right0",
                        "senders": [f"left{i}" for i in range(senders)], "size": size,
                        "rounds": 1, "interval": "1ms"}],

@@ -74,7 +74,8 @@ def test_defaults_are_the_real_ones_never_null(schema: dict) -> None:
     assert {k: t[k]["default"] for k in ("mss", "header", "ack_size", "init_cwnd", "min_rto",
                                          "max_rto", "protocol")} == {
         "mss": "1460B", "header": "40B", "ack_size": "64B", "init_cwnd": 10,
-        "min_rto": "10ms", "max_rto": "1s", "protocol": "tcp"}
+        "min_rto": "200ms", "max_rto": "120s", "protocol": "tcp"}
+    assert schema["properties"]["transport"]["default"]["profile"] == "linux"
     assert schema["properties"]["transport"]["default"]["dctcp_g"] == 0.0625
     m = schema["$defs"]["MbfqSpec"]["properties"]
     assert m["interval"]["default"] == "100ms" and m["ramp"]["default"] == [1.2, 1.5]

@@ -1,7 +1,7 @@
-"""How events at the same picosecond are ordered (`simulation.ties`): `scheduled`, the
-default, in the order they were scheduled; `partitioned`, by a seeded rank of the port
-that scheduled them, drawn afresh at each instant: the order each part of a
-partitioned network can compute on its own, as a parallel run needs."""
+"""How events at the same picosecond are ordered (`simulation.ties`): `partitioned`, the
+default, by a seeded rank of the port that scheduled them, drawn afresh at each instant:
+the order each part of a partitioned network can compute on its own, as a parallel run
+needs; `scheduled`, in the order they were scheduled."""
 
 from __future__ import annotations
 
@@ -29,11 +29,11 @@ def outcome(sc: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     return summary, r.flows
 
 
-def test_scheduled_is_the_default() -> None:
+def test_partitioned_is_the_default() -> None:
     default = outcome(with_ties(dumbbell(4, "tcp", "20ms", "100KB"), None))
-    scheduled = outcome(with_ties(dumbbell(4, "tcp", "20ms", "100KB"), "scheduled"))
-    assert default[0] == scheduled[0]
-    assert default[1].equals(scheduled[1])
+    partitioned = outcome(with_ties(dumbbell(4, "tcp", "20ms", "100KB"), "partitioned"))
+    assert default[0] == partitioned[0]
+    assert default[1].equals(partitioned[1])
 
 
 def test_partitioned_is_repeatable_and_orders_the_ties_otherwise() -> None:
@@ -85,7 +85,7 @@ def test_the_command_line_replaces_the_rule(tmp_path: Path) -> None:
         assert res.returncode == 0, res.stderr
         events[ties] = json.loads((tmp_path / ties / "summary.json").read_text())["events"]
     default = outcome(with_ties(dumbbell(4, "tcp", "20ms", "100KB"), None))[0]["events"]
-    assert events["scheduled"] == default != events["partitioned"]
+    assert events["partitioned"] == default != events["scheduled"]
     bad = cli("validate", str(sc), "--ties", "random")
     assert bad.returncode == 2 and "--ties" in bad.stderr and "Traceback" not in bad.stderr
 

@@ -32,13 +32,18 @@ def incast(transport: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_linux_profile_is_its_keys() -> None:
+    """The `linux` profile is its transport keys and clocks 100 ppm apart, written out
+    under the `htsim` profile; it is the default, and `htsim` is another transport."""
     by_profile, _ = simulate(incast({"profile": "linux"}))
-    by_keys, _ = simulate(incast(dict(LINUX_KEYS)))
+    sc = incast(dict(LINUX_KEYS, profile="htsim"))
+    sc["network"]["clock_ppm"] = 100
+    by_keys, _ = simulate(sc)
     assert by_profile.summary["packets_dropped"] > 0
     pd.testing.assert_frame_equal(by_profile.flows, by_keys.flows)
-    # and it is not tenantnet's default transport
     default, _ = simulate(incast({}))
-    assert not default.flows.equals(by_profile.flows)
+    pd.testing.assert_frame_equal(default.flows, by_profile.flows)
+    htsim, _ = simulate(incast({"profile": "htsim"}))
+    assert not htsim.flows.equals(by_profile.flows)
 
 
 def test_the_profiles_tcp_is_newreno_under_htsim_and_cubic_under_linux() -> None:
@@ -49,16 +54,25 @@ def test_the_profiles_tcp_is_newreno_under_htsim_and_cubic_under_linux() -> None
     def cc(transport: dict[str, Any]) -> str:
         sc = tenantnet.Scenario.from_dict(incast(transport), "incast")
         return str(json.loads(sc.simulation()._core.transport_json)["cc"])
-    assert [cc({"protocol": "tcp"}), cc({"protocol": "tcp", "profile": "linux"}),
-            cc({"protocol": "newreno", "profile": "linux"}), cc({"protocol": "cubic"}),
+    assert [cc({"protocol": "tcp", "profile": "htsim"}), cc({"protocol": "tcp"}),
+            cc({"protocol": "tcp", "profile": "linux"}),
+            cc({"protocol": "newreno", "profile": "linux"}),
+            cc({"protocol": "cubic", "profile": "htsim"}),
             cc({"protocol": "dctcp", "profile": "linux"})] == [
-        "newreno", "cubic", "newreno", "cubic", "dctcp"]
+        "newreno", "cubic", "cubic", "newreno", "cubic", "dctcp"]
 
 
-def test_the_htsim_profile_is_todays_default() -> None:
-    a, _ = simulate(incast({"profile": "htsim"}))
-    b, _ = simulate(incast({}))
-    pd.testing.assert_frame_equal(a.flows, b.flows)
+def test_the_htsim_profile_sets_the_clocks_only_where_the_scenario_does_not() -> None:
+    """Under `htsim` the ports' clocks are exact unless `network.clock_ppm` says
+    otherwise; under `linux` they are 100 ppm apart unless it says otherwise."""
+    def flows(profile: str, ppm: int | None) -> pd.DataFrame:
+        sc = incast({"profile": profile})
+        if ppm is not None:
+            sc["network"]["clock_ppm"] = ppm
+        return simulate(sc)[0].flows
+    pd.testing.assert_frame_equal(flows("htsim", None), flows("htsim", 0))
+    pd.testing.assert_frame_equal(flows("linux", None), flows("linux", 100))
+    assert not flows("linux", 0).equals(flows("linux", 100))
 
 
 def test_a_key_beside_the_profile_wins() -> None:
@@ -89,12 +103,15 @@ def test_with_linux_delayed_acks_a_short_flow_does_not_wait_for_the_ack_timer() 
 
 def test_the_reproductions_that_compare_transports_take_a_profile() -> None:
     """BarberQ Fig. 3/4 and QShare Fig. 8 run under a named profile beside the paper's
-    own keys (BarberQ's RTO_min of 5 ms stays)."""
+    own keys (BarberQ's RTO_min of 5 ms stays); unnamed, BarberQ's is its paper's
+    (`htsim`) and QShare Fig. 8's first is `htsim` too (it reports both)."""
     import tenantnet
     from tenantnet.reproduce import barberq_macro, qshare_fig8
     d = barberq_macro.scenario("websearch", 0.5, "PMSB", 100, profile="linux")
     assert d["transport"]["profile"] == "linux" and d["transport"]["min_rto"] == "5ms"
-    assert "profile" not in barberq_macro.scenario("websearch", 0.5, "PMSB", 100)["transport"]
+    assert barberq_macro.scenario("websearch", 0.5, "PMSB", 100)["transport"]["profile"] == (
+        "htsim")
+    assert qshare_fig8.scenario("qshare", 0.5, 1.0)["transport"]["profile"] == "htsim"
     q = qshare_fig8.scenario("qshare", 0.5, 1.0, profile="linux")
     assert q["transport"]["profile"] == "linux"
     for sc in (d, q):
@@ -110,7 +127,8 @@ def test_a_transport_profile_from_the_environment_reaches_every_scenario() -> No
 
     from tenantnet.sim.scenario import TRANSPORT_ENV, Scenario, transport_profile
 
-    sc = Scenario.from_dict(incast({"protocol": "newreno", "min_rto": "5ms"}), "incast")
+    sc = Scenario.from_dict(incast({"protocol": "newreno", "min_rto": "5ms",
+                                    "profile": "htsim"}), "incast")
 
     def transport() -> dict[str, Any]:
         return dict(json.loads(sc.simulation()._core.transport_json))
@@ -119,7 +137,8 @@ def test_a_transport_profile_from_the_environment_reaches_every_scenario() -> No
         t = transport()
         assert t["recovery"] == "rack" and t["delayed_ack"] is True
         assert t["min_rto_s"] == 0.005  # the scenario's own key stays
-        named = Scenario.from_dict({**incast({}), "name": "incast"}, "incast")
+        named = Scenario.from_dict({**incast({"profile": "htsim"}), "name": "incast"},
+                                   "incast")
         sim = named.simulation()
         sim.run()
         # the run's summary records where its transport came from
@@ -140,10 +159,16 @@ def test_reproduce_names_the_papers_transport_and_runs_under_another(tmp_path: A
     assert "the paper's transport: Linux 3.13 testbed" in p.stdout
     t = json.loads((out / "transport.json").read_text())
     assert (t["profile"], t["nearest_profile"]) == ("linux", "linux")
+    # without --transport, the paper's; another by name
     p = cli("reproduce", "qshare-fig3c", "--out", str(out), "--force", "-q")
     assert p.returncode == 0, p.stderr
-    assert json.loads((out / "transport.json").read_text())["profile"] is None
-    assert "htsim profile" in p.stdout
+    assert json.loads((out / "transport.json").read_text())["profile"] == "linux"
+    assert "transport.profile = 'linux' on every scenario (the paper's)" in p.stdout
+    p = cli("reproduce", "qshare-fig3c", "--out", str(out), "--force", "-q",
+            "--transport", "htsim")
+    assert p.returncode == 0, p.stderr
+    assert json.loads((out / "transport.json").read_text())["profile"] == "htsim"
+    assert "(the paper's)" not in p.stdout
     # the reproductions that already run both profiles refuse, with no output
     p = cli("reproduce", "barberq-fig4", "--out", str(tmp_path / "b4"), "--transport",
             "linux")

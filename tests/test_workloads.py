@@ -116,7 +116,9 @@ def test_incast_completes_no_sooner_than_the_receiver_link_allows() -> None:
           f"{wire * 1e3:.3f} ms")
     assert last >= wire
     assert last <= 1.3 * wire  # DCTCP keeps the receiver's link busy
-    assert r.summary["simulated_s"] == pytest.approx(last, abs=1e-9)  # stop_when_done
+    # stop_when_done: under partitioned ties (the default) the run goes on to the next
+    # step of the grid of link delays (the star's 1 us) after the last flow ends
+    assert last <= r.summary["simulated_s"] <= last + 1e-6
 
 
 def test_fixed_flows_repeat_at_the_interval() -> None:

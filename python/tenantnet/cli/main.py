@@ -226,21 +226,22 @@ def cmd_report(a: argparse.Namespace) -> None:
 def cmd_reproduce(a: argparse.Namespace) -> None:
     title, fn = REPRODUCTIONS[a.name]
     testbed, nearest = paper_transport(a.name)
-    # --transport, else a profile already set in the environment (it applies anyway)
-    profile = (nearest if a.transport == "paper" else
-               a.transport or os.environ.get(TRANSPORT_ENV) or None)
-    if profile is not None and a.name in BOTH_PROFILES:
-        fail(f"--transport {profile}: {a.name} already runs under both the htsim and the "
+    # --transport, else a profile already set in the environment (it applies anyway),
+    # else the paper's (a reproduction that reports both profiles sets its own)
+    chosen = a.transport or os.environ.get(TRANSPORT_ENV)
+    if chosen is not None and a.name in BOTH_PROFILES:
+        fail(f"--transport {chosen}: {a.name} already runs under both the htsim and the "
              "linux profile and reports them side by side; expected no --transport (and no "
              f"{TRANSPORT_ENV})")
+    profile = (None if a.name in BOTH_PROFILES else
+               nearest if chosen in (None, "paper") else chosen)
     check_out(a.out, a.force)
     print(f"{a.name}: {title}")
     print(f"the paper's transport: {testbed}")
-    ran = (f"transport.profile = {profile!r} on every scenario (keys the reproduction sets, "
-           "such as a paper's min RTO, kept)" if profile else
-           "both profiles, side by side" if a.name in BOTH_PROFILES else
-           "tenantnet's default transport (the htsim profile: NewReno without SACK) and "
-           "the reproduction's own keys")
+    ran = ("both profiles, side by side" if profile is None else
+           f"transport.profile = {profile!r} on every scenario"
+           + (" (the paper's)" if profile == nearest else "")
+           + " (keys the reproduction sets, such as a paper's min RTO, kept)")
     print(f"this run: {ran}")
     if a.ties:
         print(f"simultaneous events: simulation.ties = {a.ties!r} on every scenario")
@@ -307,11 +308,12 @@ def bench_crosscheck(a: argparse.Namespace) -> None:
                               f"{a.repeat} seed(s) each")
 
 
-def timed_run(sc: Scenario, threads: int = 1, exact: bool = False
+def timed_run(sc: Scenario, threads: int | None = None, exact: bool = False
               ) -> tuple[Any, dict[str, Any], list[float], float]:
     """Builds and runs `sc` (with progress) on up to `threads` threads (`exact`: on
-    `threads`, whatever the machine's load): the simulation, its summary, each
-    flow's Gb/s and the wall time in seconds, building included."""
+    `threads`, whatever the machine's load; None: the threads a run chooses, as a
+    user's run does): the simulation, its summary, each flow's Gb/s and the wall
+    time in seconds, building included."""
     t0 = time.perf_counter()
     sim = sc.simulation().set_threads(threads, exact)
     advance(sim)
@@ -521,11 +523,12 @@ def cmd_bench(a: argparse.Namespace) -> None:
     sc = bench_builtin(a.name, a.k)
     k = sc.data()["topology"].get("k")
     for _ in range(a.repeat):
-        _, s, gbps, wall = timed_run(sc)
+        sim, s, gbps, wall = timed_run(sc)
         print(json.dumps({
             "benchmark": a.name,
             "k": k,
             "hosts": s["hosts"],
+            "threads": sim.threads,
             "wall_s": round(wall, 3),
             "events": s["events"],
             "events_per_s": round(s["events"] / wall),
@@ -638,9 +641,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_force(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     p.add_argument("--transport", choices=("htsim", "linux", "paper"), default=None,
-                   help="run every scenario under this transport profile (paper: the "
-                        "profile nearest to the paper's testbed; default: the "
-                        "reproduction's own, tenantnet's htsim profile unless it says)")
+                   help="run every scenario under this transport profile (default "
+                        "paper: the profile nearest to the paper's hosts)")
     add_ties(p, "set simulation.ties on every scenario")
     p = cmd("bench", cmd_bench, "Run a benchmark and print one JSON line per run.",
             epilog="benchmarks:\n" + listing(BENCHMARKS))

@@ -194,7 +194,7 @@ def refuse(d: dict[str, Any]) -> None:
                                   "compares transports on a plain fabric")
     net = d.get("network", {})
     for key, plain in (("queues", 1), ("buffer_policy", "tail_drop"), ("ecn_scope", "port"),
-                       ("host_nic", "fifo")):
+                       ("host_nic", "fifo"), ("clock_ppm", 0)):
         if net.get(key, plain) != plain:
             raise CrosscheckError(f"network.{key} = {net[key]!r}: the ns-3 program models "
                                   f"{plain!r} only")
@@ -235,6 +235,11 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
     ours = dict(d)
     ours["transport"] = {**d.get("transport", {}), "header": f"{NS3_HEADER}B",
                          "ack_size": f"{NS3_ACK}B"}
+    # ns-3's links send at exactly their rate: so do ours, whatever the profile's clocks
+    ours["network"] = {**d.get("network", {}), "clock_ppm": 0}
+    # and ns-3 runs simultaneous events in the order they were scheduled (its events'
+    # insertion numbers): so do ours, unless the scenario names a rule
+    ours["simulation"] = {"ties": "scheduled", **d.get("simulation", {})}
     tcp = json.loads(Scenario.from_dict(ours).simulation()._core.transport_json)
     topo, net = d["topology"], d.get("network", {})
     packet = tcp["mss"] + NS3_HEADER

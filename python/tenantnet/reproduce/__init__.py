@@ -29,7 +29,7 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      "mean FCT of all and small flows, BarberQ, best effort, strawman "
                      "(a few minutes)", _lazy("barberq_macro", "reproduce_fig3")),
     "barberq-fig4": ("BarberQ Fig. 4: the same against per-queue ECN and PMSB with ECN*, "
-                     "under tenantnet's TCP and under the linux transport profile "
+                     "under the htsim and under the linux transport profile "
                      "(a few minutes)", _lazy("barberq_macro", "reproduce_fig4")),
     "c2qos-fig1": ("C2QoS Fig. 1: ingress policing in bytes or packets per second fails to "
                    "isolate two VMs on one PMD core; C2TB does",
@@ -82,7 +82,7 @@ REPRODUCTIONS: dict[str, tuple[str, Callable[[Path], list[Path]]]] = {
                      "for T_c from 0.5 to 16 s", _lazy("qshare_fig7bc", "reproduce_fig7c")),
     "qshare-fig8": ("QShare Fig. 8: a shuffle's FCTs against fabric load; QShare, three "
                     "ElasticSwitch variants, static reservation and no protection, under "
-                    "tenantnet's TCP and under the linux transport profile",
+                    "the htsim and under the linux transport profile",
                     _lazy("qshare_fig8", "reproduce_fig8")),
     "qshare-fig10": ("QShare Fig. 10: throughput gain vs inactive ratio, link utilisation CDF",
                      _lazy("qshare", "reproduce_fig10")),

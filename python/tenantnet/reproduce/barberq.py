@@ -32,7 +32,13 @@ from ..measure.analysis import EPS, window
 from ..report.plotting import from_zero, legend_outside, mark_times, save_csv, save_png, style
 from ..sim.api import run
 from ..sim.results import jain
+from . import PAPER_TRANSPORT
 from .claims import claim, frame
+
+PROFILE = PAPER_TRANSPORT["barberq"][1]
+"""The transport profile of every BarberQ scenario: the paper's packet-level simulator
+names only "TCP" with RTO_min 5 ms (§IV-B), nearest to the ``htsim`` profile (NewReno
+without SACK, no host clocks), not tenantnet's default ``linux``."""
 
 SCHEMES = {"BarberQ": "barberq", "Best-Effort": "tail_drop", "Strawman": "static_partition"}
 LINK_GBPS = 100.0
@@ -49,7 +55,7 @@ def _base(duration_s: float, hosts: int, policy: str, queues: int) -> dict[str, 
         "topology": {"kind": "star", "hosts": hosts, "link_rate": "100Gbps",
                      "link_delay": "10us"},
         "network": _network(policy, queues),
-        "transport": {"protocol": "tcp", "mss": "8960B", "min_rto": "5ms"},
+        "transport": {"protocol": "tcp", "mss": "8960B", "min_rto": "5ms", "profile": PROFILE},
     }
 
 

@@ -40,9 +40,9 @@ Where the paper is silent or the model differs:
   50 %: 0.023 against 0.031 ms, 0.027 against 0.037 ms); with DSCP NICs the two are
   within 1 % (0.0109 against 0.0110 ms, 0.0135 against 0.0136 ms).
 * The paper's 9 µs of host delay is not modelled (base RTT about 8 µs, not 44 µs).
-* Transport: the paper's "TCP" with RTO_min 5 ms. tenantnet's default TCP (the
-  ``htsim`` profile) is NewReno without SACK; ``barberq-fig4`` runs again under the
-  ``linux`` profile (RACK-TLP, delayed ACKs, the paper's RTO_min kept), which is
+* Transport: the paper's "TCP" with RTO_min 5 ms, run under the ``htsim`` profile
+  (NewReno without SACK, :data:`.barberq.PROFILE`); ``barberq-fig4`` runs again under
+  the ``linux`` profile (RACK-TLP, delayed ACKs, the paper's RTO_min kept), which is
   what a host of 2019 repairs losses with. Measured at 10 000 flows: under NewReno
   BarberQ averages 649 timeouts a run (PMSB 126) and PMSB's overall mean FCT is
   down to 0.61 × BarberQ's (web search 50 %); under ``linux`` 54 and 60, and
@@ -65,6 +65,7 @@ from ..jobs.pool import pool_map, workers
 from ..report.plotting import legend_outside, save_csv, save_png, style
 from ..sim.api import run
 from ..sim.scenario import TRANSPORT_ENV, Scenario
+from .barberq import PROFILE
 from .claims import claim, frame
 
 WORKLOADS = ["websearch", "datamining", "hadoop", "cache"]
@@ -90,7 +91,7 @@ drop or mark."""
 
 
 def scenario(workload: str, load: float, scheme: str, flows: int = FLOWS,
-             profile: str | None = None) -> dict[str, Any]:
+             profile: str = PROFILE) -> dict[str, Any]:
     """The macrobenchmark at one workload, load and scheme; `profile` names a transport
     profile (``transport.profile``) beside the paper's keys (RTO_min 5 ms stays)."""
     d = Scenario.builtin("fct-websearch-144").data()
@@ -101,8 +102,7 @@ def scenario(workload: str, load: float, scheme: str, flows: int = FLOWS,
     net = d["network"]
     net["host_buffer"], net["host_ecn"], net["host_nic"] = HOST_BUFFER, False, "dscp"
     d["transport"]["limit_output_bytes"] = TSQ
-    if profile is not None:
-        d["transport"]["profile"] = profile
+    d["transport"]["profile"] = profile
     if scheme == "BarberQ":
         net["buffer_policy"] = "barberq"
     elif scheme == "Best-Effort":
@@ -120,7 +120,7 @@ def scenario(workload: str, load: float, scheme: str, flows: int = FLOWS,
 
 
 def run_point(workload: str, load: float, scheme: str, flows: int,
-              profile: str | None = None) -> dict[str, Any]:
+              profile: str = PROFILE) -> dict[str, Any]:
     """One run's row: mean FCT of all and of small flows, counts, drops, evictions,
     ECN marks, events, packets and wall time."""
     start = time.monotonic()
@@ -144,7 +144,7 @@ def run_point(workload: str, load: float, scheme: str, flows: int,
 
 def macro(schemes: tuple[str, ...], flows: int = FLOWS, workloads: list[str] | None = None,
           loads: list[float] | None = None, jobs: int | None = None,
-          profile: str | None = None) -> pd.DataFrame:
+          profile: str = PROFILE) -> pd.DataFrame:
     """Every (workload, load, scheme) run, in parallel over the cores, with each
     FCT normalised to BarberQ's at the same workload and load."""
     tasks = [(w, ld, s, flows, profile) for w in workloads or WORKLOADS

@@ -99,9 +99,10 @@ stored tables of the reproductions they run against a fresh run.
   silent or contradicts itself, or its constants are unpublished); reported, a number
   shown beside the paper's and not judged.
 
-All reproductions run tenantnet's default transport (NewReno without SACK, as htsim)
-unless their row names another; [Reproductions](reproductions.md) describes each set-up
-and the effect of the `linux` transport profile.
+Each reproduction runs under its paper's transport profile (`linux` for C2QoS, MBFQ,
+QShare and Trinity, `htsim` for BarberQ) and tenantnet's defaults otherwise (clocks
+100 ppm apart under `linux`, partitioned ties) unless its row names another;
+[Reproductions](reproductions.md) describes each set-up and what the defaults changed.
 """
 
 

@@ -30,15 +30,16 @@ FCTs are T's cross-rack flows that start after a 0.5 s warm-up and finish within
 run ("FCT statics": mean, median and p99, overall and for flows under and over
 100 KB).
 
-Transport: the testbed's hosts ran Linux 3.13 (SACK, tail loss probes, min RTO
-200 ms); tenantnet's default TCP (the ``htsim`` profile) is NewReno without SACK with a
-10 ms min RTO. The reproduction runs both: the default, and the ``linux`` profile
-(RACK-TLP, delayed ACKs, min RTO 200 ms). Measured over 20 s: under NewReno 27-80 % of
-QShare's flows hit a timeout (0.27-0.80 a flow with load); under ``linux`` 0.09-0.13,
-against C-ES's 0.00-0.05, and QShare's p99 is still above C-ES's at every load (1171
-against 1135 ms at 0.1, 4397 against 4215 at 0.9). QShare's eight queues split the
-1 MB port buffer by weight where the ES variants share one FIFO, and a timeout costs
-200 ms under Linux: QShare's short flows have a p99 of 214-226 ms at every load.
+Transport: the testbed's hosts ran Linux 3.13 (SACK, tail loss probes, min RTO 200 ms).
+The reproduction runs two transports: the ``htsim`` profile (NewReno without SACK, a 10
+ms min RTO, no host clocks), and the ``linux`` profile, tenantnet's default (CUBIC,
+RACK-TLP, delayed ACKs, min RTO 200 ms, clocks 100 ppm apart). Measured over 20 s: under
+NewReno 27-80 % of QShare's flows hit a timeout (0.27-0.80 a flow with load); under
+``linux`` 0.09-0.13, against C-ES's 0.00-0.05, and QShare's p99 is still above C-ES's at
+every load (1171 against 1135 ms at 0.1, 4397 against 4215 at 0.9). QShare's eight
+queues split the 1 MB port buffer by weight where the ES variants share one FIFO, and a
+timeout costs 200 ms under Linux: QShare's short flows have a p99 of 214-226 ms at every
+load.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def background(load: float) -> list[str]:
 
 
 def scenario(scheme: str, load: float, duration_s: float = DURATION_S,
-             profile: str | None = None) -> dict[str, Any]:
+             profile: str = "htsim") -> dict[str, Any]:
     """The shuffle at fabric `load` under `scheme` (a key of `SCHEMES`); `profile`
     names a transport profile (``transport.profile``) beside the testbed's keys."""
     stop = f"{round(duration_s * 1e3)}ms"
@@ -106,8 +107,7 @@ def scenario(scheme: str, load: float, duration_s: float = DURATION_S,
         "output": {"sample_interval": f"{round(SAMPLE_S * 1e3)}ms", "throughput": ["link"],
                    "queues": False},
     }
-    if profile is not None:
-        d.setdefault("transport", {})["profile"] = profile
+    d.setdefault("transport", {})["profile"] = profile
     vswitch = SCHEMES[scheme][1]
     if vswitch is None:
         d["qshare"] = {"interval": f"{round(QSHARE_INTERVAL_S * 1e3)}ms", "dedicated": ["T"]}
@@ -130,7 +130,7 @@ def fct_stats(flows: pd.DataFrame) -> dict[str, float]:
 
 
 def point(scheme: str, load: float, duration_s: float = DURATION_S,
-          profile: str | None = None) -> dict[str, Any]:
+          profile: str = "htsim") -> dict[str, Any]:
     """One run: T's FCT statistics, its timeouts and the core's utilisation."""
     r = run(scenario(scheme, load, duration_s, profile))
     f = r.flows
@@ -141,11 +141,11 @@ def point(scheme: str, load: float, duration_s: float = DURATION_S,
 
 
 def sweep(loads: tuple[float, ...] = LOADS, schemes: tuple[str, ...] = tuple(SCHEMES),
-          duration_s: float = DURATION_S, profile: str | None = None) -> pd.DataFrame:
+          duration_s: float = DURATION_S, profile: str = "htsim") -> pd.DataFrame:
     """Every (load, scheme), with progress, under the transport `profile`."""
     todo = [(ld, s) for ld in loads for s in schemes]
     return pd.DataFrame([point(s, ld, duration_s, profile) for ld, s in progress.steps(
-        todo, lambda p: f"Fig. 8 ({profile or 'htsim'} transport): load {p[0]:g}, "
+        todo, lambda p: f"Fig. 8 ({profile} transport): load {p[0]:g}, "
                         f"{SCHEMES[p[1]][0]}")])
 
 

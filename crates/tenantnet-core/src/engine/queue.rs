@@ -5,16 +5,16 @@
 //! carries). One unsigned comparison orders events by time, then by tie-break. The
 //! tie-break follows the run's [`Ties`] rule:
 //!
-//! - [`Ties::Scheduled`] (the default): an insertion counter, so simultaneous events
+//! - [`Ties::Scheduled`]: an insertion counter, so simultaneous events
 //!   come in the order they were scheduled. The counter wraps after 2^32 insertions;
 //!   that could only reorder events scheduled for the same picosecond more than four
 //!   billion insertions apart, and never affects determinism. A part of a partitioned
 //!   network cannot compute it: it would need to know how many events the other
 //!   parts have scheduled.
-//! - [`Ties::Partitioned`]: the rank of the [`Origin`] that scheduled the event among
-//!   all origins at that time, then (from one origin) the code: kind, then id. The
-//!   ranks at each instant are a permutation of the origins drawn afresh from the
-//!   time and the run's seed ([`EventQueue::rank`]), so that no port wins every tie
+//! - [`Ties::Partitioned`] (the default): the rank of the [`Origin`] that scheduled the
+//!   event among all origins at that time, then (from one origin) the code: kind,
+//!   then id. The ranks at each instant are a permutation of the origins drawn afresh
+//!   from the time and the run's seed ([`EventQueue::rank`]), so that no port wins every tie
 //!   (with a fixed order, lowest port first, eight identical NewReno flows through
 //!   one drop-tail queue split the link unevenly). The order of two simultaneous
 //!   events then depends only on what they are, when they happen and what scheduled
@@ -119,11 +119,11 @@ fn time_of(k: u128) -> Time {
 #[serde(rename_all = "snake_case")]
 pub enum Ties {
     /// In the order they were scheduled.
-    #[default]
     Scheduled,
     /// By a rank of the port that scheduled them (or the run's own generators), drawn
     /// afresh at each instant from the seed, then by kind: an order each part of a
-    /// partitioned network can compute, as a parallel run needs.
+    /// partitioned network can compute, as a parallel run needs (the default).
+    #[default]
     Partitioned,
 }
 

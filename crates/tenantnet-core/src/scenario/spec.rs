@@ -120,9 +120,10 @@ pub struct SimulationSpec {
     /// End the run as soon as every finite flow has completed (default false).
     #[serde(default)]
     pub stop_when_done: bool,
-    /// How events at the same picosecond are ordered: `scheduled` (default), in the
-    /// order they were scheduled; `partitioned`, by a seeded rank of the port that
-    /// scheduled them, drawn afresh at each instant, the order a parallel run needs.
+    /// How events at the same picosecond are ordered: `partitioned` (default), by a
+    /// seeded rank of the port that scheduled them, drawn afresh at each instant, the
+    /// order a parallel run needs; `scheduled`, in the order they were scheduled
+    /// (htsim's order; a run under it takes one thread).
     #[serde(default)]
     pub ties: crate::engine::queue::Ties,
 }
@@ -161,9 +162,9 @@ pub struct NetworkSpec {
     /// The longest a packet that reaches a host waits for the host to take it (its NIC's interrupt moderation), e.g. "8us": each waits a time drawn uniformly below it, in order, from the run's seed, so that hosts sending in step drift apart as real ones do [none].
     #[serde(default)]
     pub host_jitter: Option<TimeSpan>,
-    /// How far each port's clock may be off its link's rate, in parts per million: each port sends at the rate times 1 + u·clock_ppm·10⁻⁶, u drawn uniformly in [−1, 1] from the run's seed (IEEE 802.3 allows transmitters ±100 ppm), so that links of one nominal rate drift against each other as real ones do; guarantees, loads, ideal completion times and utilisation are still reckoned by the links' rates [0].
+    /// How far each port's clock may be off its link's rate, in parts per million: each port sends at the rate times 1 + u·clock_ppm·10⁻⁶, u drawn uniformly in [−1, 1] from the run's seed (IEEE 802.3 allows transmitters ±100 ppm), so that links of one nominal rate drift against each other as real ones do; guarantees, loads, ideal completion times and utilisation are still reckoned by the links' rates [100 under the `linux` transport profile (`[transport]`'s, the default), 0 under `htsim`].
     #[serde(default)]
-    pub clock_ppm: u32,
+    pub clock_ppm: Option<u32>,
     /// What K is compared with: `port` occupancy (default), the packet's `queue`, or `pmsb` (both).
     #[serde(default)]
     pub ecn_scope: EcnScope,
@@ -301,7 +302,7 @@ impl Default for NetworkSpec {
             host_nic: HostNic::Fifo,
             ack_path: AckPath::Hashed,
             host_jitter: None,
-            clock_ppm: 0,
+            clock_ppm: None,
             ecn_scope: EcnScope::Port,
             queues: 1,
             scheduler: SchedulerKind::Dwrr,
@@ -330,7 +331,8 @@ pub enum Protocol {
     Cubic,
 }
 
-/// TCP parameters. Every key is optional; defaults in brackets.
+/// TCP parameters. Every key is optional; defaults in brackets, by `profile` where the two
+/// profiles differ (`linux` is the default).
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
@@ -346,19 +348,19 @@ pub struct TransportSpec {
     pub init_cwnd: Option<u32>,
     /// Initial slow-start threshold, segments [unbounded].
     pub init_ssthresh: Option<u32>,
-    /// Minimum retransmission timeout ["10ms"].
+    /// Minimum retransmission timeout ["10ms" under `htsim`, "200ms" under `linux`].
     pub min_rto: Option<TimeSpan>,
-    /// Maximum retransmission timeout after backoff ["1s"].
+    /// Maximum retransmission timeout after backoff ["1s" under `htsim`, "120s" under `linux`].
     pub max_rto: Option<TimeSpan>,
-    /// Retransmission timeout before the first RTT sample ["10ms"].
+    /// Retransmission timeout before the first RTT sample ["10ms" under `htsim`, the min RTO under `linux`].
     pub initial_rto: Option<TimeSpan>,
     /// Duplicate ACKs that trigger fast retransmit [3].
     pub dupack_threshold: Option<u32>,
     /// ECN-capable NewReno that halves its window on ECE (RFC 3168) [false; DCTCP always uses ECN].
     pub ecn: Option<bool>,
-    /// Delayed ACKs: every second segment or on a timer [false].
+    /// Delayed ACKs: every second segment or on a timer [false under `htsim`, true under `linux`].
     pub delayed_ack: Option<bool>,
-    /// Delayed-ACK timer ["1ms"].
+    /// Delayed-ACK timer ["1ms" under `htsim`, "40ms" under `linux`].
     pub delayed_ack_timeout: Option<TimeSpan>,
     /// DCTCP's EWMA gain g [0.0625].
     pub dctcp_g: Option<f64>,
@@ -370,26 +372,26 @@ pub struct TransportSpec {
     pub dctcp_window: Option<DctcpWindow>,
     /// TCP small queues: a sender stops while more than this many bytes of its data are in its host (vswitch and NIC queues and the NIC's wire), as with Linux's `tcp_limit_output_bytes` (128KB in 2012, 256KB from 2015, 4MB from 2025). A packet counts until its last bit leaves the host's NIC [no limit].
     pub limit_output_bytes: Option<Size>,
-    /// How losses are detected and repaired: `newreno` (cumulative ACKs, RFC 6582: one hole a round trip, go-back-N after a timeout) or `reno_sack` (cumulative ACKs as Linux and ns-3 recover without SACK: duplicate ACKs counted as SACKed segments for the pipe, Linux's PRR, one retransmission per partial ACK) or `sack` (up to three SACK blocks on every ACK, RFC 2018/2883; RFC 6675's scoreboard with Proportional Rate Reduction, RFC 6937; after a timeout only holes are resent; a lost retransmission waits for the timeout) or `rack` (SACK with RACK-TLP loss detection, RFC 8985, Linux's default: losses marked by time with a reordering window, lost retransmissions sent again, a tail loss found by a probe) [newreno].
+    /// How losses are detected and repaired: `newreno` (cumulative ACKs, RFC 6582: one hole a round trip, go-back-N after a timeout) or `reno_sack` (cumulative ACKs as Linux and ns-3 recover without SACK: duplicate ACKs counted as SACKed segments for the pipe, Linux's PRR, one retransmission per partial ACK) or `sack` (up to three SACK blocks on every ACK, RFC 2018/2883; RFC 6675's scoreboard with Proportional Rate Reduction, RFC 6937; after a timeout only holes are resent; a lost retransmission waits for the timeout) or `rack` (SACK with RACK-TLP loss detection, RFC 8985, Linux's default: losses marked by time with a reordering window, lost retransmissions sent again, a tail loss found by a probe) [newreno under `htsim`, rack under `linux`].
     pub recovery: Option<Recovery>,
-    /// With `recovery = "rack"`, the tail loss probe's timeout: `rfc8985` (two smoothed RTTs, plus the delayed-ACK timeout when one segment is out) or `linux` (two smoothed RTTs plus 2ms, or plus the minimum RTO when one segment is out) [rfc8985].
+    /// With `recovery = "rack"`, the tail loss probe's timeout: `rfc8985` (two smoothed RTTs, plus the delayed-ACK timeout when one segment is out) or `linux` (two smoothed RTTs plus 2ms, or plus the minimum RTO when one segment is out) [rfc8985; linux under `linux`].
     pub tlp_timeout: Option<TlpTimeout>,
-    /// Segments acknowledged at once at a connection's start even with delayed ACKs (Linux's quick-ACK mode: 16) [0].
+    /// Segments acknowledged at once at a connection's start even with delayed ACKs (Linux's quick-ACK mode: 16) [0 under `htsim`, 16 under `linux`].
     pub quick_acks: Option<u32>,
-    /// With delayed ACKs, acknowledge at once the segment that ends the application's data (Linux does for a PSH segment the application reads) [false].
+    /// With delayed ACKs, acknowledge at once the segment that ends the application's data (Linux does for a PSH segment the application reads) [false under `htsim`, true under `linux`].
     pub ack_push: Option<bool>,
-    /// How the window comes down after ECE, with `recovery = "sack"` or `"rack"`: `immediate` (at once to cwnd·(1 − α/2) for DCTCP, half for NewReno: the DCTCP paper, RFC 8257, htsim) or `prr` (a little on each ACK by Proportional Rate Reduction until the data sent before is acknowledged, as Linux's CWR state does); with `recovery = "newreno"` the cut is immediate [immediate].
+    /// How the window comes down after ECE, with `recovery = "sack"` or `"rack"`: `immediate` (at once to cwnd·(1 − α/2) for DCTCP, half for NewReno: the DCTCP paper, RFC 8257, htsim) or `prr` (a little on each ACK by Proportional Rate Reduction until the data sent before is acknowledged, as Linux's CWR state does); with `recovery = "newreno"` the cut is immediate [immediate under `htsim`, prr under `linux`].
     pub cwr_reduction: Option<CwrReduction>,
-    /// What ssthresh halves when a loss is found or the retransmission timer expires: `flight` (max(FlightSize/2, 2·MSS), RFC 5681 eq. 4, RFC 6675, htsim; at a timeout with SACK the smaller of the flight and the window) or `cwnd` (max(cwnd/2, 2·MSS): Linux's Reno and ns-3's TcpLinuxReno; with SACK the flight counts SACKed bytes above a hole, which are not in the network) [flight].
+    /// What ssthresh halves when a loss is found or the retransmission timer expires: `flight` (max(FlightSize/2, 2·MSS), RFC 5681 eq. 4, RFC 6675, htsim; at a timeout with SACK the smaller of the flight and the window) or `cwnd` (max(cwnd/2, 2·MSS): Linux's Reno and ns-3's TcpLinuxReno; with SACK the flight counts SACKed bytes above a hole, which are not in the network) [flight under `htsim`, cwnd under `linux`].
     pub loss_ssthresh: Option<LossSsthresh>,
-    /// A named set of defaults for the keys above, which keys set beside it override: `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs: tenantnet's defaults, matched to htsim) or `linux` (what a current Linux host does: CUBIC for `tcp`, RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the window brought down after ECE by PRR, ssthresh half the window after a loss) [htsim].
+    /// A named set of defaults for the keys above, which keys set beside it override: `linux` (the default) or `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs, matched to htsim for its cross-check and the benchmarks against it): `linux` is (what a current Linux host does: CUBIC for `tcp`, RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the window brought down after ECE by PRR, ssthresh half the window after a loss); the profile also sets `network.clock_ppm` where the scenario does not (100 under `linux`, 0 under `htsim`) [linux].
     pub profile: Option<TransportProfile>,
 }
 
 crate::kinds::named_kinds! {
     /// A named set of transport defaults (`transport.profile`).
-    TransportProfile {
-        /// tenantnet's defaults, matched to htsim: NewReno without SACK, min RTO 10 ms, no delayed ACKs.
+    TransportProfile (default Linux) {
+        /// Matched to htsim (its cross-check and the benchmarks against it): NewReno without SACK, min RTO 10 ms, no delayed ACKs.
         Htsim = "htsim",
         /// A current Linux host: CUBIC with HyStart for `protocol = "tcp"` (Linux's default congestion control since 2.6.19), RACK-TLP (`tcp_recovery` = 1, Linux 4.18 on) with Linux's probe timeout, min RTO 200 ms (TCP_RTO_MIN), max RTO 120 s (TCP_RTO_MAX), delayed ACKs with a 40 ms timer (TCP_DELACK_MIN), 16 quick ACKs at the start (TCP_MAX_QUICKACKS), PSH segments acknowledged at once, the window brought down after ECE by PRR (`tcp_cwnd_reduction`), ssthresh after a loss half the window rather than the flight (`tcp_reno_ssthresh`). The initial RTO is the min RTO (whatever it is set to): Linux's data segments follow a handshake whose RTT sample on a datacenter path puts the RTO at its minimum, and tenantnet has no handshake (TCP_TIMEOUT_INIT, 1 s, is the SYN's).
         Linux = "linux",
@@ -397,6 +399,16 @@ crate::kinds::named_kinds! {
 }
 
 impl TransportProfile {
+    /// How far ports' clocks are apart under this profile when `network.clock_ppm`
+    /// is absent: IEEE 802.3's ±100 ppm where hosts are real (`linux`), exact where
+    /// the profile matches htsim, whose links have no clocks.
+    pub fn clock_ppm(self) -> u32 {
+        match self {
+            TransportProfile::Htsim => 0,
+            TransportProfile::Linux => 100,
+        }
+    }
+
     /// The transport this profile sets when no key overrides it.
     pub fn config(self) -> crate::transport::TcpConfig {
         let d = crate::transport::TcpConfig::default();
@@ -425,7 +437,7 @@ impl TransportSpec {
     /// Every key set to the value the simulator uses when it is absent.
     pub fn defaults() -> TransportSpec {
         use crate::units::ByteSize::Bytes;
-        let d = crate::transport::TcpConfig::default();
+        let d = TransportProfile::default().config();
         TransportSpec {
             protocol: Some(Protocol::Tcp),
             mss: Some(Size(Bytes(d.mss as u64))),
@@ -451,7 +463,7 @@ impl TransportSpec {
             ack_push: Some(d.ack_push),
             cwr_reduction: Some(d.cwr_reduction),
             loss_ssthresh: Some(d.loss_ssthresh),
-            profile: Some(TransportProfile::Htsim),
+            profile: Some(TransportProfile::Linux),
         }
     }
 

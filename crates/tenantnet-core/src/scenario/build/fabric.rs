@@ -7,7 +7,7 @@ use crate::net::port::{EcnConfig, EcnMarkPoint, PortConfig, QueueConfig};
 use crate::net::{FabricConfig, Network};
 use crate::scenario::parse::join;
 use crate::scenario::parse::ScenarioError;
-use crate::scenario::spec::{DscpMapSpec, NetworkSpec};
+use crate::scenario::spec::{DscpMapSpec, NetworkSpec, TransportProfile};
 use crate::switch::buffer::{BufferParams, BufferPolicy, BufferPolicyKind};
 use crate::switch::ecn::EcnScope;
 use crate::switch::sched::SchedulerKind;
@@ -22,8 +22,14 @@ pub const MAX_CLOCK_PPM: u32 = 1000;
 
 /// Resolves `[network]` for full-size packets of `pkt` bytes. Whether packets fit
 /// the buffers is checked by the caller against every transport
-/// (`super::transport::fits`), which knows which key to blame.
-pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, ScenarioError> {
+/// (`super::transport::fits`), which knows which key to blame. `profile` is the
+/// scenario's transport profile, whose clocks stand where `network.clock_ppm` is absent.
+pub fn fabric(
+    ctx: &Ctx,
+    nw: &NetworkSpec,
+    pkt: u64,
+    profile: TransportProfile,
+) -> Result<FabricConfig, ScenarioError> {
     let buffer = nw.buffer.0.bytes(pkt);
     let host_buffer = nw.host_buffer.map_or(buffer, |b| b.0.bytes(pkt));
     let queues = queue_config(ctx, nw, pkt)?;
@@ -39,12 +45,12 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
     if pool_size.is_some_and(|p| p < pkt) {
         return Err(ctx.err("network.pool", "smaller than one full-size packet"));
     }
-    if nw.clock_ppm > MAX_CLOCK_PPM {
+    let clock_ppm = nw.clock_ppm.unwrap_or(profile.clock_ppm());
+    if clock_ppm > MAX_CLOCK_PPM {
         return Err(ctx.err(
             "network.clock_ppm",
             format!(
-                "{} ppm: expected at most {MAX_CLOCK_PPM} (IEEE 802.3 allows transmitters ±100)",
-                nw.clock_ppm
+                "{clock_ppm} ppm: expected at most {MAX_CLOCK_PPM} (IEEE 802.3 allows transmitters ±100)"
             ),
         ));
     }
@@ -73,7 +79,7 @@ pub fn fabric(ctx: &Ctx, nw: &NetworkSpec, pkt: u64) -> Result<FabricConfig, Sce
         pool_size,
         host_nic: nw.host_nic,
         host_jitter: nw.host_jitter.map_or(0, |t| t.0),
-        clock_ppm: nw.clock_ppm,
+        clock_ppm,
         ack_path: nw.ack_path,
     })
 }

@@ -463,7 +463,8 @@ pub fn build(sc: &Scenario, ctx: &Ctx, opts: &LoadOptions) -> Result<Sim, Scenar
     let base_tcp = transport::resolve(ctx, &sc.transport, "transport")?;
     let pkt = base_tcp.packet_size();
     let network = presets::network(ctx, &sc.network, &sc.vswitch)?;
-    let fabric = fabric::fabric(ctx, &network, pkt)?;
+    let profile = sc.transport.profile.unwrap_or_default();
+    let fabric = fabric::fabric(ctx, &network, pkt, profile)?;
     fits_ports(ctx, &fabric, &base_tcp, "transport")?;
     let mut output = output(sc, ctx)?;
 
