@@ -315,7 +315,9 @@ def timed_run(sc: Scenario, threads: int | None = None, exact: bool = False
     user's run does): the simulation, its summary, each flow's Gb/s and the wall
     time in seconds, building included."""
     t0 = time.perf_counter()
-    sim = sc.simulation().set_threads(threads, exact)
+    sim = sc.simulation()
+    if threads is not None:
+        sim.set_threads(threads, exact)
     advance(sim)
     s, gbps = sim.summary()
     return sim, s, gbps, time.perf_counter() - t0

@@ -242,8 +242,8 @@ def _reproduce(out: Path, fig: int, flows: int = FLOWS, workloads: list[str] | N
     name = f"barberq_fig{fig}"
     title = (f"BarberQ Fig. {fig}: mean FCT normalised to BarberQ's, "
              f"{'non-ECN' if fig == 3 else 'ECN'} schemes, {flows} flows per run")
-    # the label of the default run: the htsim profile, or the one `--transport` set
-    table = claims(df, fig, os.environ.get(TRANSPORT_ENV) or "htsim")
+    # the label of the default run: the paper's profile, or the one `--transport` set
+    table = claims(df, fig, os.environ.get(TRANSPORT_ENV) or PROFILE)
     files = [save_csv(df, out / f"{name}.csv")]
     if fig == 4:
         # the same under a Linux host's loss recovery (RACK-TLP), the paper's RTO_min kept
