@@ -321,6 +321,9 @@ impl Simulation {
             "init_cwnd": c.init_cwnd,
             "min_rto_s": to_secs(c.min_rto),
             "delayed_ack": c.delayed_ack,
+            "delayed_ack_timeout_s": to_secs(c.delayed_ack_timeout),
+            "quick_acks": c.quick_acks,
+            "ack_push": c.ack_push,
         })
         .to_string()
     }

@@ -17,7 +17,7 @@ ns-3 replays its flows, each on the paths tenantnet's ECMP chose for its data an
 ACKs). The program
 mirrors the scenario's link rate and delay, the switches' and the hosts' buffers (one
 FIFO a port; RED marking above the ECN threshold on the instantaneous queue when ECN is
-on), TCP NewReno or DCTCP, SACK or not, MSS, initial window, minimum RTO and delayed
+on), TCP NewReno, CUBIC or DCTCP, SACK or not, MSS, initial window, minimum RTO and delayed
 ACKs. Settings matched where the simulators differ (the docs' cross-check page says why
 each matters):
 
@@ -35,6 +35,11 @@ each matters):
 * ns-3's recovery algorithm also sets how the window comes down after ECE: with SACK
   (PRR) a little on each ACK, as Linux; tenantnet runs with ``cwr_reduction = "prr"``
   then, and with its immediate cut (ns-3's classic recovery) without SACK.
+* ns-3's receivers delay every in-order ACK (``DelAckCount``, ``DelAckTimeout``, 200 ms
+  by default); the program's (``ns3-program/receiver.h``) also acknowledge at once the
+  first ``quick_acks`` segments of a connection and, with ``ack_push``, the segment
+  that ends a flow, as Linux and the ``linux`` profile do, with the scenario's
+  delayed-ACK timer.
 * ns-3's TcpLinuxReno halves the window on a loss, as Linux's Reno does, where
   tenantnet's default halves the flight: tenantnet runs with ``loss_ssthresh = "cwnd"``
   unless the scenario sets it.
@@ -137,6 +142,12 @@ class Setup:
     min_rto_s: float
     delack: int
     note: str
+    delack_timeout_s: float = 0.2
+    """The delayed-ACK timer (ns-3's default 200 ms; the scenario's, by setup)."""
+    quick_acks: int = 0
+    """Segments of a connection acknowledged at once (Linux's quick-ACK mode)."""
+    ack_push: bool = False
+    """Whether the segment that ends a flow is acknowledged at once."""
     pairs: bool = False
     kind: str = "dumbbell"
     flows_csv: str = ""
@@ -153,7 +164,9 @@ class Setup:
                   f"--ecn_k={self.ecn_k}", f"--host_ecn={int(self.host_ecn)}",
                   f"--cc={self.cc}", f"--sack={int(self.sack)}", f"--mss={self.mss}",
                   f"--init_cwnd={self.init_cwnd}", f"--min_rto={self.min_rto_s * 1e6:.0f}us",
-                  f"--delack={self.delack}"]
+                  f"--delack={self.delack}",
+                  f"--delack_timeout={self.delack_timeout_s * 1e6:.0f}us",
+                  f"--quick_acks={self.quick_acks}", f"--ack_push={int(self.ack_push)}"]
         if self.recovery:
             common.append(f"--recovery={self.recovery}")
         if self.kind == "leafspine":
@@ -227,6 +240,19 @@ def flows(d: dict[str, Any]) -> tuple[int, str, bool]:
                           "right<i> (i = 0, 1, ...), of one size, starting at 0")
 
 
+def notes(tcp: dict[str, Any]) -> list[str]:
+    """What the report adds about the comparison of `tcp` (the resolved transport)."""
+    out = []
+    if tcp["recovery"] == "rack":
+        out.append("ns-3 has no RACK: compared with its SACK (RFC 6675, PRR)")
+    if tcp["delayed_ack"] and tcp["min_rto_s"] < tcp["delayed_ack_timeout_s"]:
+        out.append(f"the min RTO ({tcp['min_rto_s'] * 1e3:g} ms) is below the delayed-ACK "
+                   f"timer ({tcp['delayed_ack_timeout_s'] * 1e3:g} ms): after a timeout, "
+                   "ns-3's flows can wait for their timer again and again (docs: Cross-check "
+                   "against ns-3, Under the linux profile)")
+    return out
+
+
 def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
     """The ns-3 program's settings for `sc` and the tenantnet scenario to compare with
     them (ns-3's header sizes); CrosscheckError naming what is not supported."""
@@ -265,8 +291,9 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
         recovery="prr" if tcp["recovery"] == "reno_sack" else "",
         mss=tcp["mss"], init_cwnd=tcp["init_cwnd"], min_rto_s=tcp["min_rto_s"],
         delack=2 if tcp["delayed_ack"] else 1,
-        note="ns-3 has no RACK: compared with its SACK (RFC 6675, PRR)"
-        if tcp["recovery"] == "rack" else "")
+        delack_timeout_s=tcp["delayed_ack_timeout_s"], quick_acks=tcp["quick_acks"],
+        ack_push=tcp["ack_push"],
+        note="\n".join(notes(tcp)))
     # ns-3's data follows a handshake whose RTT sample puts the RTO at its minimum
     ours["transport"]["initial_rto"] = f"{round(s.min_rto_s * 1e9)}ns"
     if s.sack:

@@ -27,6 +27,7 @@
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
+#include "receiver.h"
 
 #include <iomanip>
 #include <iostream>
@@ -117,6 +118,9 @@ class Sender : public Application
                                      MakeNullCallback<void, Ptr<Socket>>());
         m_socket->SetSendCallback(MakeCallback(&Sender::Room, this));
         m_socket->Connect(m_peer);
+        Address local;
+        m_socket->GetSockName(local);
+        NoteFlowEnd(local, g_flows[m_index].size);
     }
 
     void StopApplication() override
@@ -271,6 +275,9 @@ struct Settings
     std::string recovery;
     bool pairs = false;
     uint32_t delAck = 1;
+    std::string delAckTimeout = "200ms";
+    uint32_t quickAcks = 0;
+    bool ackPush = false;
 };
 
 Settings
@@ -306,6 +313,10 @@ Parse(int argc, char* argv[])
     cmd.AddValue("init_cwnd", "initial window, segments", s.initCwnd);
     cmd.AddValue("min_rto", "minimum RTO (and the SYN's timeout)", s.minRto);
     cmd.AddValue("delack", "segments per ACK (1: no delayed ACKs)", s.delAck);
+    cmd.AddValue("delack_timeout", "the delayed-ACK timer", s.delAckTimeout);
+    cmd.AddValue("quick_acks", "segments of a connection acknowledged at once (Linux: 16)",
+                 s.quickAcks);
+    cmd.AddValue("ack_push", "acknowledge at once the segment that ends a flow", s.ackPush);
     cmd.AddValue("pairs", "dumbbell: each sender to its own receiver instead of incast",
                  s.pairs);
     cmd.AddValue("stop", "simulated time limit", s.stop);
@@ -358,6 +369,8 @@ ConfigureTcp(const Settings& s)
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(s.initCwnd));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(s.delAck));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Time(s.delAckTimeout)));
+    g_ackRules = AckRules{s.quickAcks, s.ackPush};
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 26));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 26));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
@@ -370,12 +383,12 @@ ConfigureTcp(const Settings& s)
 /// The port every receiver listens on.
 const uint16_t kPort = 5000;
 
-/// A receiver on every node of `hosts`, accepting any number of connections.
+/// A receiver on every node of `hosts`, accepting any number of connections, with
+/// the ACK rules the settings give (`receiver.h`).
 void
 InstallSinks(NodeContainer hosts)
 {
-    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), kPort));
-    sink.Install(hosts).Start(Seconds(0));
+    InstallReceivers(hosts, kPort);
 }
 
 /// Prints the flows' table and the drops (see the file's comment).
