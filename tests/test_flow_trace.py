@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import pytest
 
 import tenantnet
@@ -90,3 +91,26 @@ def test_bad_trace_settings_are_refused(output: dict[str, Any], message: str) ->
          "output": output}
     with pytest.raises(ScenarioError, match=message):
         tenantnet.Scenario.from_dict(d, "<test>").simulation()
+
+
+@pytest.mark.parametrize("handshake", [False, True])
+def test_a_sender_starts_with_its_handshakes_rtt_when_asked(handshake: bool) -> None:
+    """`transport.handshake_rtt`: before its first ACK a sender holds the RTT a SYN and
+    its SYN-ACK would have measured on its idle path (here a star: two hops each way
+    of 2 us at 10 Gb/s, 64-byte ACKs: 4 x (2 us + 51.2 ns)); without it, none."""
+    d = {
+        "simulation": {"duration": "1ms", "seed": 1},
+        "topology": {"kind": "star", "hosts": 2, "link_rate": "10Gbps", "link_delay": "2us"},
+        "transport": {"ack_size": "64B", "handshake_rtt": handshake},
+        "network": {"clock_ppm": 0},
+        "workloads": [{"kind": "fixed", "src": "h0", "dst": ["h1"], "size": "1MB"}],
+        "output": {"trace_flows": [0]},
+    }
+    t = results(d).flow_trace
+    assert t is not None
+    first = t.iloc[0]
+    if handshake:
+        assert first["srtt_s"] == pytest.approx(4 * (2e-6 + 64 * 8 / 10e9), rel=1e-9)
+        assert first["rto_s"] == pytest.approx(0.2)  # the sample leaves it at the floor
+    else:
+        assert pd.isna(first["srtt_s"])

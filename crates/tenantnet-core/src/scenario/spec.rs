@@ -380,6 +380,8 @@ pub struct TransportSpec {
     pub quick_acks: Option<u32>,
     /// With delayed ACKs, acknowledge at once the segment that ends the application's data (Linux does for a PSH segment the application reads) [false under `htsim`, true under `linux`].
     pub ack_push: Option<bool>,
+    /// Start each sender with the RTT sample its connection's handshake would have given (tenantnet's flows have none): the round trip of an ACK-sized SYN and SYN-ACK over the flow's paths, idle. It gives the tail loss probe its timeout from the first window, as Linux's data segments have after the handshake (`tcp_synack_rtt_meas`), and replaces `initial_rto` for them (under `linux`'s 200ms min RTO a lost first window is otherwise found by the timer) [false].
+    pub handshake_rtt: Option<bool>,
     /// How the window comes down after ECE, with `recovery = "sack"` or `"rack"`: `immediate` (at once to cwnd·(1 − α/2) for DCTCP, half for NewReno: the DCTCP paper, RFC 8257, htsim) or `prr` (a little on each ACK by Proportional Rate Reduction until the data sent before is acknowledged, as Linux's CWR state does); with `recovery = "newreno"` the cut is immediate [immediate under `htsim`, prr under `linux`].
     pub cwr_reduction: Option<CwrReduction>,
     /// What ssthresh halves when a loss is found or the retransmission timer expires: `flight` (max(FlightSize/2, 2·MSS), RFC 5681 eq. 4, RFC 6675, htsim; at a timeout with SACK the smaller of the flight and the window) or `cwnd` (max(cwnd/2, 2·MSS): Linux's Reno and ns-3's TcpLinuxReno; with SACK the flight counts SACKed bytes above a hole, which are not in the network) [flight under `htsim`, cwnd under `linux`].
@@ -461,6 +463,7 @@ impl TransportSpec {
             tlp_timeout: Some(d.tlp_timeout),
             quick_acks: Some(d.quick_acks),
             ack_push: Some(d.ack_push),
+            handshake_rtt: Some(d.handshake_rtt),
             cwr_reduction: Some(d.cwr_reduction),
             loss_ssthresh: Some(d.loss_ssthresh),
             profile: Some(TransportProfile::Linux),
@@ -495,6 +498,7 @@ impl TransportSpec {
             tlp_timeout,
             quick_acks,
             ack_push,
+            handshake_rtt,
             cwr_reduction,
             loss_ssthresh,
             profile

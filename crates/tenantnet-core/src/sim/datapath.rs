@@ -10,6 +10,7 @@
 use super::flow::Endpoint;
 use super::footprint::MemoryUse;
 use super::hosts::HostEgress;
+use super::ideal::handshake_rtt;
 use super::{Event, Sim};
 use crate::engine::queue::Origin;
 use crate::engine::{to_secs, Time};
@@ -237,7 +238,16 @@ impl Sim {
             (self.parallel).note_start(f, key as u32 == Event::FlowStart.encode());
         }
         match self.ends.udp_tick(f, now, true) {
-            None => self.drive_sender(f, false, |snd, now, cfg, out| snd.start(now, cfg, out)),
+            None => {
+                let flow = &self.ends.flows[f.idx()];
+                let handshake = handshake_rtt(&self.fabric.net, flow, &self.ends.tcp);
+                self.drive_sender(f, false, |snd, now, cfg, out| {
+                    if let Some(r) = handshake {
+                        snd.handshake(r);
+                    }
+                    snd.start(now, cfg, out)
+                })
+            }
             Some(tick) => self.udp_step(f, tick.send, tick.next),
         }
     }

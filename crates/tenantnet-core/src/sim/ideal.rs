@@ -13,8 +13,12 @@
 //! initial window, on an otherwise idle network, completes in exactly this time
 //! (to the picosecond's rounding): its slowdown is 1.
 
+use crate::engine::Time;
 use crate::net::{Network, PortId};
 use crate::transport::TcpConfig;
+use crate::workload::FlowKind;
+
+use super::flow::Flow;
 use crate::units::PS_PER_SEC;
 
 fn ser(bytes: u64, rate_bps: u64) -> f64 {
@@ -50,4 +54,25 @@ pub fn ideal_fct(net: &Network, fwd: &[PortId], rev: &[PortId], size: u64, cfg: 
         t += ser(cfg.ack_size as u64, rate(p)) + delay(p);
     }
     t / PS_PER_SEC as f64
+}
+
+/// The RTT sample `flow`'s handshake would have given, where its transport (of
+/// `tcp`) takes one (`transport.handshake_rtt`): the round trip of an ACK-sized
+/// segment (a SYN) over its data path and its answer (the SYN-ACK) over its ACK path,
+/// idle, store-and-forward at every hop.
+pub fn handshake_rtt(net: &Network, flow: &Flow, tcp: &[TcpConfig]) -> Option<Time> {
+    let FlowKind::Tcp { transport } = flow.spec.kind else {
+        return None;
+    };
+    let cfg = &tcp[transport as usize];
+    if !cfg.handshake_rtt {
+        return None;
+    }
+    let fwd = net.path(flow.spec.src, flow.spec.dst, flow.hash);
+    let rev = net.path(flow.spec.dst, flow.spec.src, flow.hash_rev);
+    let hop = |p: &PortId| {
+        let port = &net.ports[p.idx()];
+        ser(cfg.ack_size as u64, port.rate_bps()).round() as Time + port.delay()
+    };
+    Some(fwd.iter().chain(&rev).map(hop).sum())
 }

@@ -89,6 +89,9 @@ pub struct TcpConfig {
     /// With delayed ACKs, whether the segment that ends the application's data is
     /// acknowledged at once (Linux, for a PSH segment the application reads).
     pub ack_push: bool,
+    /// Whether a sender starts with the RTT sample its connection's handshake would
+    /// have given (`transport.handshake_rtt`; Linux's `tcp_synack_rtt_meas`).
+    pub handshake_rtt: bool,
     /// How the window comes down after ECE (with SACK).
     pub cwr_reduction: CwrReduction,
     /// What ssthresh halves on a loss.
@@ -226,6 +229,7 @@ impl Default for TcpConfig {
             tlp_timeout: TlpTimeout::Rfc8985,
             quick_acks: 0,
             ack_push: false,
+            handshake_rtt: false,
             cwr_reduction: CwrReduction::Immediate,
             loss_ssthresh: LossSsthresh::Flight,
         }

@@ -202,6 +202,13 @@ impl TcpSender {
         self.send(now, cfg, out);
     }
 
+    /// Takes the RTT sample `r` a handshake would have given before the first data
+    /// segment (`transport.handshake_rtt`): SRTT and RTTVAR as after Linux's
+    /// SYN-ACK (`tcp_synack_rtt_meas`), and the RTO from them (RFC 6298 §2.2).
+    pub fn handshake(&mut self, r: Time) {
+        self.rtt.sample(r);
+    }
+
     /// Sends what the window allows: NextSeg's choice with SACK, else new (or
     /// go-back-N) segments.
     fn send(&mut self, now: Time, cfg: &TcpConfig, out: &mut SenderOut) {

@@ -163,6 +163,7 @@ pub fn resolve(ctx: &Ctx, t: &TransportSpec, key: &str) -> Result<TcpConfig, Sce
         tlp_timeout: t.tlp_timeout.unwrap_or(d.tlp_timeout),
         quick_acks: t.quick_acks.unwrap_or(d.quick_acks),
         ack_push: t.ack_push.unwrap_or(d.ack_push),
+        handshake_rtt: t.handshake_rtt.unwrap_or(d.handshake_rtt),
         cwr_reduction: t.cwr_reduction.unwrap_or(d.cwr_reduction),
         loss_ssthresh: t.loss_ssthresh.unwrap_or(d.loss_ssthresh),
     };

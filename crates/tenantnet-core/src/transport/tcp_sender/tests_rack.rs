@@ -258,11 +258,40 @@ fn a_probe_sends_new_data_when_there_is_some() {
     // the whole second window (segments 10 000 to 29 000) is lost: no ACK comes
     // back, the probe sends new data (whatever the window), and its SACK shows
     // the window lost
-    let losses: Vec<_> = (10..30).map(|k| lost(k * 1000, 1)).collect();
-    let mut p = Path::new(Recovery::Rack, 60_000, &losses);
+    let mut p = Path::new(Recovery::Rack, 60_000, &window_lost(10..30));
     p.run();
     assert_eq!((p.s.stats.timeouts, p.s.stats.probes), (0, 1));
-    let probe = p.log.iter().position(|l| l.1 == 30_000).unwrap();
+    let probe = first_sent(&p, 30_000);
     let resent: Vec<u64> = p.log[probe..].iter().filter(|l| l.2).map(|l| l.1).collect();
     assert_eq!(resent, (10..30).map(|k| k * 1000).collect::<Vec<_>>());
+}
+
+/// Segments `range` (in thousands of bytes) lost at their first transmission.
+fn window_lost(range: std::ops::Range<u64>) -> Vec<((u64, u32), Fate)> {
+    range.map(|k| lost(k * 1000, 1)).collect()
+}
+
+/// Where in `p`'s log the segment at `seq` was first sent.
+fn first_sent(p: &Path, seq: u64) -> usize {
+    p.log.iter().position(|l| l.1 == seq).expect("sent")
+}
+
+#[test]
+fn with_the_handshakes_rtt_a_lost_first_window_is_probed_before_the_timeout() {
+    // the whole first window is lost: no ACK comes back. Without an RTT sample the
+    // probe's timeout is the initial RTO, and the timer fires first; with the
+    // handshake's sample (`transport.handshake_rtt`) the probe goes after two RTTs,
+    // sends new data, and its SACK shows the window lost
+    let first = window_lost(0..10);
+    let mut cold = Path::new(Recovery::Rack, 30_000, &first);
+    cold.run();
+    assert_eq!((cold.s.stats.timeouts, cold.s.stats.probes), (1, 0));
+    let mut warm = Path::new(Recovery::Rack, 30_000, &first);
+    let handshake = 2 * (DELAY + SER);
+    warm.s.handshake(handshake);
+    assert_eq!(warm.s.rto(), warm.c.min_rto); // the sample leaves the RTO at its floor
+    let done = warm.run();
+    assert_eq!((warm.s.stats.timeouts, warm.s.stats.probes), (0, 1));
+    assert_eq!(warm.log[first_sent(&warm, 10_000)].0, 2 * handshake); // armed when the window left, at 0
+    assert!(done < warm.c.min_rto, "done at {done}");
 }
