@@ -193,9 +193,10 @@ def test_trinity_runs_chart_what_their_channels_enforce_and_no_empty_vm_chart(
 
 
 def test_a_qshare_run_charts_its_binding_and_weights(tmp_path: Path) -> None:
-    """Fig. 7(a) with the controller every 4 s: T10 takes the idle T7's queue at 4 s
-    with no weight changing, and the queue table, the weights chart and the report
-    say so."""
+    """Fig. 7(a) with the controller every 4 s: one of the three tenants that started
+    at 3 s (alike, so which one rests on a near tie of measured demands: T10 before the
+    handshake's RTT sample, T8 after) takes the idle T7's queue at 4 s with no weight
+    changing, and the queue table, the weights chart and the report say so."""
     from tenantnet.report import qshare as report_qshare
     from tenantnet.reproduce import qshare_packet as qp
 
@@ -204,10 +205,11 @@ def test_a_qshare_run_charts_its_binding_and_weights(tmp_path: Path) -> None:
     w = report_qshare.tenant_weights(r.qshare_queues, report_qshare.busiest_port(
         r.qshare_queues))
     at = {(row.time_s, row.tenant): row.queue for row in w.itertuples()}
-    assert at[(0.0, "T7")] == at[(4.0, "T10")] != 0
-    assert at[(0.0, "T10")] == at[(4.0, "T7")] == 0
+    took = [t for t in ("T8", "T9", "T10") if at[(4.0, t)] == at[(0.0, "T7")] != 0]
+    assert len(took) == 1, at
+    assert at[(0.0, took[0])] == at[(4.0, "T7")] == 0
     summary = report_qshare.tenant_summary(r).set_index("tenant")
-    assert summary.loc["T10", "at the end"] == "dedicated"
+    assert summary.loc[took[0], "at the end"] == "dedicated"
     assert summary.loc["T7", "dedicated (% of updates)"] == 50
     out = report.write_report({"fig7a": r}, tmp_path / "report.html", "fig7a")
     h = out.read_text()

@@ -12,7 +12,8 @@ from helpers import simulate
 LINUX_KEYS: dict[str, Any] = {
     "protocol": "cubic", "recovery": "rack", "tlp_timeout": "linux", "min_rto": "200ms",
     "initial_rto": "200ms", "max_rto": "120s", "delayed_ack": True, "delayed_ack_timeout": "40ms",
-    "quick_acks": 16, "ack_push": True, "cwr_reduction": "prr", "loss_ssthresh": "cwnd",
+    "quick_acks": 16, "ack_push": True, "handshake_rtt": True, "cwr_reduction": "prr",
+    "loss_ssthresh": "cwnd",
 }
 
 

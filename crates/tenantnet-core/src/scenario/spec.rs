@@ -380,13 +380,13 @@ pub struct TransportSpec {
     pub quick_acks: Option<u32>,
     /// With delayed ACKs, acknowledge at once the segment that ends the application's data (Linux does for a PSH segment the application reads) [false under `htsim`, true under `linux`].
     pub ack_push: Option<bool>,
-    /// Start each sender with the RTT sample its connection's handshake would have given (tenantnet's flows have none): the round trip of an ACK-sized SYN and SYN-ACK over the flow's paths, idle. It gives the tail loss probe its timeout from the first window, as Linux's data segments have after the handshake (`tcp_synack_rtt_meas`), and replaces `initial_rto` for them (under `linux`'s 200ms min RTO a lost first window is otherwise found by the timer) [false].
+    /// Start each sender with the RTT sample its connection's handshake would have given (tenantnet's flows have none): the round trip of an ACK-sized SYN and SYN-ACK over the flow's paths, idle. It gives the tail loss probe its timeout from the first window, as Linux's data segments have after the handshake (`tcp_synack_rtt_meas`), and replaces `initial_rto` for them (without it, under `linux`'s 200ms min RTO a lost first window waits for the timer) [false under `htsim`, true under `linux`].
     pub handshake_rtt: Option<bool>,
     /// How the window comes down after ECE, with `recovery = "sack"` or `"rack"`: `immediate` (at once to cwnd·(1 − α/2) for DCTCP, half for NewReno: the DCTCP paper, RFC 8257, htsim) or `prr` (a little on each ACK by Proportional Rate Reduction until the data sent before is acknowledged, as Linux's CWR state does); with `recovery = "newreno"` the cut is immediate [immediate under `htsim`, prr under `linux`].
     pub cwr_reduction: Option<CwrReduction>,
     /// What ssthresh halves when a loss is found or the retransmission timer expires: `flight` (max(FlightSize/2, 2·MSS), RFC 5681 eq. 4, RFC 6675, htsim; at a timeout with SACK the smaller of the flight and the window) or `cwnd` (max(cwnd/2, 2·MSS): Linux's Reno and ns-3's TcpLinuxReno; with SACK the flight counts SACKed bytes above a hole, which are not in the network) [flight under `htsim`, cwnd under `linux`].
     pub loss_ssthresh: Option<LossSsthresh>,
-    /// A named set of defaults for the keys above, which keys set beside it override: `linux` (the default) or `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs, matched to htsim for its cross-check and the benchmarks against it); `linux` is what a current Linux host does: CUBIC for `tcp`, RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the window brought down after ECE by PRR, ssthresh half the window after a loss. The profile also sets `network.clock_ppm` where the scenario does not (100 under `linux`, 0 under `htsim`) [linux].
+    /// A named set of defaults for the keys above, which keys set beside it override: `linux` (the default) or `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs, matched to htsim for its cross-check and the benchmarks against it); `linux` is what a current Linux host does: CUBIC for `tcp`, RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the handshake's RTT sample, the window brought down after ECE by PRR, ssthresh half the window after a loss. The profile also sets `network.clock_ppm` where the scenario does not (100 under `linux`, 0 under `htsim`) [linux].
     pub profile: Option<TransportProfile>,
 }
 
@@ -395,7 +395,7 @@ crate::kinds::named_kinds! {
     TransportProfile (default Linux) {
         /// Matched to htsim (its cross-check and the benchmarks against it): NewReno without SACK, min RTO 10 ms, no delayed ACKs.
         Htsim = "htsim",
-        /// A current Linux host: CUBIC with HyStart for `protocol = "tcp"` (Linux's default congestion control since 2.6.19), RACK-TLP (`tcp_recovery` = 1, Linux 4.18 on) with Linux's probe timeout, min RTO 200 ms (TCP_RTO_MIN), max RTO 120 s (TCP_RTO_MAX), delayed ACKs with a 40 ms timer (TCP_DELACK_MIN), 16 quick ACKs at the start (TCP_MAX_QUICKACKS), PSH segments acknowledged at once, the window brought down after ECE by PRR (`tcp_cwnd_reduction`), ssthresh after a loss half the window rather than the flight (`tcp_reno_ssthresh`). The initial RTO is the min RTO (whatever it is set to): Linux's data segments follow a handshake whose RTT sample on a datacenter path puts the RTO at its minimum, and tenantnet has no handshake (TCP_TIMEOUT_INIT, 1 s, is the SYN's).
+        /// A current Linux host: CUBIC with HyStart for `protocol = "tcp"` (Linux's default congestion control since 2.6.19), RACK-TLP (`tcp_recovery` = 1, Linux 4.18 on) with Linux's probe timeout, min RTO 200 ms (TCP_RTO_MIN), max RTO 120 s (TCP_RTO_MAX), delayed ACKs with a 40 ms timer (TCP_DELACK_MIN), 16 quick ACKs at the start (TCP_MAX_QUICKACKS), PSH segments acknowledged at once, the window brought down after ECE by PRR (`tcp_cwnd_reduction`), ssthresh after a loss half the window rather than the flight (`tcp_reno_ssthresh`). The initial RTO is the min RTO (whatever it is set to): Linux's data segments follow a handshake whose RTT sample on a datacenter path puts the RTO at its minimum, and tenantnet has no handshake (TCP_TIMEOUT_INIT, 1 s, is the SYN's); each sender starts with that sample (`handshake_rtt`), which gives the tail loss probe its timeout from the first window.
         Linux = "linux",
     }
 }
@@ -427,6 +427,7 @@ impl TransportProfile {
                 delayed_ack_timeout: 40_000_000_000,
                 quick_acks: 16,
                 ack_push: true,
+                handshake_rtt: true,
                 cwr_reduction: CwrReduction::Prr,
                 loss_ssthresh: LossSsthresh::Cwnd,
                 ..d
