@@ -69,9 +69,7 @@ def test_the_default_scale_puts_the_fastest_nic_at_1_gbps_and_never_scales_up() 
 
 def test_dctcp_runs_as_the_kernels_reno_on_both_sides_with_the_min_rto_kept() -> None:
     d, words = prepare.kernel_transport(demo_data())
-    # the kernel's connections open with a handshake: the twin's senders take its RTT
-    assert d["transport"] == {"min_rto": "5ms", "protocol": "newreno", "profile": "linux",
-                              "handshake_rtt": True}
+    assert d["transport"] == {"min_rto": "5ms", "protocol": "newreno", "profile": "linux"}
     assert "reno" in words and "no DCTCP" in words
     assert prepare.kernel_cc(d) == "reno"
 

@@ -12,14 +12,16 @@
 //! ACK's serialization and one delay per hop. A lone flow no larger than its
 //! initial window, on an otherwise idle network, completes in exactly this time
 //! (to the picosecond's rounding): its slowdown is 1.
+//!
+//! Also the round trip a flow's handshake would measure on the same idle paths
+//! (`transport.handshake_rtt`), which its sender starts with.
 
+use super::flow::Flow;
 use crate::engine::Time;
 use crate::net::{Network, PortId};
 use crate::transport::TcpConfig;
-use crate::workload::FlowKind;
-
-use super::flow::Flow;
 use crate::units::PS_PER_SEC;
+use crate::workload::FlowKind;
 
 fn ser(bytes: u64, rate_bps: u64) -> f64 {
     bytes as f64 * 8.0 * PS_PER_SEC as f64 / rate_bps as f64
@@ -50,10 +52,16 @@ pub fn ideal_fct(net: &Network, fwd: &[PortId], rev: &[PortId], size: u64, cfg: 
         };
         t += ser(bytes, rate(p)) + delay(p);
     }
-    for p in rev {
-        t += ser(cfg.ack_size as u64, rate(p)) + delay(p);
-    }
-    t / PS_PER_SEC as f64
+    ack_trip(net, rev, cfg, t) / PS_PER_SEC as f64
+}
+
+/// `from` plus the picoseconds an ACK-sized segment of `cfg` takes over `ports`, idle,
+/// store and forward: each hop's serialisation and delay, added hop by hop.
+fn ack_trip(net: &Network, ports: &[PortId], cfg: &TcpConfig, from: f64) -> f64 {
+    ports.iter().fold(from, |t, p| {
+        let port = &net.ports[p.idx()];
+        t + (ser(cfg.ack_size as u64, port.rate_bps()) + port.delay() as f64)
+    })
 }
 
 /// The RTT sample `flow`'s handshake would have given, where its transport (of
@@ -70,9 +78,5 @@ pub fn handshake_rtt(net: &Network, flow: &Flow, tcp: &[TcpConfig]) -> Option<Ti
     }
     let fwd = net.path(flow.spec.src, flow.spec.dst, flow.hash);
     let rev = net.path(flow.spec.dst, flow.spec.src, flow.hash_rev);
-    let hop = |p: &PortId| {
-        let port = &net.ports[p.idx()];
-        ser(cfg.ack_size as u64, port.rate_bps()).round() as Time + port.delay()
-    };
-    Some(fwd.iter().chain(&rev).map(hop).sum())
+    Some(ack_trip(net, &rev, cfg, ack_trip(net, &fwd, cfg, 0.0)).round() as Time)
 }

@@ -11,12 +11,12 @@ this kernel has in place of the scenario's.
   ``linux`` transport profile, whose TCP is CUBIC) as ``tcp_cubic``, ``newreno`` (and
   ``tcp`` under the ``htsim`` profile) as ``tcp_reno``. The twin simulation runs the
   same congestion control with tenantnet's ``linux`` transport profile (RACK-TLP,
-  delayed ACKs) and each sender starting with its handshake's RTT sample
-  (``handshake_rtt``: the kernel's connections open with one), the scenario's minimum
-  RTO kept on both sides (the emulation sets it
-  on every route with ``rto_min``). DCTCP becomes Reno on both sides: this kernel has
-  neither DCTCP nor RED to mark ECN. The top-level ``[transport]`` decides for every
-  flow (a workload's own protocol is not emulated apart).
+  delayed ACKs, each sender starting with the RTT sample of a handshake, as the
+  kernel's connections open with one), the scenario's minimum RTO kept on both sides
+  (the emulation sets it on every route with ``rto_min``). DCTCP becomes Reno on both
+  sides: this kernel has neither DCTCP nor RED to mark ECN. The top-level
+  ``[transport]`` decides for every flow (a workload's own protocol is not emulated
+  apart).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def kernel_transport(data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
             if k in tr}
     cubic = was == "cubic" or (was == "tcp" and profile == "linux")
     twin = "cubic" if cubic else "newreno"
-    d["transport"] = {**keep, "protocol": twin, "profile": "linux", "handshake_rtt": True}
+    d["transport"] = {**keep, "protocol": twin, "profile": "linux"}
     said = f"{was} under the {profile} profile" if was == "tcp" else was
     words = f"{kernel_cc(d)} (the scenario's {said}" + (
         ": this kernel has no DCTCP or RED)" if was == "dctcp" else ")")
