@@ -1,7 +1,8 @@
-"""Host timing (`network.host_jitter`, `network.clock_ppm`): a packet reaching a host
-waits for the host to take it, and ports' clocks are a few parts per million apart, so
-that identical senders on links of one rate no longer act at the same picosecond,
-round after round, where a tie rule decides who is shut out."""
+"""Host timing (`network.host_jitter`, `network.tx_jitter`, `network.clock_ppm`): a
+packet reaching a host waits for the host to take it, a packet a host sends waits for
+its NIC, and ports' clocks are a few parts per million apart, so that identical senders
+on links of one rate no longer act at the same picosecond, round after round, where a
+tie rule decides who is shut out."""
 
 from __future__ import annotations
 
@@ -65,16 +66,19 @@ def test_under_the_defaults_the_tie_rule_no_longer_decides() -> None:
         assert a == one_against(2, "partitioned", s, profile="linux"), s
 
 
-def test_a_packet_waits_half_of_host_jitter_at_each_host() -> None:
-    # one-segment flows, one at a time on a star: the data waits at its receiver and
-    # the ACK at its sender, each uniformly below J, so a flow takes J longer on average
+@pytest.mark.parametrize("key", ["host_jitter", "tx_jitter"])
+def test_a_packet_waits_half_of_the_wait_at_each_host(key: str) -> None:
+    # one-segment flows, one at a time on a star: the data waits at one host and the
+    # ACK at the other (on receive: the data at its receiver, the ACK at its sender;
+    # on transmit: the data at its sender, the ACK at its receiver), each uniformly
+    # below J, so a flow takes J longer on average
     def fcts(**network: Any) -> Any:
         d = {
             "name": "waits",
             "simulation": {"duration": "50ms", "seed": 3, "stop_when_done": True},
             "topology": {"kind": "star", "hosts": 2, "link_rate": "10Gbps",
                          "link_delay": "1us"},
-            "network": network,
+            "network": {"clock_ppm": 0, **network},
             "output": {"queues": False, "throughput": []},
             "workloads": [{"kind": "fixed", "src": "h0", "dst": "h1", "size": "1000B",
                            "flows_per_pair": 400, "interval": "100us"}],
@@ -82,19 +86,51 @@ def test_a_packet_waits_half_of_host_jitter_at_each_host() -> None:
         r, _ = simulate(d)
         return r.flows["fct_s"].to_numpy()
     j = 8e-6
-    extra = fcts(host_jitter="8us") - fcts()
+    extra = fcts(**{key: "8us"}) - fcts()
     assert extra.min() >= 0 and extra.max() < 2 * j
     # the mean of 400 sums of two uniform waits: J, with a standard error of J/35
     assert extra.mean() == pytest.approx(j, rel=0.1)
 
 
+def cubic_pair(seed: int, **network: Any) -> tuple[float, float]:
+    """Two CUBIC flows from two hosts into one 1 Gb/s port (200 KB buffer) for 1 s
+    under the `linux` profile: each one's goodput, Gb/s (the serial emulation test's
+    pair, which the kernel splits 0.49 / 0.50)."""
+    d = {"name": "pair", "simulation": {"duration": "1s", "seed": seed},
+         "topology": {"kind": "star", "hosts": 3, "link_rate": "1Gbps", "link_delay": "5us"},
+         "network": {"buffer": "200KB", **network},
+         "transport": {"protocol": "cubic", "min_rto": "5ms"},
+         "output": {"queues": False, "throughput": ["flow"]},
+         "workloads": [{"kind": "long_lived", "tenant": t, "src": src, "dst": "h2"}
+                       for t, src in (("a", "h0"), ("b", "h1"))]}
+    r, _ = simulate(d)
+    f, s = r.flows, r.summary["simulated_s"]
+    a, b = (float(f[f["tenant"] == t]["bytes_delivered"].sum() * 8 / s / 1e9) for t in "ab")
+    return a, b
+
+
+def test_a_wait_at_the_hosts_splits_a_cubic_pair_as_the_kernel_does_in_each_seed() -> None:
+    # under the defaults (clocks 100 ppm apart, no wait) the two clocks hold a phase
+    # for the whole second and the tail-drop port shuts one sender out (seed 2:
+    # 0.90 / 0.07 Gb/s)
+    exact = [cubic_pair(s) for s in (1, 2, 3)]
+    assert min(min(x) for x in exact) < 0.2, exact
+    # a receive wait as mlx5's moderation, or a transmit wait alone: near half each
+    # in every seed, as the kernel splits it
+    for net in ({"host_jitter": "3us"}, {"tx_jitter": "1us"}):
+        for s in (1, 2, 3):
+            a, b = cubic_pair(s, **net)
+            assert a == pytest.approx(0.5, abs=0.1) and b == pytest.approx(0.5, abs=0.1), \
+                (net, s, a, b)
+
+
 def test_host_timing_is_the_same_on_1_2_and_4_threads() -> None:
     d = partitioned(tenantnet.Scenario.from_file(EXAMPLES / "leafspine-ns3.toml").data())
     d["simulation"]["duration"] = "5ms"
-    d["network"].update(host_jitter="3us", clock_ppm=100)
+    d["network"].update(host_jitter="3us", tx_jitter="1us", clock_ppm=100)
     one, _ = ran(d, 1)
     plain = dict(d, network={k: v for k, v in d["network"].items()
-                             if k not in ("host_jitter", "clock_ppm")})
+                             if k not in ("host_jitter", "tx_jitter", "clock_ppm")})
     assert ran(plain, 1)[0] != one
     for n in (2, 4):
         got, sim = ran(d, n)

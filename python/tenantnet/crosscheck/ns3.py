@@ -207,8 +207,9 @@ def refuse(d: dict[str, Any]) -> None:
                                   "compares transports on a plain fabric")
     net = d.get("network", {})
     for key, plain in (("queues", 1), ("buffer_policy", "tail_drop"), ("ecn_scope", "port"),
-                       ("host_nic", "fifo"), ("clock_ppm", 0)):
-        if net.get(key, plain) != plain:
+                       ("host_nic", "fifo"), ("clock_ppm", 0), ("host_jitter", "0us"),
+                       ("tx_jitter", "0us")):
+        if net.get(key, plain) not in (plain, 0, "0s", "0us", "0ns", "0ps"):
             raise CrosscheckError(f"network.{key} = {net[key]!r}: the ns-3 program models "
                                   f"{plain!r} only")
 

@@ -6,6 +6,7 @@ pub mod heap;
 pub mod queue;
 pub mod rng;
 pub mod timer;
+pub mod wait;
 
 /// Simulated time in picoseconds since the start of the run.
 pub type Time = u64;

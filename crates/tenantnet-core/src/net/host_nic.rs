@@ -204,6 +204,7 @@ mod tests {
             pool_size: None,
             host_nic: HostNic::Fifo,
             host_jitter: 0,
+            tx_jitter: 0,
             clock_ppm: 0,
             ack_path: AckPath::Symmetric,
         };

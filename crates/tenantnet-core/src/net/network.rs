@@ -2,10 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use super::host_jitter::HostJitter;
+use super::host_jitter::host_waits;
 use super::host_nic::{AckPath, HostNic};
 use super::routing::Routing;
 use crate::engine::rng::Rng;
+use crate::engine::wait::Wait;
 use crate::engine::Time;
 use crate::packet::ids::{HostId, NodeId, PortId, SwitchId};
 use crate::switch::buffer::SharedPool;
@@ -67,6 +68,9 @@ pub struct FabricConfig {
     /// The longest wait of a packet reaching a host for its stack, picoseconds
     /// (`network.host_jitter`; 0: none).
     pub host_jitter: Time,
+    /// The longest wait of a packet a host sends for its NIC, picoseconds
+    /// (`network.tx_jitter`; 0: none).
+    pub tx_jitter: Time,
     /// How far each port's clock may be off its link's rate, parts per million
     /// (`network.clock_ppm`; 0: exact).
     pub clock_ppm: u32,
@@ -98,24 +102,14 @@ pub struct Network {
     /// Shared buffer pools (switches whose ports use dynamic thresholds).
     pub pools: Vec<SharedPool>,
     /// Each host's receive timing, by `HostId` (`network.host_jitter`; empty: none).
-    pub host_jitter: Vec<HostJitter>,
+    pub host_jitter: Vec<Wait>,
+    /// Each host's transmit timing, by `HostId` (`network.tx_jitter`; empty: none).
+    pub tx_jitter: Vec<Wait>,
     /// How host NICs order packets.
     pub host_nic: HostNic,
     /// The path ACKs take.
     pub ack_path: AckPath,
     by_name: BTreeMap<String, NodeId>,
-}
-
-/// Each of `hosts` hosts' receive timing, from stream `host_jitter/H` of `seed`
-/// (`network.host_jitter`); none when it is 0.
-fn host_jitter(cfg: &FabricConfig, hosts: usize, seed: u64) -> Vec<HostJitter> {
-    if cfg.host_jitter == 0 {
-        return Vec::new();
-    }
-    let stream = |h: usize| format!("host_jitter/{h}");
-    (0..hosts)
-        .map(|h| HostJitter::new(seed, &stream(h), cfg.host_jitter))
-        .collect()
 }
 
 /// Port `id`'s rate on a link of `rate_bps`: its clock off the link's rate by a draw
@@ -352,7 +346,8 @@ impl NetworkBuilder {
         let (hosts, switches) = hosts_and_switches(&nodes, &ports)?;
         let pools = shared_pools(cfg, &nodes, &switches, &mut ports);
         let routing = Routing::build(&nodes, &hosts, &switches, &ports, &reverse, seed)?;
-        let host_jitter = host_jitter(cfg, hosts.len(), seed);
+        let host_jitter = host_waits("host_jitter", cfg.host_jitter, hosts.len(), seed);
+        let tx_jitter = host_waits("tx_jitter", cfg.tx_jitter, hosts.len(), seed);
         Ok(Network {
             nodes,
             hosts,
@@ -368,6 +363,7 @@ impl NetworkBuilder {
             host_nic: cfg.host_nic,
             ack_path: cfg.ack_path,
             host_jitter,
+            tx_jitter,
             by_name,
         })
     }

@@ -159,9 +159,12 @@ pub struct NetworkSpec {
     /// The path ACKs take: hashed (default, ECMP) or symmetric (back along the data's path).
     #[serde(default)]
     pub ack_path: AckPath,
-    /// The longest a packet that reaches a host waits for the host to take it (its NIC's interrupt moderation), e.g. "8us": each waits a time drawn uniformly below it, in order, from the run's seed, so that hosts sending in step drift apart as real ones do [none].
+    /// The longest a packet that reaches a host waits for the host to take it (its NIC's receive-interrupt moderation), e.g. "8us": each waits a time drawn uniformly below it, in order, from the run's seed, so that hosts sending in step drift apart as real ones do (Linux's mlx5 driver moderates for 3 µs where its timer restarts on each completion, its default on the devices that can, and 16 µs from the interrupt event) [none].
     #[serde(default)]
     pub host_jitter: Option<TimeSpan>,
+    /// The longest a packet a host sends waits before its NIC takes it (the driver's doorbell and the NIC's reads of the descriptor and the payload over PCIe), e.g. "1us": each waits a time drawn uniformly below it, in order, from the run's seed; a packet that finds the NIC busy waits for it as before [none].
+    #[serde(default)]
+    pub tx_jitter: Option<TimeSpan>,
     /// How far each port's clock may be off its link's rate, in parts per million: each port sends at the rate times 1 + u·clock_ppm·10⁻⁶, u drawn uniformly in [−1, 1] from the run's seed (IEEE 802.3 allows transmitters ±100 ppm), so that links of one nominal rate drift against each other as real ones do; guarantees, loads, ideal completion times and utilisation are still reckoned by the links' rates [100 under the `linux` transport profile (`[transport]`'s, the default), 0 under `htsim`].
     #[serde(default)]
     pub clock_ppm: Option<u32>,
@@ -302,6 +305,7 @@ impl Default for NetworkSpec {
             host_nic: HostNic::Fifo,
             ack_path: AckPath::Hashed,
             host_jitter: None,
+            tx_jitter: None,
             clock_ppm: None,
             ecn_scope: EcnScope::Port,
             queues: 1,

@@ -161,7 +161,7 @@ impl RunView<'_> {
         let host = |h: HostId| self.fabric.net.hosts[h.idx()].node;
         let flow = |f: crate::net::FlowId| &self.ends.flows[f.idx()].spec;
         Some(match e {
-            Event::Arrive(p) | Event::Deliver(p) => self.fabric.pkts[p].at,
+            Event::Arrive(p) | Event::Handoff(p) => self.fabric.pkts[p].at,
             Event::TxDone(port) => self.fabric.net.ports[port.idx()].node(),
             Event::Rto(f) | Event::UdpTick(f) | Event::Stop(f) | Event::Begin(f) => {
                 host(flow(f).src)

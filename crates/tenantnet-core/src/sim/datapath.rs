@@ -77,8 +77,18 @@ impl Sim {
                 self.cpu_took(id, to)
             }
             Some(v) => self.vswitch_egress(v, id, may_drop),
-            None => self.enqueue(id, self.fabric.nic_of(h, id, &self.ends.flows)),
+            None => self.hand_to_nic(h, id),
         }
+    }
+
+    /// Host `h` hands packet `id` to its NIC: now, or after its transmit wait (a
+    /// `Handoff` event, `network.tx_jitter`).
+    #[inline(always)]
+    pub(super) fn hand_to_nic(&mut self, h: HostId, id: PktId) {
+        if let Some(t) = self.fabric.tx_wait(h, id, self.now) {
+            return self.schedule(t, Event::Handoff(id), self.fabric.origin(h));
+        }
+        self.enqueue(id, self.fabric.nic_of(h, id, &self.ends.flows));
     }
 
     /// A packet reached its destination host: counted on its VM pair, through the
@@ -167,9 +177,7 @@ impl Sim {
         let pkt = &mut self.fabric.pkts[id];
         let now = self.now;
         match (self.hosts).vswitch_egress(now, (v, id, pkt), may_drop, &self.ends) {
-            HostEgress::ToNic(host) => {
-                self.enqueue(id, self.fabric.nic_of(host, id, &self.ends.flows))
-            }
+            HostEgress::ToNic(host) => self.hand_to_nic(host, id),
             HostEgress::Queued(s) => {
                 self.records.counters.shaped += 1;
                 if let Some((t, host)) = self.hosts.next_wake(s, now) {
@@ -194,7 +202,7 @@ impl Sim {
                 self.hosts.colour(s, pkt, c);
             }
             let host = self.hosts.count_to_nic(v, pkt);
-            self.enqueue(id, self.fabric.nic_of(host, id, &self.ends.flows));
+            self.hand_to_nic(host, id);
         }
         if let Some((t, host)) = self.hosts.next_wake(s, self.now) {
             self.schedule(t, Event::ShaperTx(s), self.fabric.origin(host));

@@ -91,8 +91,8 @@ events! {
     14 => NicMonitor,
     /// A flow whose gate opened with a delay begins.
     15 => Begin(FlowId),
-    /// A packet that reached its host is handed to it (`network.host_jitter`).
-    16 => Deliver(PktId),
+    /// A packet a host sent reaches its NIC (`network.tx_jitter`).
+    16 => Handoff(PktId),
 }
 
 impl Event {
@@ -100,7 +100,7 @@ impl Event {
     #[inline]
     fn id(self) -> u32 {
         match self {
-            Event::Arrive(p) | Event::Sent(p) | Event::Deliver(p) => p.0,
+            Event::Arrive(p) | Event::Sent(p) | Event::Handoff(p) => p.0,
             Event::TxDone(p) => p.0,
             Event::Rto(f)
             | Event::DelAck(f)

@@ -40,11 +40,49 @@ impl Fabric {
         }
     }
 
-    /// When host `h` takes a packet that reached it at `now`, if hosts take packets
-    /// later (`network.host_jitter`, `net::host_jitter`).
+    /// When the peer of `port` takes a packet that reaches it at `arrive`: later if
+    /// the peer is a host that takes packets later (`network.host_jitter`,
+    /// `net::host_jitter`; the wait is drawn as the packet goes on the wire, in the
+    /// order it arrives, for the link keeps its order), else at `arrive`.
+    #[inline]
+    pub(super) fn host_wait(&mut self, port: PortId, arrive: Time) -> Time {
+        if self.net.host_jitter.is_empty() {
+            return arrive;
+        }
+        let peer = self.net.ports[port.idx()].peer();
+        match self.node_kind[peer.idx()] {
+            NodeKind::Host(h) => {
+                (self.net.host_jitter.get_mut(h.idx())).map_or(arrive, |w| w.deliver(arrive))
+            }
+            NodeKind::Switch(_) => arrive,
+        }
+    }
+
+    /// When host `h`'s NIC takes packet `id` that the host sends at `now`, if hosts
+    /// hand packets to their NICs later (`network.tx_jitter`, `net::host_jitter`);
+    /// the packet is then at the host's node until its NIC takes it.
+    #[inline(always)]
+    pub(super) fn tx_wait(&mut self, h: HostId, id: PktId, now: Time) -> Option<Time> {
+        if self.net.tx_jitter.is_empty() {
+            return None;
+        }
+        Some(self.tx_waited(h, id, now))
+    }
+
+    /// `tx_wait` where hosts wait (out of the path of runs where none does).
     #[inline(never)]
-    pub(super) fn host_wait(&mut self, h: HostId, now: Time) -> Option<Time> {
-        (self.net.host_jitter.get_mut(h.idx())).map(|j| j.deliver(now))
+    fn tx_waited(&mut self, h: HostId, id: PktId, now: Time) -> Time {
+        self.pkts[id].at = self.net.hosts[h.idx()].node;
+        self.net.tx_jitter[h.idx()].deliver(now)
+    }
+
+    /// The host whose node packet `id` is at.
+    #[inline]
+    pub(super) fn host_at(&self, id: PktId) -> HostId {
+        match self.node_kind[self.pkts[id].at.idx()] {
+            NodeKind::Host(h) => h,
+            NodeKind::Switch(_) => unreachable!("a packet handed to a NIC is at its host"),
+        }
     }
 
     /// The origin of what host `h` schedules: its NIC (`EventQueue`'s keys).

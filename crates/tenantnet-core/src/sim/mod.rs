@@ -218,9 +218,10 @@ impl Sim {
             },
             parallel: Parallelism::default(),
         };
-        sim.parallel.wire_hook =
-            sim.records.recorder.tenant_links.is_some() || sim.records.capture.is_some();
-        sim.fabric.host_hook = sim.hosts.cpu.is_some() || !sim.fabric.net.host_jitter.is_empty();
+        sim.parallel.wire_hook = sim.records.recorder.tenant_links.is_some()
+            || sim.records.capture.is_some()
+            || !sim.fabric.net.host_jitter.is_empty();
+        sim.fabric.host_hook = sim.hosts.cpu.is_some();
         sim.start();
         sim
     }
@@ -368,7 +369,10 @@ impl Sim {
     fn dispatch(&mut self, e: Event) {
         match e {
             Event::Arrive(p) => self.arrive(p),
-            Event::Deliver(p) => self.at_host(p),
+            Event::Handoff(p) => {
+                let h = self.fabric.host_at(p);
+                self.enqueue(p, self.fabric.nic_of(h, p, &self.ends.flows));
+            }
             Event::TxDone(port) => self.tx_done(port),
             Event::FlowStart => self.start_flows(),
             Event::Rto(f) => {
@@ -432,34 +436,14 @@ impl Sim {
             NodeKind::Switch(s) => {
                 self.enqueue(id, self.fabric.route(node, s, id));
             }
-            NodeKind::Host(h) => {
-                if self.fabric.host_hook {
-                    // the host takes it later (its `Deliver` event, from its NIC), or
-                    // through the vswitch's CPU model
-                    if let Some(t) = self.fabric.host_wait(h, self.now) {
-                        return self.schedule(t, Event::Deliver(id), self.fabric.origin(h));
-                    }
-                    return self.at_host(id);
+            NodeKind::Host(_) => {
+                if self.fabric.host_hook && through_cpu(self, id) {
+                    return;
                 }
                 self.records.counters.delivered += 1;
                 self.deliver(id);
             }
         }
-    }
-
-    /// Packet `id`, at its host, is handed to the host: its vswitch's CPU model if
-    /// it costs cycles, else its VM's transport (runs with either hook on,
-    /// `Fabric::host_hook`).
-    #[inline(never)]
-    fn at_host(&mut self, id: PktId) {
-        if let Some(cpu) = self.hosts.cpu.as_mut() {
-            let (pkt, vms) = ((id, &self.fabric.pkts[id]), &self.hosts.vms);
-            if let Some(to) = cpu.rx_in(self.now, pkt, &self.hosts.pairs, vms) {
-                return self.cpu_took(id, to);
-            }
-        }
-        self.records.counters.delivered += 1;
-        self.deliver(id);
     }
 
     /// Offers packet `id` to queue `queue` of `port` (where the fabric routed it, or
@@ -498,22 +482,29 @@ impl Sim {
     /// on a link without delay, it still comes first.
     #[inline(always)]
     fn on_wire(&mut self, port: PortId, id: PktId, arrive: Time) {
-        if self.parallel.wire_hook && self.on_wire_hook(port, id, arrive) {
-            return;
+        let mut at = arrive;
+        if self.parallel.wire_hook {
+            match self.on_wire_hook(port, id, arrive) {
+                Some(t) => at = t,
+                None => return,
+            }
         }
         let by = Origin::port(port.0);
         if self.ends.small_queues && self.fabric.pkts[id].has(flags::TSQ) {
             self.schedule(self.fabric.left_nic(port, arrive), Event::Sent(id), by);
         }
-        self.schedule(arrive, Event::Arrive(id), by);
+        self.schedule(at, Event::Arrive(id), by);
     }
 
     /// What happens to a packet going on the wire in runs that count it per tenant
-    /// and port, capture packets, or are a partition of a parallel run (one flag,
-    /// `wire_hook`, so that other runs pay one test): counts it, captures it, and
-    /// mails it if `port` is cut. Whether it was mailed.
+    /// and port, capture packets, give hosts a receive wait, or are a partition of a
+    /// parallel run (one flag, `wire_hook`, so that other runs pay one test): counts
+    /// it, captures it, adds the wait of a host that takes it later
+    /// (`network.host_jitter`) and mails it if `port` is cut. When its peer takes it;
+    /// `None` if it was mailed.
     #[inline(never)]
-    fn on_wire_hook(&mut self, port: PortId, id: PktId, arrive: Time) -> bool {
+    fn on_wire_hook(&mut self, port: PortId, id: PktId, arrive: Time) -> Option<Time> {
+        let taken = self.fabric.host_wait(port, arrive);
         if let Some(c) = self.records.capture.as_deref_mut() {
             c.on_wire(self.now, port, &self.fabric.pkts[id]);
         }
@@ -524,7 +515,7 @@ impl Sim {
             }
         }
         if !self.parallel.part.as_deref().is_some_and(|pc| pc.cut(port)) {
-            return false;
+            return Some(taken);
         }
         // mailed to the partition across: a packet its sender's small queue counts
         // stays here as a ghost until it has left the NIC (its `Sent` event, always
@@ -535,9 +526,9 @@ impl Sim {
         if ghost {
             self.schedule(self.fabric.left_nic(port, arrive), Event::Sent(id), by);
         }
-        let m = parallel::Mail::new(arrive, by, pkt, sack);
+        let m = parallel::Mail::new(taken, by, pkt, sack);
         self.parallel.post(port, m, ghost.then_some(id));
-        true
+        None
     }
 
     #[inline]
@@ -549,5 +540,22 @@ impl Sim {
         if let Some(w) = wake {
             self.schedule(w, Event::TxDone(port), Origin::port(port.0));
         }
+    }
+}
+
+/// Packet `id`, at its host, goes through the vswitch's CPU model if that costs
+/// cycles (`Fabric::host_hook`): whether the model took it.
+#[inline(never)]
+fn through_cpu(sim: &mut Sim, id: PktId) -> bool {
+    let Some(cpu) = sim.hosts.cpu.as_mut() else {
+        return false;
+    };
+    let (pkt, vms) = ((id, &sim.fabric.pkts[id]), &sim.hosts.vms);
+    match cpu.rx_in(sim.now, pkt, &sim.hosts.pairs, vms) {
+        Some(to) => {
+            sim.cpu_took(id, to);
+            true
+        }
+        None => false,
     }
 }

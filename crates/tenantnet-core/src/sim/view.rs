@@ -67,7 +67,7 @@ impl<'a> RunView<'a> {
         let on_links = self
             .events
             .codes()
-            .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_) | Event::Deliver(_))))
+            .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_) | Event::Handoff(_))))
             .count() as u64;
         (self.fabric.pkts.live(), held + on_links)
     }

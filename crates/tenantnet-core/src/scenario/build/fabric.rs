@@ -79,6 +79,7 @@ pub fn fabric(
         pool_size,
         host_nic: nw.host_nic,
         host_jitter: nw.host_jitter.map_or(0, |t| t.0),
+        tx_jitter: nw.tx_jitter.map_or(0, |t| t.0),
         clock_ppm,
         ack_path: nw.ack_path,
     })

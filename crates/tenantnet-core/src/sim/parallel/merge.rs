@@ -181,7 +181,7 @@ impl ParState {
         for p in &self.parts {
             let p = super::lock(p);
             let arrivals = (p.events.codes())
-                .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_) | Event::Deliver(_))))
+                .filter(|&c| matches!(Event::decode(c), Some(Event::Arrive(_) | Event::Handoff(_))))
                 .count() as u64;
             let held: u64 = (self.owned_ports(&p))
                 .map(|port| port.held_packets())
