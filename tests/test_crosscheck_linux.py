@@ -209,3 +209,18 @@ def test_an_incast_on_the_kernel_beside_the_simulator(tmp_path: Path) -> None:
 
 def test_the_crosschecks_wire_has_short_bursts_and_offload() -> None:
     assert xl.WIRE.burst_s == 100e-6 and xl.WIRE.tso and xl.WIRE.words()
+
+
+def test_scenarios_may_follow_the_options(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse alone takes no positional after an option once the command's list of
+    # them has matched: `crosscheck linux -o DIR A B` was refused as unrecognised
+    from tenantnet.cli.main import parse
+    a = parse(["crosscheck", "linux", "-o", "out", "a.toml", "b.toml"])
+    assert a.scenario == [Path("a.toml"), Path("b.toml")] and a.out == Path("out")
+    a = parse(["crosscheck", "linux", "a.toml", "--repeats", "3", "b.toml"])
+    assert a.scenario == [Path("a.toml"), Path("b.toml")] and a.repeats == 3
+    # an unknown option is still an error, named, with exit code 2
+    with pytest.raises(SystemExit) as e:
+        parse(["crosscheck", "linux", "a.toml", "--bogus", "3"])
+    assert e.value.code == 2
+    assert "unrecognized arguments: --bogus 3" in capsys.readouterr().err

@@ -98,6 +98,7 @@ def add_command(cmd: Callable[..., Any]) -> None:
                    "right<i>) or a leaf_spine one (any sized TCP flows, replayed on "
                    "tenantnet's paths); linux: any scenarios `tenantnet emulate` runs "
                    "(default: the built-in cases: incasts, long flows, leaf-spines)")
+    p.set_defaults(intermixed="scenario")
     p.add_argument("-o", "--out", type=Path, default=None, metavar="DIR",
                    help="also write the table (crosscheck.csv) and every flow on both "
                         "sides (flows.csv) into DIR; linux adds the FCTs' plot (fct.png)")

@@ -682,9 +682,23 @@ def build_parser() -> argparse.ArgumentParser:
     return top
 
 
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line's arguments. A command whose last positional takes a list of
+    files (``intermixed``: its name) also takes files after its options, as in
+    ``tenantnet crosscheck linux -o DIR A.toml B.toml``, which argparse alone refuses."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    dest = getattr(args, "intermixed", None)
+    if extra and dest is not None and not any(e.startswith("-") for e in extra):
+        getattr(args, dest).extend(Path(e) for e in extra)
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``tenantnet`` script."""
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     try:
         args.func(args)
     except (CliError, ScenarioError) as e:
