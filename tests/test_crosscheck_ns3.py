@@ -63,6 +63,15 @@ def test_what_the_program_does_not_model_is_refused(tmp_path: Path,
     assert "topology.kind = 'star'" in err and "dumbbell" in err and err[-1] == "\n"
 
 
+def test_a_host_wait_is_refused_as_ns3_has_none() -> None:
+    for key in ("host_jitter", "tx_jitter"):
+        timed = SMALLEST.replace("[network]", f'[network]\n{key} = "1us"')
+        with pytest.raises(ns3check.CrosscheckError, match=f"network.{key} = '1us'"):
+            ns3check.setup(Scenario.from_toml(timed))
+        none = SMALLEST.replace("[network]", f'[network]\n{key} = "0us"')
+        assert ns3check.setup(Scenario.from_toml(none))[0].senders == 8
+
+
 def test_the_settings_follow_the_scenario() -> None:
     s, ours = ns3check.setup(Scenario.from_toml(SMALLEST))
     assert (s.senders, s.size, s.cc, s.sack, s.mss, s.init_cwnd) == (8, 200_000, "newreno",

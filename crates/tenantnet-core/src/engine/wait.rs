@@ -13,7 +13,7 @@ pub struct Wait {
     rng: Rng,
     /// J: the longest wait, picoseconds (> 0).
     max: Time,
-    /// When the last packet was handed over.
+    /// When the last item was handed over.
     last: Time,
 }
 
@@ -28,7 +28,8 @@ impl Wait {
         }
     }
 
-    /// When a packet that reaches the host at `arrive` is handed to its stack.
+    /// When an item that arrives at `arrive` is handed over: a wait drawn below J
+    /// later, and after the one before it.
     #[inline]
     pub fn deliver(&mut self, arrive: Time) -> Time {
         let wait = self.rng.below(self.max);

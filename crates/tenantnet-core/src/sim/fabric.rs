@@ -51,9 +51,7 @@ impl Fabric {
         }
         let peer = self.net.ports[port.idx()].peer();
         match self.node_kind[peer.idx()] {
-            NodeKind::Host(h) => {
-                (self.net.host_jitter.get_mut(h.idx())).map_or(arrive, |w| w.deliver(arrive))
-            }
+            NodeKind::Host(h) => self.net.host_jitter[h.idx()].deliver(arrive),
             NodeKind::Switch(_) => arrive,
         }
     }

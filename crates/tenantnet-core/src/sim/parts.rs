@@ -38,9 +38,9 @@ pub struct Fabric {
     pub(super) ack_routes: Option<AckRoutes>,
     /// The SACK options of ACKs in flight (empty unless a flow uses SACK).
     pub(super) sacks: SackStore,
-    /// Whether a packet reaching a host meets more than its transport: the
-    /// vswitch's CPU model, or the host's receive timing (one flag, so that runs
-    /// without either pay one test).
+    /// Whether a packet reaching a host meets the vswitch's CPU model before its
+    /// transport (a flag beside the fabric's state, so that runs without the model
+    /// pay one test of a field already in cache rather than of the hosts' `Option`).
     pub(super) host_hook: bool,
 }
 
