@@ -479,8 +479,8 @@ pub fn next_seg_by_walk(sb: &Scoreboard, st: &NextSegState) -> Next {
     }
 }
 
-/// Proportional Rate Reduction (RFC 6937) with slow-start reduction bound
-/// (PRR-SSRB, Linux's choice): during recovery the window follows the data the
+/// Proportional Rate Reduction (RFC 6937, RFC 9937) with the slow-start reduction
+/// bound on safe ACKs (Linux's choice): during recovery the window follows the data the
 /// receiver reports delivered, so that by the end of recovery it has come down to
 /// ssthresh without bursts or stalls.
 #[derive(Clone, Copy, Debug, Default)]
@@ -504,8 +504,21 @@ impl Prr {
     }
 
     /// An ACK reported `delivered` more bytes; the window for now (RFC 6937 §3.1),
-    /// given the pipe and ssthresh.
-    pub fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64) -> u64 {
+    /// given the pipe and ssthresh. Below ssthresh the slow-start reduction bound
+    /// allows one MSS more than was delivered only on a `safe` ACK, one that
+    /// advanced SND.UNA and marked nothing newly lost (RFC 9937's SafeACK, which
+    /// obsoletes RFC 6937's choice of one bound for every ACK; Linux's
+    /// `tcp_cwnd_reduction`: `FLAG_SND_UNA_ADVANCED && !newly_lost`); any other
+    /// ACK gets the conservative bound. With the MSS on every ACK, each duplicate
+    /// ACK of a recovery with losses left sent a segment more than it delivered.
+    pub fn on_ack(
+        &mut self,
+        delivered: u64,
+        pipe: u64,
+        ssthresh: u64,
+        mss: u64,
+        safe: bool,
+    ) -> u64 {
         self.delivered += delivered;
         let sndcnt = if pipe > ssthresh {
             // proportional: out ≈ delivered · ssthresh / RecoverFS
@@ -513,8 +526,10 @@ impl Prr {
                 (self.delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs as u128);
             (want as u64).saturating_sub(self.out)
         } else {
-            // slow-start reduction bound: at most one more MSS than delivered
-            let limit = self.delivered.saturating_sub(self.out).max(delivered) + mss;
+            // slow-start reduction bound on a safe ACK: at most one more MSS than
+            // delivered; the conservative bound otherwise
+            let ssrb = if safe { mss } else { 0 };
+            let limit = self.delivered.saturating_sub(self.out).max(delivered) + ssrb;
             (ssthresh - pipe).min(limit)
         };
         pipe + sndcnt

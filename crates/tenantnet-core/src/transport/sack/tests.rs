@@ -179,20 +179,27 @@ fn prr_sends_in_proportion_then_bounds_the_slow_start() {
     let mut sent = 0;
     for k in 1..=6u64 {
         let pipe = 19 * MSS - k * MSS + sent; // pipe falls by what is delivered
-        let cwnd = prr.on_ack(MSS, pipe, 10 * MSS, MSS);
+        let cwnd = prr.on_ack(MSS, pipe, 10 * MSS, MSS, true);
         let go = cwnd.saturating_sub(pipe);
         prr.out += go;
         sent += go;
     }
     assert_eq!(prr.out, 3 * MSS); // ⌈6 · 10/20⌉ segments
-                                  // once pipe is at or below ssthresh, at most one MSS more than was delivered
-    let mut prr = Prr::start(20 * MSS);
-    prr.delivered = 5 * MSS;
-    prr.out = 5 * MSS;
-    let cwnd = prr.on_ack(MSS, 4 * MSS, 10 * MSS, MSS);
-    assert_eq!(cwnd - 4 * MSS, 2 * MSS);
+
+    // once pipe is at or below ssthresh, an ACK that advanced SND.UNA and marked
+    // nothing lost may send one MSS more than was delivered (slow-start bound)
+    let below = |safe| {
+        let mut prr = Prr::start(20 * MSS);
+        prr.delivered = 5 * MSS;
+        prr.out = 5 * MSS;
+        prr.on_ack(MSS, 4 * MSS, 10 * MSS, MSS, safe) - 4 * MSS
+    };
+    assert_eq!(below(true), 2 * MSS);
+    // any other ACK (a duplicate, or one that marked a loss) only what it delivered
+    assert_eq!(below(false), MSS);
     // and never past ssthresh
-    let cwnd = prr.on_ack(20 * MSS, 9 * MSS, 10 * MSS, MSS);
+    let mut prr = Prr::start(20 * MSS);
+    let cwnd = prr.on_ack(20 * MSS, 9 * MSS, 10 * MSS, MSS, true);
     assert_eq!(cwnd, 10 * MSS);
 }
 

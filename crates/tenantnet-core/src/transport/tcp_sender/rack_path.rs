@@ -215,7 +215,7 @@ impl TcpSender {
         if reo_due {
             self.rack_mut().reo_deadline = None;
             if self.rack_detect(now, cfg) {
-                let pipe = self.window_after_ack(0, 0, cfg);
+                let pipe = self.window_after_ack(0, 0, false, cfg);
                 self.fill_sack_from(pipe, now, cfg, out);
             }
         }

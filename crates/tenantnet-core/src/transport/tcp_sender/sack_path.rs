@@ -66,6 +66,13 @@ impl TcpSender {
         self.sack.as_deref().and_then(|s| s.rack.as_deref())
     }
 
+    /// Where the bytes marked lost end now (the scoreboard's lost boundary).
+    fn lost_end(&self, cfg: &TcpConfig) -> u64 {
+        let params = self.lost_params(cfg);
+        let sb = &self.sack_state().sb;
+        sb.lost_end(self.snd_una, self.snd_max, params)
+    }
+
     /// What IsLost reads: DupThresh, SMSS, and the point below which every
     /// un-SACKed byte is lost. With RACK the DupThresh rule is off (Linux marks
     /// losses by RACK alone) and RACK's point joins the timeout's.
@@ -108,6 +115,8 @@ impl TcpSender {
         let every_window = self.dctcp_ack(acked, ack, ece, cfg);
         let una = ack.max(self.snd_una);
         let (prior_una, prior_fack) = (self.snd_una, self.sack_state().sb.high_sacked(una));
+        let reducing = self.in_recovery || self.sack_state().cwr;
+        let lost_before = reducing.then(|| self.lost_end(cfg));
         let st = self.sack.as_deref_mut().expect("a SACK sender");
         let sacked = st.sb.update(una, opt);
         let delivered = (acked as i64 + sacked).max(0) as u64;
@@ -133,20 +142,30 @@ impl TcpSender {
             let seen = (prior_una, prior_fack, acked, sacked);
             self.rack_on_ack(now, ts_echo, opt, seen, cfg);
         }
-        let pipe = self.window_after_ack(acked, delivered, cfg);
+        // PRR's slow-start bound needs an ACK that advanced and marked no new loss
+        let newly_lost = lost_before.is_some_and(|b| self.lost_end(cfg) > b.max(self.snd_una));
+        let safe = acked > 0 && !newly_lost;
+        let pipe = self.window_after_ack(acked, delivered, safe, cfg);
         if self.ece_cuts(ece, every_window, cfg) {
             match cfg.cwr_reduction {
                 CwrReduction::Immediate => self.ecn_cut(mss),
-                CwrReduction::Prr => self.cwr_start(delivered, pipe, mss),
+                CwrReduction::Prr => self.cwr_start(delivered, pipe, safe, mss),
             }
         }
         self.fill_sack_from(pipe, now, cfg, out);
     }
 
-    /// The window after an ACK that advanced `acked` bytes and reported `delivered`:
+    /// The window after an ACK that advanced `acked` bytes and reported `delivered`
+    /// (`safe`: it advanced and marked nothing newly lost, see [`Prr::on_ack`]):
     /// PRR in recovery, slow start after a timeout, growth otherwise, and the start
     /// of recovery when a loss shows. Returns the pipe.
-    pub(super) fn window_after_ack(&mut self, acked: u64, delivered: u64, cfg: &TcpConfig) -> u64 {
+    pub(super) fn window_after_ack(
+        &mut self,
+        acked: u64,
+        delivered: u64,
+        safe: bool,
+        cfg: &TcpConfig,
+    ) -> u64 {
         let mss = cfg.mss as u64;
         let recovery_point = self.sack_state().recovery_point;
         let pipe = self.pipe(cfg);
@@ -160,7 +179,7 @@ impl TcpSender {
                 }
             } else {
                 let st = self.sack.as_deref_mut().expect("a SACK sender");
-                self.cwnd = st.prr.on_ack(delivered, pipe, self.ssthresh, mss);
+                self.cwnd = st.prr.on_ack(delivered, pipe, self.ssthresh, mss, safe);
             }
             return pipe;
         }
@@ -171,7 +190,7 @@ impl TcpSender {
             return pipe;
         }
         if self.sack_state().cwr {
-            self.cwr_ack(delivered, pipe, mss);
+            self.cwr_ack(delivered, pipe, safe, mss);
         } else if acked > 0 && !self.room_limited {
             self.grow(acked, mss);
         }
@@ -205,10 +224,11 @@ impl TcpSender {
             self.stats.fast_retransmits += 1;
             let pipe = self.pipe(cfg);
             let st = self.sack.as_deref_mut().expect("a SACK sender");
-            // the fast retransmit goes whatever PRR allows (RFC 6675 §5, step 4.3)
+            // the fast retransmit goes whatever PRR allows (RFC 6675 §5, step 4.3);
+            // this ACK marked the loss, so no slow-start MSS
             self.cwnd = st
                 .prr
-                .on_ack(delivered, pipe, self.ssthresh, mss)
+                .on_ack(delivered, pipe, self.ssthresh, mss, false)
                 .max(pipe + mss);
             return pipe;
         }
@@ -346,7 +366,7 @@ impl TcpSender {
     /// ECE starts a window reduction paced by PRR (`cwr_reduction = "prr"`, Linux's
     /// `tcp_init_cwnd_reduction`): ssthresh is the reduced window, RecoverFS the
     /// window before it, and this ACK's delivery is the first the reduction counts.
-    fn cwr_start(&mut self, delivered: u64, pipe: u64, mss: u64) {
+    fn cwr_start(&mut self, delivered: u64, pipe: u64, safe: bool, mss: u64) {
         let target = self.ecn_target(mss);
         self.ssthresh = target;
         self.ca_acked = 0;
@@ -356,20 +376,20 @@ impl TcpSender {
         let st = self.sack_mut();
         st.cwr = true;
         st.prr = Prr::start(prior);
-        self.cwnd = st.prr.on_ack(delivered, pipe, target, mss);
+        self.cwnd = st.prr.on_ack(delivered, pipe, target, mss, safe);
     }
 
     /// An ACK during a reduction paced by PRR: the window PRR allows, or ssthresh
     /// once the data sent before the reduction is acknowledged (Linux's
     /// `tcp_end_cwnd_reduction`). The window does not grow meanwhile.
-    fn cwr_ack(&mut self, delivered: u64, pipe: u64, mss: u64) {
+    fn cwr_ack(&mut self, delivered: u64, pipe: u64, safe: bool, mss: u64) {
         let (una, end, ssthresh) = (self.snd_una, self.cwr_end, self.ssthresh);
         let st = self.sack_mut();
         if una >= end {
             st.cwr = false;
             self.cwnd = ssthresh;
         } else {
-            self.cwnd = st.prr.on_ack(delivered, pipe, ssthresh, mss);
+            self.cwnd = st.prr.on_ack(delivered, pipe, ssthresh, mss, safe);
         }
     }
 
