@@ -74,7 +74,11 @@ def test_uncapped_shared_tenants_split_the_shared_queue() -> None:
     # WFQ: the shared queue's 15/23 of the link to B and C together, A its 8/23
     assert (both["B"] + both["C"]).mean() == pytest.approx(1000 * 15 / 23, rel=0.05)
     assert both["A"].mean() == pytest.approx(1000 * 8 / 23, rel=0.05)
-    assert both["B"].mean() > 310 and both["C"].mean() > 250  # neither capped at 300
+    # neither is held at its 300 Mb/s guarantee (capped, both read at most 300.1 in
+    # every sample), and neither starves: B's mean alone would not say it, since a
+    # loss at 3.3 s leaves B below 300 for the run's last 0.7 s (mean 297 against C's 355)
+    assert both["B"].max() > 310 and both["C"].max() > 310
+    assert both["B"].mean() > 250 and both["C"].mean() > 250
 
 
 def test_configuration_delay_postpones_each_decision() -> None:
