@@ -60,6 +60,32 @@ def test_a_permutation_is_balanced_and_runs_many_events_per_window() -> None:
     assert abs(p["events_per_part"][0] / p["events_per_part"][1] - 1) < 0.05
     assert p["balance_bound"] > 1.8
     assert p["events_per_window"] > 20
+    # windows by the cut ports' state are never shorter than a lookahead; here no
+    # fewer: at every window's start some cut port is idle (measured at k = 8 and 16)
+    assert p["port_state_windows"] == p["windows"]
+
+
+def udp_across(*directions: tuple[str, str]) -> Scenario:
+    """1 Gb/s CBR of 9000-byte packets over a dumbbell's core link, one flow each way
+    named."""
+    return Scenario.from_dict({
+        "name": "udp-across", "simulation": {"duration": "5ms"},
+        "topology": {"kind": "dumbbell", "hosts_per_side": 1, "link_rate": "1Gbps",
+                     "link_delay": "1us"},
+        "workloads": [{"kind": "cbr", "src": a, "dst": b, "rate": "1Gbps",
+                       "packet_size": "9000B"} for a, b in directions]}, "<udp-across>")
+
+
+def test_windows_by_the_cut_ports_state_span_the_packet_in_service() -> None:
+    # both directions of the only cut link busy with 72 us packets: a window can run
+    # until the packet in service on either has ended, plus the link's delay
+    both, _ = profiled(udp_across(("left0", "right0"), ("right0", "left0")), 2)
+    assert both["cut_links"] == 1
+    assert both["port_state_windows"] * 3 < both["windows"]
+    assert both["events_per_port_state_window"] > 3 * both["events_per_window"]
+    # one way only: the idle port back holds every window to one lookahead
+    one, _ = profiled(udp_across(("left0", "right0")), 2)
+    assert one["port_state_windows"] == one["windows"]
 
 
 def test_one_thread_is_one_window_of_every_event() -> None:

@@ -178,7 +178,9 @@ class Simulation:
         ``parts`` partitions (``hosts`` in each), the ``lookahead_s`` a partition may run
         alone (the smallest delay of the ``cut_links``), the ``events`` of each
         partition and the ``global_events`` of the whole fabric, the ``windows`` a
-        conservative engine would synchronise at, ``cut_packets`` sent between
+        conservative engine would synchronise at, the ``port_state_windows`` it would if
+        each window ran until a cut port's packet in service had ended (plus its
+        link's delay; never more windows), ``cut_packets`` sent between
         partitions, ``balance_bound`` (events over the busiest partition's events summed
         over the windows: the speedup if synchronising cost nothing) and
         ``sequential_because`` when the cut would not run in parallel. Only on a

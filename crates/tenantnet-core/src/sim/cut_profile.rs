@@ -13,6 +13,13 @@
 //! event not yet covered and spans one lookahead. In each window the busiest
 //! partition sets the pace, so `events / critical_events` bounds the speedup that
 //! any number of threads could give if synchronising cost nothing.
+//!
+//! Windows longer than a lookahead, measured: a packet reaches another partition
+//! only by going on a cut port's wire, and none can go on before the packet that
+//! port is sending has ended. So a window from `s` could span to the least, over the
+//! cut ports, of the end of its packet in service (or `s` if idle) plus its link's
+//! delay: `port_state_windows` counts the windows of that rule, as an engine that
+//! read its cut ports at each window's start would run them.
 
 use serde::Serialize;
 
@@ -20,7 +27,8 @@ use super::view::RunView;
 use super::{Event, Sim};
 use crate::engine::{to_secs, Time};
 use crate::net::partition::Cut;
-use crate::net::{HostId, NodeId};
+use crate::net::{HostId, NodeId, PortId};
+use crate::switch::port::Port;
 
 /// What a sequential run shows about running it on `threads` threads.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -45,6 +53,11 @@ pub struct CutProfile {
     pub controller_wakes: u64,
     /// Synchronisation windows a conservative engine would run.
     pub windows: u64,
+    /// Windows if each spanned to the earliest a packet could reach another
+    /// partition given the cut ports' packets in service (see the module doc).
+    pub port_state_windows: u64,
+    /// `events / port_state_windows`.
+    pub events_per_port_state_window: f64,
     /// Sum over the windows of the busiest partition's events (global ones whole).
     pub critical_events: u64,
     /// Packets sent over cut links: the messages between partitions.
@@ -62,6 +75,9 @@ struct Tally {
     of_node: Vec<u16>,
     lookahead: Time,
     window_end: Time,
+    cut_ports: Vec<PortId>,
+    state_end: Time,
+    state_windows: u64,
     in_window: Vec<u64>,
     per_part: Vec<u64>,
     global: u64,
@@ -76,6 +92,9 @@ impl Tally {
             of_node: cut.of_node.clone(),
             lookahead: cut.lookahead.max(1),
             window_end: 0,
+            cut_ports: cut.cut_ports.clone(),
+            state_end: 0,
+            state_windows: 0,
             in_window: vec![0; cut.parts],
             per_part: vec![0; cut.parts],
             global: 0,
@@ -88,6 +107,19 @@ impl Tally {
     fn close_window(&mut self) {
         self.critical += self.in_window.iter().copied().max().unwrap_or(0);
         self.in_window.iter_mut().for_each(|c| *c = 0);
+    }
+
+    /// A window by the cut ports' state starts at `at` if the last has ended.
+    fn state_window(&mut self, at: Time, ports: &[Port]) {
+        if self.state_windows > 0 && at < self.state_end {
+            return;
+        }
+        self.state_windows += 1;
+        let end = self.cut_ports.iter().map(|p| {
+            let port = &ports[p.idx()];
+            port.busy_until().max(at).saturating_add(port.delay())
+        });
+        self.state_end = end.min().unwrap_or(Time::MAX).max(at + 1);
     }
 
     fn count(&mut self, at: Time, node: Option<NodeId>, wake: bool) {
@@ -121,6 +153,7 @@ impl CutProfile {
         let mut tally = Tally::new(&cut);
         let end = sim.budget.end;
         sim.run_observed(end, |sim, at, e| {
+            tally.state_window(at, &sim.fabric.net.ports);
             tally.count(
                 at,
                 RunView::of(sim).node_of(e),
@@ -146,6 +179,8 @@ impl CutProfile {
             global_events: tally.global,
             controller_wakes: tally.wakes,
             windows: tally.windows,
+            port_state_windows: tally.state_windows,
+            events_per_port_state_window: events as f64 / tally.state_windows.max(1) as f64,
             critical_events: tally.critical,
             cut_packets: cut_packets.sum(),
             balance_bound: events as f64 / tally.critical.max(1) as f64,

@@ -235,6 +235,12 @@ impl Port {
         self.core.delay
     }
 
+    /// When the packet it is sending ends (in the past when it is idle): no packet can
+    /// go on its wire before then.
+    pub fn busy_until(&self) -> Time {
+        self.core.busy_until
+    }
+
     /// The port buffer B, bytes.
     pub fn buffer(&self) -> u64 {
         self.core.buffer
