@@ -345,52 +345,91 @@ fn a_timeout_halves_the_window_not_the_data_the_receiver_holds() {
     }
 }
 
-#[test]
-fn below_ssthresh_prr_adds_a_segment_only_on_an_ack_that_advanced() {
-    // ten segments out, the first six lost: the third SACKed segment above them
-    // starts recovery with the pipe below ssthresh, so PRR's slow-start reduction
-    // bound (RFC 6937 §3.1) applies from the start
-    let c = sack_cfg(Recovery::Sack);
-    let mut s = TcpSender::new(&c, 100_000);
+/// What the sender sends on an ACK of `cum` at `now` with SACK `blocks`.
+fn ack_with(
+    s: &mut TcpSender,
+    c: &TcpConfig,
+    now: Time,
+    cum: u64,
+    blocks: &[(u64, u64)],
+) -> Vec<(u64, bool)> {
     let mut out = SenderOut {
         room: u64::MAX,
         ..Default::default()
     };
-    s.start(0, &c, &mut out);
-    assert_eq!(out.segments.len(), 10);
-    let sack = |end: u64| SackOption {
-        n: 1,
+    let mut b = [(0, 0); crate::transport::sack::MAX_SACK_BLOCKS];
+    b[..blocks.len()].copy_from_slice(blocks);
+    let o = SackOption {
+        n: blocks.len() as u8,
         dsack: false,
-        blocks: [(6000, end), (0, 0), (0, 0)],
+        blocks: b,
     };
-    let ack = |s: &mut TcpSender, now, cum, end| {
-        let mut out = SenderOut {
-            room: u64::MAX,
-            ..Default::default()
-        };
-        s.on_ack(now, cum, false, 0, Some(&sack(end)), &c, &mut out);
-        out.segments
-            .iter()
-            .map(|g| (g.seq, g.retx))
-            .collect::<Vec<_>>()
+    s.on_ack(now, cum, false, 0, Some(&o), c, &mut out);
+    out.segments.iter().map(|g| (g.seq, g.retx)).collect()
+}
+
+/// Ten segments out, the first six lost, in recovery with the pipe below ssthresh
+/// (6000), the first five holes resent: the steps of the next test.
+fn in_recovery_below_ssthresh(c: &TcpConfig) -> TcpSender {
+    let mut s = TcpSender::new(c, 100_000);
+    let mut out = SenderOut {
+        room: u64::MAX,
+        ..Default::default()
     };
+    s.start(0, c, &mut out);
+    assert_eq!(out.segments.len(), 10);
+    let mut ack = |now, cum, end| ack_with(&mut s, c, now, cum, &[(6000, end)]);
     // the first two duplicate ACKs send new data (Limited Transmit, RFC 3042)
-    assert_eq!(ack(&mut s, 100, 0, 7000), vec![(10_000, false)]);
-    assert_eq!(ack(&mut s, 101, 0, 8000), vec![(11_000, false)]);
+    assert_eq!(ack(100, 0, 7000), vec![(10_000, false)]);
+    assert_eq!(ack(101, 0, 8000), vec![(11_000, false)]);
     // the third shows the loss: ssthresh half the 12 segments out, the pipe 3
     // (9000-12000) below it, and the fast retransmission goes
-    assert_eq!(ack(&mut s, 102, 0, 9000), vec![(0, true)]);
-    assert!(s.in_recovery);
-    assert_eq!(s.ssthresh, 6000);
+    assert_eq!(ack(102, 0, 9000), vec![(0, true)]);
     // a duplicate ACK delivering one segment lets one go (Linux's conservative
     // bound; RFC 6937's slow-start bound on every ACK would send two)
-    assert_eq!(ack(&mut s, 103, 0, 10_000), vec![(1000, true)]);
+    assert_eq!(ack(103, 0, 10_000), vec![(1000, true)]);
     // the ACK of the first retransmission advanced SND.UNA and marked nothing
     // newly lost: what it delivered and one segment more
-    assert_eq!(
-        ack(&mut s, 200, 1000, 10_000),
-        vec![(2000, true), (3000, true)]
-    );
+    assert_eq!(ack(200, 1000, 10_000), vec![(2000, true), (3000, true)]);
     // the next duplicate: one again
-    assert_eq!(ack(&mut s, 201, 1000, 11_000), vec![(4000, true)]);
+    assert_eq!(ack(201, 1000, 11_000), vec![(4000, true)]);
+    assert!(s.in_recovery);
+    assert_eq!(s.ssthresh, 6000);
+    s
+}
+
+#[test]
+fn below_ssthresh_prr_adds_a_segment_only_on_an_ack_that_advanced() {
+    // PRR's slow-start reduction bound (RFC 6937 §3.1) only on a safe ACK (RFC
+    // 9937, Linux's tcp_cwnd_reduction): the steps are asserted in the helper
+    let c = sack_cfg(Recovery::Sack);
+    in_recovery_below_ssthresh(&c);
+}
+
+#[test]
+fn an_ack_that_advanced_but_marked_a_loss_gets_no_slow_start_segment() {
+    let c = sack_cfg(Recovery::Sack);
+    let mut s = in_recovery_below_ssthresh(&c);
+    let mut ack = |now, cum, blocks: &[(u64, u64)]| ack_with(&mut s, &c, now, cum, blocks);
+    // safe ACKs (each advanced, nothing newly lost): the last hole, then new data
+    let block = [(6000, 11_000)];
+    assert_eq!(ack(202, 2000, &block), vec![(5000, true), (12_000, false)]);
+    assert_eq!(ack(203, 3000, &block), vec![(13_000, false)]);
+    let above = |end| [(12_000, end), (6000, 11_000)];
+    assert_eq!(
+        ack(204, 4000, &above(13_000)),
+        vec![(14_000, false), (15_000, false)]
+    );
+    assert_eq!(
+        ack(205, 5000, &above(14_000)),
+        vec![(16_000, false), (17_000, false)]
+    );
+    // this one advances too, but its third segment SACKed above 11 000 marks that
+    // segment lost: two segments for the two it delivered, not a third, although
+    // ssthresh (6000) leaves room for it (pipe 3000, cwnd 5000)
+    assert_eq!(
+        ack(206, 6000, &above(15_000)),
+        vec![(11_000, true), (18_000, false)]
+    );
+    assert_eq!((s.cwnd, s.ssthresh), (5000, 6000));
 }
