@@ -482,19 +482,20 @@ pub fn next_seg_by_walk(sb: &Scoreboard, st: &NextSegState) -> Next {
 /// Proportional Rate Reduction (RFC 6937, RFC 9937) with the slow-start reduction
 /// bound on safe ACKs (Linux's choice): during recovery the window follows the data the
 /// receiver reports delivered, so that by the end of recovery it has come down to
-/// ssthresh without bursts or stalls.
+/// ssthresh without bursts or stalls. Counted in one unit throughout, the caller's:
+/// bytes on the SACK paths, segments on `reno_sack`'s (as Linux counts it there).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Prr {
-    /// Bytes delivered to the receiver during recovery.
+    /// Data delivered to the receiver during recovery (`prr_delivered`).
     pub delivered: u64,
-    /// Bytes sent during recovery.
+    /// Data sent during recovery (`prr_out`).
     pub out: u64,
-    /// The flight size when recovery started.
+    /// The flight size when recovery started (RecoverFS; Linux's `prior_cwnd`).
     pub recover_fs: u64,
 }
 
 impl Prr {
-    /// Recovery starts with `flight` bytes outstanding.
+    /// Recovery starts with `flight` outstanding.
     pub fn start(flight: u64) -> Self {
         Prr {
             delivered: 0,
@@ -503,8 +504,8 @@ impl Prr {
         }
     }
 
-    /// An ACK reported `delivered` more bytes; the window for now (RFC 6937 §3.1),
-    /// given the pipe and ssthresh. Below ssthresh the slow-start reduction bound
+    /// An ACK reported `delivered` more; the window for now (RFC 6937 §3.1), given
+    /// the pipe and ssthresh; `mss` is a segment in the same unit. Below ssthresh the slow-start reduction bound
     /// allows one MSS more than was delivered only on a `safe` ACK, one that
     /// advanced SND.UNA and marked nothing newly lost (RFC 9937's SafeACK, which
     /// obsoletes RFC 6937's choice of one bound for every ACK; Linux's

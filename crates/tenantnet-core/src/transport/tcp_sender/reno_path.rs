@@ -48,6 +48,7 @@
 //! before a timeout. ECE is answered as by `newreno`: at once, not during recovery.
 
 use super::{SenderOut, TcpConfig, TcpSender, Time};
+use crate::transport::sack::Prr;
 
 /// Linux's count of a SACK-less sender's recovery, in segments.
 #[derive(Clone, Debug, Default)]
@@ -60,12 +61,10 @@ pub(super) struct RenoSack {
     resent: bool,
     /// The highest byte sent, plus one, when recovery began (`high_seq`).
     high_seq: u64,
-    /// The window when recovery began, in segments (`prior_cwnd`).
-    prior_cwnd: u64,
-    /// Segments delivered during recovery (`prr_delivered`).
-    prr_delivered: u64,
-    /// Segments sent during recovery (`prr_out`).
-    prr_out: u64,
+    /// PRR's count in segments (`prr_delivered`, `prr_out`), from the window when
+    /// recovery began (`prior_cwnd`): the SACK path's [`Prr`], counted in segments
+    /// as Linux counts it.
+    prr: Prr,
 }
 
 impl RenoSack {
@@ -191,8 +190,7 @@ impl TcpSender {
         let (cwnd, snd_max) = (self.cwnd, self.snd_max);
         let r = self.reno();
         r.high_seq = snd_max;
-        r.prior_cwnd = (cwnd / mss).max(1);
-        (r.prr_delivered, r.prr_out) = (0, 0);
+        r.prr = Prr::start(cwnd / mss);
         r.lost = true;
         self.in_recovery = true;
         self.stats.fast_retransmits += 1;
@@ -207,20 +205,11 @@ impl TcpSender {
         }
         let pipe = self.reno_pipe(mss).div_ceil(mss);
         let ssthresh = self.ssthresh / mss;
-        let r = self.reno();
-        r.prr_delivered += delivered;
-        let mut sndcnt = if pipe > ssthresh {
-            (ssthresh * r.prr_delivered)
-                .div_ceil(r.prior_cwnd)
-                .saturating_sub(r.prr_out)
-        } else {
-            // the conservative bound, a segment more (slow start) on an ACK that
-            // advanced and marked nothing lost, never past ssthresh
-            let s = r.prr_delivered.saturating_sub(r.prr_out).max(delivered);
-            (s + (advanced && !newly_lost) as u64).min(ssthresh - pipe)
-        };
-        sndcnt = sndcnt.max((r.prr_out == 0) as u64);
-        self.cwnd = (pipe + sndcnt) * mss;
+        let prr = &mut self.reno().prr;
+        let window = prr.on_ack(delivered, pipe, ssthresh, 1, advanced && !newly_lost);
+        // at least the fast retransmit while nothing has been sent
+        let first = (prr.out == 0) as u64;
+        self.cwnd = window.max(pipe + first) * mss;
     }
 
     /// Sends the lost head if the pipe allows, then new data (`fill`); in recovery
@@ -236,7 +225,7 @@ impl TcpSender {
         let credit = self.reno().credit(mss);
         self.fill_past(now, cfg, out, credit);
         if self.in_recovery {
-            self.reno().prr_out += (out.segments.len() - before) as u64;
+            self.reno().prr.out += (out.segments.len() - before) as u64;
         }
     }
 
