@@ -652,9 +652,10 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="NAME", help="which benchmark (listed below; default permutation)")
     p.add_argument("--repeat", type=count_arg, default=1, metavar="N",
                    help="runs (default 1)")
-    p.add_argument("--k", type=int, choices=(4, 8, 12, 16, 20, 24), default=None,
+    p.add_argument("--k", type=int, choices=(4, 8, 12, 16, 20, 24, 28, 32),
+                   default=None,
                    help="fat-tree k of the permutation benchmarks (default 12: 432 hosts; "
-                        "8: 128, 16: 1024)")
+                        "8: 128, 16: 1024, 32: 8192)")
     p.add_argument("--cut", type=int_arg(1, 4096), default=None, metavar="THREADS",
                    help="instead of timing: run once, cut by pod for THREADS threads, and "
                         "print what a parallel run would face (events per partition, "

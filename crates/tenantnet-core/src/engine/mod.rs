@@ -3,6 +3,7 @@
 //! networks; `crate::sim` gives the events their meaning.
 
 pub mod heap;
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod timer;

@@ -227,6 +227,22 @@ impl PacketPool {
     }
 }
 
+impl PacketPool {
+    /// Packet `id`, if its slot exists.
+    #[inline]
+    pub fn get(&self, id: PktId) -> Option<&Packet> {
+        self.slots.get(id.idx())
+    }
+
+    /// Hints the processor to load packet `id` (no-op for an id not allocated).
+    #[inline(always)]
+    pub fn prefetch(&self, id: PktId) {
+        if let Some(p) = self.slots.get(id.idx()) {
+            crate::engine::prefetch::prefetch(p);
+        }
+    }
+}
+
 impl std::ops::Index<PktId> for PacketPool {
     type Output = Packet;
     #[inline]

@@ -42,6 +42,10 @@ pub struct Fabric {
     /// transport (a flag beside the fabric's state, so that runs without the model
     /// pay one test of a field already in cache rather than of the hosts' `Option`).
     pub(super) host_hook: bool,
+    /// Whether each event hints the processor to load what the next ones read
+    /// ([`crate::engine::prefetch`]): on where the ports outgrow the caches
+    /// ([`PREFETCH_ABOVE`](super::fabric::PREFETCH_ABOVE)).
+    pub(super) prefetch: bool,
 }
 
 /// The hosts' vswitches: the VMs, their pairs and shapers, each host's policy and

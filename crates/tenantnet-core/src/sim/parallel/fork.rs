@@ -35,6 +35,7 @@ impl Fabric {
             ack_routes: self.ack_routes.clone(),
             sacks: Default::default(),
             host_hook: self.host_hook,
+            prefetch: self.prefetch,
         }
     }
 

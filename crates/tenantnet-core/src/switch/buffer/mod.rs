@@ -42,8 +42,11 @@ pub struct Arrival<'a, Q> {
     pub size: u32,
     /// The port buffer B, bytes.
     pub buffer: u64,
-    /// Each queue's share τ_i = w_i/Σw·B.
-    pub tau: &'a [u64],
+    /// Each queue's share τ_i = w_i/Σw·B. A reference to the port's vector, not a
+    /// slice: making a slice reads the vector's pointer and length from its
+    /// allocation, a cache miss per packet on large fabrics even under policies that
+    /// never look at the shares.
+    pub tau: &'a Vec<u64>,
     /// The switch-wide pool, for a port that draws on one.
     pub pool: Option<&'a SharedPool>,
     /// Packets evicted to make room, as (queue, packet): the port frees them.

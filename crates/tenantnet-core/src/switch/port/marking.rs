@@ -55,8 +55,13 @@ impl PortCore {
         k: u64,
         (port, queue): (u64, u64),
     ) {
-        let w = self.shares.weights[i];
-        if over_threshold(self.ecn.scope, k, port, queue, w, self.shares.sum) {
+        // the weights only where PMSB weighs the queue's share: they are out of line,
+        // a cache miss a packet on large fabrics
+        let (w, sum) = match self.ecn.scope {
+            EcnScope::Pmsb => (self.shares.weights[i], self.shares.sum),
+            _ => (1, 1),
+        };
+        if over_threshold(self.ecn.scope, k, port, queue, w, sum) {
             pkt.flags |= flags::CE;
             qs.count_mark(i);
         }
