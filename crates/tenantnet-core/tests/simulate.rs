@@ -7,11 +7,6 @@ use tenantnet_core::sim::results::{Column, Results};
 
 /// Runs a scenario to its end and checks packet conservation.
 fn run(text: &str) -> Results {
-    run_with(text, |_| {})
-}
-
-/// [`run`], with `set` applied to the simulation before it starts.
-fn run_with(text: &str, set: impl FnOnce(&mut tenantnet_core::sim::Sim)) -> Results {
     let mut sim = load(
         text,
         "test.toml",
@@ -20,7 +15,6 @@ fn run_with(text: &str, set: impl FnOnce(&mut tenantnet_core::sim::Sim)) -> Resu
         &LoadOptions::default(),
     )
     .expect("valid scenario");
-    set(&mut sim);
     sim.run();
     let r = sim.results();
     let s = &r.summary;
@@ -91,23 +85,6 @@ fn same_seed_same_results() {
     assert_eq!(a.summary.events, b.summary.events);
     let c = run(&MIXED.replace("seed = 4", "seed = 5"));
     assert_ne!(column(&a, "flows", "dst"), column(&c, "flows", "dst"));
-}
-
-#[test]
-fn prefetching_changes_no_result() {
-    // a k = 4 fat-tree's ports fit any cache, so the hints are off unless asked;
-    // on, alone and on two threads (each partition's events hint its own state)
-    let plain = run(MIXED);
-    for threads in [1, 2] {
-        let hinted = run_with(MIXED, |sim| {
-            sim.set_prefetch(true);
-            sim.set_threads(threads, true);
-        });
-        assert_eq!(plain.tables, hinted.tables, "{threads} threads");
-        assert_eq!(plain.summary.events, hinted.summary.events);
-        assert_eq!(plain.summary.ecn_marks, hinted.summary.ecn_marks);
-    }
-    assert!(plain.summary.ecn_marks > 0, "the marking path ran");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! loop (`Sim::enqueue`, `Sim::tx_done`) schedules and counts.
 
 use super::parts::Fabric;
-use super::{Event, Flow};
+use super::Flow;
 use crate::engine::queue::Origin;
 use crate::engine::Time;
 use crate::net::host_nic::{fq_queues, AckPath, AckRoutes, HostNic};
@@ -160,38 +160,31 @@ impl Fabric {
             .unwrap_or_else(|| self.net.routing.next_port(s, p.dst, p.hash))
     }
 
-    /// Hints the processor to load what the next event, `code`, reads first: the
-    /// port a packet arriving at a switch goes to (its packet, fetched by
-    /// [`prefetch_soon`](Self::prefetch_soon) an event or two earlier, routed here
-    /// and again when it is handled) or the port that ends a transmission
-    /// ([`prefetch`](crate::engine::prefetch)).
+    /// Hints the processor to load the port packet `id`, about to reach a switch,
+    /// will be routed to (the packet itself was hinted an event or two before, and
+    /// is routed again when it arrives; pinned ACKs and arrivals at hosts are left).
     #[inline(always)]
-    pub(super) fn prefetch_next(&self, code: u32) {
-        let port = match Event::decode(code) {
-            Some(Event::Arrive(id)) => {
-                let Some(p) = self.pkts.get(id) else { return };
-                match self.node_kind[p.at.idx()] {
-                    NodeKind::Switch(s) if !p.has(flags::PINNED) => {
-                        self.net.routing.next_port(s, p.dst, p.hash)
-                    }
-                    _ => return,
-                }
+    pub(super) fn prefetch_route(&self, id: PktId) {
+        let Some(p) = self.pkts.get(id) else { return };
+        if let NodeKind::Switch(s) = self.node_kind[p.at.idx()] {
+            if !p.has(flags::PINNED) {
+                self.prefetch_port(self.net.routing.next_port(s, p.dst, p.hash));
             }
-            Some(Event::TxDone(port)) => port,
-            _ => return,
-        };
+        }
+    }
+
+    /// Hints the processor to load `port`.
+    #[inline(always)]
+    pub(super) fn prefetch_port(&self, port: PortId) {
         if let Some(p) = self.net.ports.get(port.idx()) {
             crate::engine::prefetch::prefetch(p);
         }
     }
 
-    /// Hints the processor to load the packet of an event likely soon after the
-    /// next, `code`, if it is a packet's arrival.
+    /// Hints the processor to load packet `id`.
     #[inline(always)]
-    pub(super) fn prefetch_soon(&self, code: u32) {
-        if let Some(Event::Arrive(id)) = Event::decode(code) {
-            self.pkts.prefetch(id);
-        }
+    pub(super) fn prefetch_packet(&self, id: PktId) {
+        self.pkts.prefetch(id);
     }
 
     /// Offers packet `id` to queue `queue` of `port` at `now`. Packets its buffer

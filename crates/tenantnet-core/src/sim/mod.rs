@@ -27,6 +27,7 @@ pub mod ideal;
 pub mod kept;
 pub mod parallel;
 pub mod parts;
+mod prefetch;
 pub mod queries;
 pub mod recorder;
 pub mod results;
@@ -279,13 +280,6 @@ impl Sim {
         self.parallel.ask(threads, exact, started);
     }
 
-    /// Turns the prefetching of the next events' ports and packets on or off (on by
-    /// default where the ports outgrow the caches: more than 4 MiB of them).
-    /// A hint to the processor: results are the same either way (tested).
-    pub fn set_prefetch(&mut self, on: bool) {
-        self.fabric.prefetch = on;
-    }
-
     /// Stores a new packet. Past the pool's cap (what the memory budget leaves for
     /// packets) the run stops after the current event.
     #[inline]
@@ -351,25 +345,12 @@ impl Sim {
         self.records.wall += started.elapsed().as_secs_f64();
     }
 
-    /// Hints the processor to load what the next events read (`Fabric::prefetch`):
-    /// out of line, so that runs without the hints pay only the test.
-    #[inline(never)]
-    fn prefetch_near(&self) {
-        let mut near = self.events.peek_near();
-        if let Some(next) = near.next() {
-            self.fabric.prefetch_next(next);
-        }
-        for soon in near {
-            self.fabric.prefetch_soon(soon);
-        }
-    }
-
     /// Handles event `code` at `at`, showing it to `seen` first.
     #[inline(always)]
     fn step(&mut self, at: Time, code: u32, seen: &mut impl FnMut(&Sim, Time, Event)) {
         self.now = at;
         if self.fabric.prefetch {
-            self.prefetch_near();
+            prefetch::near(&self.events, &self.fabric);
         }
         match Event::decode(code) {
             Some(e) => {
