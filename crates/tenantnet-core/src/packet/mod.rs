@@ -237,7 +237,7 @@ impl PacketPool {
     /// Hints the processor to load packet `id` (no-op for an id not allocated).
     #[inline(always)]
     pub fn prefetch(&self, id: PktId) {
-        if let Some(p) = self.slots.get(id.idx()) {
+        if let Some(p) = self.get(id) {
             crate::engine::prefetch::prefetch(p);
         }
     }
