@@ -228,7 +228,7 @@ impl PacketPool {
 }
 
 impl PacketPool {
-    /// Packet `id`, if its slot exists.
+    /// Packet `id`, if its slot exists (for a hint, which must not panic).
     #[inline]
     pub fn get(&self, id: PktId) -> Option<&Packet> {
         self.slots.get(id.idx())

@@ -181,12 +181,6 @@ impl Fabric {
         }
     }
 
-    /// Hints the processor to load packet `id`.
-    #[inline(always)]
-    pub(super) fn prefetch_packet(&self, id: PktId) {
-        self.pkts.prefetch(id);
-    }
-
     /// Offers packet `id` to queue `queue` of `port` at `now`. Packets its buffer
     /// policy evicted to make room are left in `evicted` for the caller to free.
     #[inline]

@@ -23,76 +23,7 @@ pub(super) fn near(events: &EventQueue, fabric: &Fabric) {
     }
     for soon in near {
         if let Some(Event::Arrive(id)) = Event::decode(soon) {
-            fabric.prefetch_packet(id);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::Sim;
-    // up the layers: the run is built from a scenario, as a user's run is
-    use crate::scenario::{load, Format, LoadOptions};
-    use std::path::Path;
-
-    /// A k = 4 fat-tree (its ports fit any cache, so no hints unless forced) with
-    /// losses, ECN marks and partitioned ties.
-    const MIXED: &str = r#"
-        [simulation]
-        duration = "3ms"
-        seed = 4
-        ties = "partitioned"
-        [topology]
-        kind = "fat_tree"
-        k = 4
-        [network]
-        buffer = "60KB"
-        ecn_threshold = "20pkt"
-        [transport]
-        protocol = "dctcp"
-        [[workloads]]
-        kind = "poisson"
-        load = 0.7
-        cdf = "websearch"
-        stop = "2ms"
-        [[workloads]]
-        kind = "incast"
-        receiver = "h0"
-        size = "100KB"
-    "#;
-
-    fn sim(threads: usize, hints: bool) -> Sim {
-        let mut s = load(
-            MIXED,
-            "t.toml",
-            Path::new("."),
-            Format::Toml,
-            &LoadOptions::default(),
-        )
-        .expect("valid scenario");
-        s.set_threads(threads, true);
-        s.fabric.prefetch = hints;
-        s
-    }
-
-    #[test]
-    fn hints_change_no_result() {
-        let mut plain = sim(1, false);
-        assert!(
-            !plain.fabric.prefetch,
-            "a k = 4 fat-tree is below the threshold"
-        );
-        plain.run();
-        let plain = plain.results();
-        assert!(plain.summary.ecn_marks > 0 && plain.summary.packets_dropped > 0);
-        // on, alone and on two threads (each partition's events hint its own state)
-        for threads in [1, 2] {
-            let mut hinted = sim(threads, true);
-            hinted.run();
-            let hinted = hinted.results();
-            assert_eq!(plain.tables, hinted.tables, "{threads} threads");
-            assert_eq!(plain.summary.events, hinted.summary.events);
-            assert_eq!(plain.summary.ecn_marks, hinted.summary.ecn_marks);
+            fabric.pkts.prefetch(id);
         }
     }
 }

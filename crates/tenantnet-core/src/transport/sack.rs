@@ -480,10 +480,11 @@ pub fn next_seg_by_walk(sb: &Scoreboard, st: &NextSegState) -> Next {
 }
 
 /// Proportional Rate Reduction (RFC 6937, RFC 9937) with the slow-start reduction
-/// bound on safe ACKs (Linux's choice): during recovery the window follows the data the
-/// receiver reports delivered, so that by the end of recovery it has come down to
-/// ssthresh without bursts or stalls. Counted in one unit throughout, the caller's:
-/// bytes on the SACK paths, segments on `reno_sack`'s (as Linux counts it there).
+/// bound on safe ACKs (Linux's choice): during recovery the window follows the data
+/// the receiver reports delivered, so that by the end of recovery it has come down
+/// to ssthresh without bursts or stalls. Counted in one unit throughout, the
+/// caller's: bytes on the SACK paths, segments on `reno_sack`'s (as Linux counts it
+/// there).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Prr {
     /// Data delivered to the receiver during recovery (`prr_delivered`).
@@ -505,12 +506,12 @@ impl Prr {
     }
 
     /// An ACK reported `delivered` more; the window for now (RFC 6937 §3.1), given
-    /// the pipe and ssthresh; `mss` is a segment in the same unit. Below ssthresh the slow-start reduction bound
-    /// allows one MSS more than was delivered only on a `safe` ACK, one that
-    /// advanced SND.UNA and marked nothing newly lost (RFC 9937's SafeACK, which
-    /// obsoletes RFC 6937's choice of one bound for every ACK; Linux's
-    /// `tcp_cwnd_reduction`: `FLAG_SND_UNA_ADVANCED && !newly_lost`); any other
-    /// ACK gets the conservative bound. With the MSS on every ACK, each duplicate
+    /// the pipe and ssthresh; `mss` is a segment in the same unit. Below ssthresh
+    /// the slow-start reduction bound allows one MSS more than was delivered only on
+    /// a `safe` ACK, one that advanced SND.UNA and marked nothing newly lost
+    /// (RFC 9937's SafeACK, which obsoletes RFC 6937's choice of one bound for every
+    /// ACK; Linux's `tcp_cwnd_reduction`: `FLAG_SND_UNA_ADVANCED && !newly_lost`);
+    /// any other ACK gets the conservative bound. With the MSS on every ACK, each duplicate
     /// ACK of a recovery with losses left sent a segment more than it delivered.
     pub fn on_ack(
         &mut self,

@@ -646,6 +646,26 @@ mod tests {
     }
 
     #[test]
+    fn prefetch_hints_change_no_result() {
+        // a k = 4 fat-tree is below the hints' threshold; forced on, alone and on two
+        // threads (each partition's events hint its own state), the run is the same
+        let mut plain = sim(1);
+        assert!(!plain.fabric.prefetch);
+        plain.run();
+        let plain = plain.results();
+        assert!(plain.summary.ecn_marks > 0, "the marking path ran");
+        for threads in [1, 2] {
+            let mut hinted = sim(threads);
+            hinted.fabric.prefetch = true;
+            hinted.run();
+            let hinted = hinted.results();
+            assert_eq!(plain.tables, hinted.tables, "{threads} threads");
+            assert_eq!(plain.summary.events, hinted.summary.events);
+            assert_eq!(plain.summary.ecn_marks, hinted.summary.ecn_marks);
+        }
+    }
+
+    #[test]
     fn threads_that_nap_leave_their_partitions_to_the_others_with_the_same_results() {
         let mut one = sim(1);
         one.run();
