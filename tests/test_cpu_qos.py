@@ -157,6 +157,7 @@ def test_pingpong_reports_half_the_round_trip() -> None:
     # packets' serialisation and the PMD's copy; the client's ACK of a response
     # and its next request share the core, so round trips differ by an ACK's cycles
     d = probe_scenario({}, 0, duration="10ms")
+    d.setdefault("network", {})["tx_jitter"] = "0us"  # hosts send at once: the path's own time
     r, _ = simulate(d)
     p = r.pingpong()
     assert len(p) > 1000 and (p["latency_s"] > 3e-6).all()

@@ -53,10 +53,10 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
     # (without them every digest here is what it was: ecc867045ea6aefe,
     # 2dff4e9d46eec3d1, 644e4e7008c2b8be, 0033da196a79dbd3, 757ac9fdc7dd529f,
     # 425c958cc326357c)
-    "dctcp-incast": (cut("dctcp-incast", "10ms"), "740d3e93865fb560"),
-    "sp-dwrr-pias": (cut("sp-dwrr-pias", "10ms"), "b6735892fb6d78dc"),
-    "vswitch-mbfq": (cut("vswitch-mbfq", "600ms"), "c042060a5c0e5df6"),
-    "barberq-services": (cut("barberq-services", "80ms"), "908242c129a4cc06"),
+    "dctcp-incast": (cut("dctcp-incast", "10ms"), "3e3987c1928bd919"),
+    "sp-dwrr-pias": (cut("sp-dwrr-pias", "10ms"), "12363aec9b8a4fb4"),
+    "vswitch-mbfq": (cut("vswitch-mbfq", "600ms"), "6522269f99dbea49"),
+    "barberq-services": (cut("barberq-services", "80ms"), "c09934fcdf6d29cd"),
     # as of issue 14's dynamic partitioning, ES paper profile and τ
     # Issue 37 added summary.vswitch (packets_shaped, control_packets) to runs with VMs:
     # without it vswitch-mbfq, es-paper-dynamic-gp and trinity-tau are still
@@ -74,8 +74,13 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
     # SACK recovery's PRR then allowed its slow-start segment only on an ACK that advanced
     # SND.UNA and marked nothing newly lost (RFC 9937's SafeACK, Linux's rule): only
     # barberq-services changed (before 1fb0a1bc40c215c2)
-    "es-paper-dynamic-gp": (dynamic_gp(), "e11b5f805a3a7495"),
-    "trinity-tau": (trinity_tau(), "590e799a65712a42"),
+    # The `linux` profile's hosts then waited up to 1 us before their NIC took each
+    # packet they send (`network.tx_jitter`): every case changed. Before: dctcp-incast
+    # 740d3e93865fb560, sp-dwrr-pias b6735892fb6d78dc, vswitch-mbfq c042060a5c0e5df6,
+    # barberq-services 908242c129a4cc06, es-paper-dynamic-gp e11b5f805a3a7495,
+    # trinity-tau 590e799a65712a42
+    "es-paper-dynamic-gp": (dynamic_gp(), "3a1f36d7489c0bbf"),
+    "trinity-tau": (trinity_tau(), "53d81d7db2eb3555"),
 }
 
 
@@ -151,12 +156,17 @@ def test_reference_outputs_are_unchanged(name: str) -> None:
 # SND.UNA and marked nothing newly lost (RFC 9937's SafeACK, Linux's rule): trinity-fig6
 # 7123bb23214d15f7, -fig7 3188c7e120cae681, -fig2 ab8c3533ba9a9225, -fig12
 # 335348d0c4c7d7a7 and -shares e48a37f59fa8bf0a before; the others unchanged.
+# The `linux` profile's hosts then waited up to 1 us before their NIC took each packet
+# they send (`network.tx_jitter`): every command but barberq-fig1 and -fig2 (the `htsim`
+# profile) changed. Before: demo 89226f966bf87d72, mbfq-fig6 4f7afaedd67751fa,
+# vms-pias-8q fc2a09b604fc3fe3, trinity-fig6 17e0f843b0a275b9, -fig7 1a4aa2ce032b9df8,
+# -fig2 b6df698f7423f54b, -fig12 cb507f5d264f6608, -shares 4a54ebf16bb2fbd3.
 COMMANDS: dict[str, tuple[list[str], str]] = {
-    "demo": (["demo"], "89226f966bf87d72"),
-    "mbfq-fig6": (["reproduce", "mbfq-fig6"], "4f7afaedd67751fa"),
+    "demo": (["demo"], "9ce8326dca8ab264"),
+    "mbfq-fig6": (["reproduce", "mbfq-fig6"], "7bfa4f88116bd26b"),
     "barberq-fig1": (["reproduce", "barberq-fig1"], "7835a19e640c60a2"),
     "barberq-fig2": (["reproduce", "barberq-fig2"], "ebb9f661568c92e5"),
-    "vms-pias-8q": (["run", str(SCENARIOS / "vms-pias-8q.toml")], "fc2a09b604fc3fe3"),
+    "vms-pias-8q": (["run", str(SCENARIOS / "vms-pias-8q.toml")], "acd7bc0031e116bf"),
     # Trinity's default profile became `refined` (the paper's controller with its named
     # departures), and every Trinity reproduction reports `refined`, `paper` and `code`
     # side by side, and Fig. 12 checks its claim as three numbers (the first 10 ms, the
@@ -164,11 +174,11 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     # -fig7 0a6483bed44ea76a, -tables 32f21a8f98fa4020, -fig2 f365311cf21b0cec, -fig12
     # a0b8da800b50409d, -fig9 a57c14c6385e7e53, -fig8 37c5577d3ad9bf06); the `paper`
     # rows are what the default's were (checked value by value)
-    "trinity-fig6": (["reproduce", "trinity-fig6"], "17e0f843b0a275b9"),
-    "trinity-fig7": (["reproduce", "trinity-fig7"], "1a4aa2ce032b9df8"),
-    "trinity-fig2": (["reproduce", "trinity-fig2"], "b6df698f7423f54b"),
-    "trinity-fig12": (["reproduce", "trinity-fig12"], "cb507f5d264f6608"),
-    "trinity-shares": (["reproduce", "trinity-shares"], "4a54ebf16bb2fbd3"),
+    "trinity-fig6": (["reproduce", "trinity-fig6"], "ffe8064302bdbd31"),
+    "trinity-fig7": (["reproduce", "trinity-fig7"], "b58cf8cdb6fc1366"),
+    "trinity-fig2": (["reproduce", "trinity-fig2"], "850eac6c5b3f117e"),
+    "trinity-fig12": (["reproduce", "trinity-fig12"], "dc0e66417e7af112"),
+    "trinity-shares": (["reproduce", "trinity-shares"], "d0a2147a8d2c51ff"),
 }
 
 
@@ -181,11 +191,13 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
 # e1e27b6e2d4ca199 and 54ff96c25feb81c3); -fig8 runs under the former defaults
 # (conftest's `htsim_scheduled`) and kept its digest. With the handshake's RTT sample
 # (`transport.handshake_rtt`, above) -tables changed again (before f1245a488d119b6f), and
-# with PRR's SafeACK rule (above) once more (before 825ff2275311d815).
+# with PRR's SafeACK rule (above) once more (before 825ff2275311d815). With the `linux`
+# profile's 1 us transmit wait (above) -tables and -fig9 changed (before
+# 92611143d307fea3 and dac2efaf7374afde); -fig8 kept its digest (former defaults).
 SCALED: dict[str, str] = {
     "trinity_fig8_scaled": "d42c8cd2f247b0f0",
-    "trinity_tables_scaled": "92611143d307fea3",
-    "trinity_fig9_scaled": "dac2efaf7374afde",
+    "trinity_tables_scaled": "ac5ac22e0c953f0e",
+    "trinity_fig9_scaled": "6b2f829bab9d7565",
 }
 
 

@@ -19,12 +19,15 @@ def test_static_per_pair_gives_each_pair_its_guarantee(g: int) -> None:
         assert abs(got[t] / g - 1) < 0.02, (t, got[t])
 
 
-def test_without_enforcement_connections_share_the_link() -> None:
+def test_without_enforcement_a_tenant_gets_no_guarantee() -> None:
     r, _ = simulate(fig6("none", "100Mbps", "100Mbps"))
     got = wire_mbps(r)
     print(f"\nno protection: {got.round(1).to_dict()} (wire Mb/s)")
-    # one connection against ten: A gets about C / (N + 1), far below its pipe
-    assert abs(got["A"] / (1000 / 11) - 1) < 0.2, got
+    # one connection against ten behind 200 KB of tail drop, hosts with a transmit
+    # wait (the defaults): A is far below its 100 Mb/s pipe, below even C / (N + 1)
+    # = 90.9, as B's ten keep the port full and A's packets, at random phases, mostly
+    # find it so (TCP Outcast's port blackout; performance guide)
+    assert got["A"] < 1000 / 11 * 0.5, got
     assert got["A"] + got["B"] > 950
 
 

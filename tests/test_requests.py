@@ -25,7 +25,8 @@ def star(workload: dict[str, Any], duration: str = "200ms", hosts: int = 9) -> d
                      "link_delay": "25us"},
         "transport": {"protocol": "newreno", "mss": "1448B", "header": "90B",
                       "ack_size": f"{ACK}B", "init_cwnd": 20, "delayed_ack": False},
-        "network": {"clock_ppm": 0},  # exact clocks: the timing below is the links' rates'
+        # exact clocks and no transmit wait: the timing below is the links' rates'
+        "network": {"clock_ppm": 0, "tx_jitter": "0us"},
         "workloads": [{"kind": "request_response", **workload}],
         "output": {"throughput": []},
     }

@@ -69,13 +69,20 @@ def test_backlogged_queues_share_by_weight(scheduler: str, sizes: list[int]) -> 
 
 
 def test_strict_priority_starves_lower_queues() -> None:
-    r, _ = simulate(overload("strict", [1, 1, 1], [1500] * 3, [0, 1, 2]))
+    # queue 0's source sends at exactly the line rate, which keeps queue 0 backlogged
+    # only if its host sends on time: a transmit wait leaves it empty now and then,
+    # and a lower queue sends in that gap
+    d = overload("strict", [1, 1, 1], [1500] * 3, [0, 1, 2])
+    d["network"]["tx_jitter"] = "0us"
+    r, _ = simulate(d)
     b = queue_bytes(r, "switch->h3")
     print(f"strict: {b}")
     assert b[1] == 0 and b[2] == 0 and b[0] > 0
     # SP over DWRR: queue 0 strict, queues 1 and 2 share the rest 1:3 -- but queue 0
     # alone fills the link, so the DWRR group gets nothing either
-    r, _ = simulate(overload("sp_dwrr", [1, 1, 3], [1500] * 3, [0, 1, 2]))
+    d = overload("sp_dwrr", [1, 1, 3], [1500] * 3, [0, 1, 2])
+    d["network"]["tx_jitter"] = "0us"
+    r, _ = simulate(d)
     assert queue_bytes(r, "switch->h3")[1:].sum() == 0
     # without queue 0 the DWRR group shares 1:3
     r, _ = simulate(overload("sp_dwrr", [1, 1, 3], [1500] * 3, [1, 2]))

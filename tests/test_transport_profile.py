@@ -33,11 +33,12 @@ def incast(transport: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_linux_profile_is_its_keys() -> None:
-    """The `linux` profile is its transport keys and clocks 100 ppm apart, written out
-    under the `htsim` profile; it is the default, and `htsim` is another transport."""
+    """The `linux` profile is its transport keys, clocks 100 ppm apart and a 1 us
+    transmit wait, written out under the `htsim` profile; it is the default, and
+    `htsim` is another transport."""
     by_profile, _ = simulate(incast({"profile": "linux"}))
     sc = incast(dict(LINUX_KEYS, profile="htsim"))
-    sc["network"]["clock_ppm"] = 100
+    sc["network"].update(clock_ppm=100, tx_jitter="1us")
     by_keys, _ = simulate(sc)
     assert by_profile.summary["packets_dropped"] > 0
     pd.testing.assert_frame_equal(by_profile.flows, by_keys.flows)
@@ -64,15 +65,19 @@ def test_the_profiles_tcp_is_newreno_under_htsim_and_cubic_under_linux() -> None
 
 
 def test_the_htsim_profile_sets_the_clocks_only_where_the_scenario_does_not() -> None:
-    """Under `htsim` the ports' clocks are exact unless `network.clock_ppm` says
-    otherwise; under `linux` they are 100 ppm apart unless it says otherwise."""
-    def flows(profile: str, ppm: int | None) -> pd.DataFrame:
+    """Under `htsim` the ports' clocks are exact and hosts send at once unless
+    `network.clock_ppm` and `network.tx_jitter` say otherwise; under `linux` the clocks
+    are 100 ppm apart and hosts wait up to 1 us unless they say otherwise."""
+    def flows(profile: str, ppm: int | None, wait: str | None = None) -> pd.DataFrame:
         sc = incast({"profile": profile})
         if ppm is not None:
             sc["network"]["clock_ppm"] = ppm
+        if wait is not None:
+            sc["network"]["tx_jitter"] = wait
         return simulate(sc)[0].flows
-    pd.testing.assert_frame_equal(flows("htsim", None), flows("htsim", 0))
-    pd.testing.assert_frame_equal(flows("linux", None), flows("linux", 100))
+    pd.testing.assert_frame_equal(flows("htsim", None), flows("htsim", 0, "0us"))
+    pd.testing.assert_frame_equal(flows("linux", None), flows("linux", 100, "1us"))
+    assert not flows("linux", None).equals(flows("linux", None, "0us"))
     assert not flows("linux", 0).equals(flows("linux", 100))
 
 

@@ -265,8 +265,9 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
     ours = dict(d)
     ours["transport"] = {**d.get("transport", {}), "header": f"{NS3_HEADER}B",
                          "ack_size": f"{NS3_ACK}B"}
-    # ns-3's links send at exactly their rate: so do ours, whatever the profile's clocks
-    ours["network"] = {**d.get("network", {}), "clock_ppm": 0}
+    # ns-3's links send at exactly their rate and its hosts hand packets to their
+    # devices at once: so do ours, whatever the profile's clocks and transmit wait
+    ours["network"] = {**d.get("network", {}), "clock_ppm": 0, "tx_jitter": "0us"}
     # and ns-3 runs simultaneous events in the order they were scheduled (its events'
     # insertion numbers): so do ours, unless the scenario names a rule
     ours["simulation"] = {"ties": "scheduled", **d.get("simulation", {})}

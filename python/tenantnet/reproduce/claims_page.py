@@ -101,7 +101,8 @@ stored tables of the reproductions they run against a fresh run.
 
 Each reproduction runs under its paper's transport profile (`linux` for C2QoS, MBFQ,
 QShare and Trinity, `htsim` for BarberQ) and tenantnet's defaults otherwise (clocks
-100 ppm apart under `linux`, partitioned ties) unless its row names another;
+100 ppm apart and a 1 µs transmit wait under `linux`, partitioned ties) unless its row
+names another;
 [Reproductions](reproductions.md) describes each set-up and what the defaults changed.
 """
 

@@ -162,7 +162,7 @@ pub struct NetworkSpec {
     /// The longest a packet that reaches a host waits for the host to take it (its NIC's receive-interrupt moderation), e.g. "8us": each waits a time drawn uniformly below it, in order, from the run's seed, so that hosts sending in step drift apart as real ones do (Linux's mlx5 driver moderates for 3 µs where its timer restarts on each completion, its default on the devices that can, and 16 µs from the interrupt event) [none].
     #[serde(default)]
     pub host_jitter: Option<TimeSpan>,
-    /// The longest a packet a host sends waits before its NIC takes it (the driver's doorbell and the NIC's reads of the descriptor and the payload over PCIe), e.g. "1us": each waits a time drawn uniformly below it, in order, from the run's seed; a packet that finds the NIC busy waits for it as before [none].
+    /// The longest a packet a host sends waits before its NIC takes it (the driver's doorbell and the NIC's reads of the descriptor and the payload over PCIe), e.g. "1us": each waits a time drawn uniformly below it, in order, from the run's seed; a packet that finds the NIC busy waits for it as before; "0us" turns it off [1us under the `linux` transport profile (`[transport]`'s, the default), none under `htsim`].
     #[serde(default)]
     pub tx_jitter: Option<TimeSpan>,
     /// How far each port's clock may be off its link's rate, in parts per million: each port sends at the rate times 1 + u·clock_ppm·10⁻⁶, u drawn uniformly in [−1, 1] from the run's seed (IEEE 802.3 allows transmitters ±100 ppm), so that links of one nominal rate drift against each other as real ones do; guarantees, loads, ideal completion times and utilisation are still reckoned by the links' rates [100 under the `linux` transport profile (`[transport]`'s, the default), 0 under `htsim`].
@@ -390,7 +390,7 @@ pub struct TransportSpec {
     pub cwr_reduction: Option<CwrReduction>,
     /// What ssthresh halves when a loss is found or the retransmission timer expires: `flight` (max(FlightSize/2, 2·MSS), RFC 5681 eq. 4, RFC 6675, htsim; at a timeout with SACK the smaller of the flight and the window) or `cwnd` (max(cwnd/2, 2·MSS): Linux's Reno and ns-3's TcpLinuxReno; with SACK the flight counts SACKed bytes above a hole, which are not in the network) [flight under `htsim`, cwnd under `linux`].
     pub loss_ssthresh: Option<LossSsthresh>,
-    /// A named set of defaults for the keys above, which keys set beside it override: `linux` (the default) or `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs, matched to htsim for its cross-check and the benchmarks against it); `linux` is what a current Linux host does: CUBIC for `tcp`, RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the handshake's RTT sample, the window brought down after ECE by PRR, ssthresh half the window after a loss. The profile also sets `network.clock_ppm` where the scenario does not (100 under `linux`, 0 under `htsim`) [linux].
+    /// A named set of defaults for the keys above, which keys set beside it override: `linux` (the default) or `htsim` (NewReno without SACK, min RTO 10ms, no delayed ACKs, matched to htsim for its cross-check and the benchmarks against it); `linux` is what a current Linux host does: CUBIC for `tcp`, RACK-TLP with Linux's probe timeout, min RTO 200ms, max RTO 120s, the initial RTO at the min RTO as after a handshake, delayed ACKs with a 40ms timer, 16 quick ACKs, PSH segments acknowledged at once, the handshake's RTT sample, the window brought down after ECE by PRR, ssthresh half the window after a loss. The profile also sets `network.clock_ppm` and `network.tx_jitter` where the scenario does not (100 ppm and 1us under `linux`, 0 and none under `htsim`) [linux].
     pub profile: Option<TransportProfile>,
 }
 
@@ -412,6 +412,17 @@ impl TransportProfile {
         match self {
             TransportProfile::Htsim => 0,
             TransportProfile::Linux => 100,
+        }
+    }
+
+    /// The longest a packet a host sends waits for its NIC under this profile when
+    /// `network.tx_jitter` is absent, in picoseconds: about a PCIe round trip (1 µs,
+    /// `net::host_jitter`) where hosts are real (`linux`), none where the profile
+    /// matches htsim, whose hosts hand packets over at once.
+    pub fn tx_jitter(self) -> u64 {
+        match self {
+            TransportProfile::Htsim => 0,
+            TransportProfile::Linux => 1_000_000,
         }
     }
 

@@ -23,7 +23,8 @@ pub const MAX_CLOCK_PPM: u32 = 1000;
 /// Resolves `[network]` for full-size packets of `pkt` bytes. Whether packets fit
 /// the buffers is checked by the caller against every transport
 /// (`super::transport::fits`), which knows which key to blame. `profile` is the
-/// scenario's transport profile, whose clocks stand where `network.clock_ppm` is absent.
+/// scenario's transport profile, whose clocks and transmit wait stand where
+/// `network.clock_ppm` and `network.tx_jitter` are absent.
 pub fn fabric(
     ctx: &Ctx,
     nw: &NetworkSpec,
@@ -79,7 +80,7 @@ pub fn fabric(
         pool_size,
         host_nic: nw.host_nic,
         host_jitter: nw.host_jitter.map_or(0, |t| t.0),
-        tx_jitter: nw.tx_jitter.map_or(0, |t| t.0),
+        tx_jitter: nw.tx_jitter.map_or(profile.tx_jitter(), |t| t.0),
         clock_ppm,
         ack_path: nw.ack_path,
     })
