@@ -16,9 +16,10 @@ WINDOW = (0.002, 0.012)  # steady state: every queue backlogged
 
 def overload(scheduler: str, weights: list[int], sizes: list[int], active: list[int],
              policy: str = "static_partition", strict: int = 1,
-             buffer: str = "40MB") -> dict[str, Any]:
+             buffer: str = "40MB", **network: Any) -> dict[str, Any]:
     """Queue i's source sends 10 Gb/s of `sizes[i]`-byte UDP packets with DSCP i from
-    host h_i to the last host: every active queue of that switch port is backlogged."""
+    host h_i to the last host: every active queue of that switch port is backlogged
+    (any other `[network]` keys in `network`)."""
     n = len(weights)
     wl = [{"kind": "cbr", "tenant": f"q{i}", "dscp": i, "src": f"h{i}", "dst": f"h{n}",
            "rate": "10Gbps", "packet_size": f"{sizes[i]}B"} for i in active]
@@ -26,7 +27,8 @@ def overload(scheduler: str, weights: list[int], sizes: list[int], active: list[
         "simulation": {"duration": "12ms", "seed": 1},
         "topology": {"kind": "star", "hosts": n + 1, "link_rate": "10Gbps"},
         "network": {"buffer": buffer, "queues": n, "scheduler": scheduler, "weights": weights,
-                    "buffer_policy": policy, "dscp_map": "identity", "strict_queues": strict},
+                    "buffer_policy": policy, "dscp_map": "identity", "strict_queues": strict,
+                    **network},
         "workloads": wl,
         "output": {"sample_interval": "1ms", "throughput": ["queue", "link"], "queues": False},
     }
@@ -72,17 +74,13 @@ def test_strict_priority_starves_lower_queues() -> None:
     # queue 0's source sends at exactly the line rate, which keeps queue 0 backlogged
     # only if its host sends on time: a transmit wait leaves it empty now and then,
     # and a lower queue sends in that gap
-    d = overload("strict", [1, 1, 1], [1500] * 3, [0, 1, 2])
-    d["network"]["tx_jitter"] = "0us"
-    r, _ = simulate(d)
+    r, _ = simulate(overload("strict", [1, 1, 1], [1500] * 3, [0, 1, 2], tx_jitter="0us"))
     b = queue_bytes(r, "switch->h3")
     print(f"strict: {b}")
     assert b[1] == 0 and b[2] == 0 and b[0] > 0
     # SP over DWRR: queue 0 strict, queues 1 and 2 share the rest 1:3 -- but queue 0
     # alone fills the link, so the DWRR group gets nothing either
-    d = overload("sp_dwrr", [1, 1, 3], [1500] * 3, [0, 1, 2])
-    d["network"]["tx_jitter"] = "0us"
-    r, _ = simulate(d)
+    r, _ = simulate(overload("sp_dwrr", [1, 1, 3], [1500] * 3, [0, 1, 2], tx_jitter="0us"))
     assert queue_bytes(r, "switch->h3")[1:].sum() == 0
     # without queue 0 the DWRR group shares 1:3
     r, _ = simulate(overload("sp_dwrr", [1, 1, 3], [1500] * 3, [1, 2]))

@@ -125,8 +125,9 @@ fn opt_f64<'a>(r: &'a Results, table: &str, name: &str) -> &'a [Option<f64>] {
 
 /// A lone flow within its initial window completes in exactly its ideal time, on
 /// a path whose slowest hop is in the middle (a 1 Gb/s bottleneck between 10 Gb/s
-/// hops, different delays, clocks exact, no transmit wait): slowdown 1. A flow that must grow its window takes
-/// longer (slow start), and flows that share the bottleneck longer still.
+/// hops, different delays, clocks exact, no transmit wait): slowdown 1. A flow that
+/// must grow its window takes longer (slow start), and flows that share the
+/// bottleneck longer still.
 #[test]
 fn a_lone_flow_within_its_window_has_slowdown_one() {
     let text = |flows: &str| {

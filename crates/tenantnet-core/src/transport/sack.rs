@@ -511,8 +511,9 @@ impl Prr {
     /// a `safe` ACK, one that advanced SND.UNA and marked nothing newly lost
     /// (RFC 9937's SafeACK, which obsoletes RFC 6937's choice of one bound for every
     /// ACK; Linux's `tcp_cwnd_reduction`: `FLAG_SND_UNA_ADVANCED && !newly_lost`);
-    /// any other ACK gets the conservative bound. With the MSS on every ACK, each duplicate
-    /// ACK of a recovery with losses left sent a segment more than it delivered.
+    /// any other ACK gets the conservative bound. With the MSS on every ACK, each
+    /// duplicate ACK of a recovery with losses left sent a segment more than it
+    /// delivered.
     pub fn on_ack(
         &mut self,
         delivered: u64,
