@@ -194,7 +194,10 @@ def cli_page() -> str:
     out = ["# Command-line reference\n",
            "Every command's `--help`, generated from the command itself. Every command "
            "either succeeds or prints one `error:` line and exits with code 2, having "
-           "written nothing; Ctrl-C stops it with exit code 130.\n",
+           "written nothing; Ctrl-C stops it with exit code 130 and leaves no partial "
+           "folder of results. Ctrl-C pressed again while it stops (twice more at "
+           "most) lets it finish removing what it had begun; a fourth press ends it "
+           "where it stands.\n",
            "```text", top.format_help().rstrip(), "```\n"]
 
     def walk(p: argparse.ArgumentParser, prefix: str) -> None:

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -131,3 +132,53 @@ def test_reproduce(tmp_path: Path, name: str) -> None:
     p, took = interrupt(["reproduce", name, "--out", str(out)], tmp_path, started(out))
     check(p, took, tmp_path)
     assert not out.exists()
+
+
+def test_a_press_during_a_shielded_cleanup_waits_for_its_end() -> None:
+    # the press reaches the process through another thread (the main one is busy in
+    # the cleanup), as SIGINT does when the simulator's or pyarrow's threads take it:
+    # blocking the signal in the main thread alone let this one in half-way
+    from tenantnet.jobs.interrupts import shielded
+    go = threading.Event()
+
+    def press() -> None:
+        go.wait()
+        os.kill(os.getpid(), signal.SIGINT)
+    helper = threading.Thread(target=press)  # started before the cleanup, as those are
+    helper.start()
+    steps = 0
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's
+    try:
+        with pytest.raises(KeyboardInterrupt), shielded():
+            go.set()
+            helper.join()
+            for _ in range(200_000):  # Python instructions, where a handler would run
+                steps += 1
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert steps == 200_000
+
+
+STOPPING = """
+import os, signal, sys, time
+from tenantnet.jobs.interrupts import stop_once
+stop_once()
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+except KeyboardInterrupt:
+    for _ in range({later}):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+    print("cleaned up", flush=True)
+"""
+
+
+@pytest.mark.parametrize("later", [2, 3])
+def test_the_command_line_stops_once_and_a_third_press_forces(later: int) -> None:
+    p = subprocess.run([sys.executable, "-c", STOPPING.format(later=later)],
+                       capture_output=True, text=True, timeout=30, preexec_fn=default_sigint)
+    if later == 2:  # pressed twice more while stopping: the cleanup runs to its end
+        assert (p.returncode, p.stdout, p.stderr) == (0, "cleaned up\n", "")
+    else:  # three times more: it ends where it stands
+        assert (p.returncode, p.stdout, p.stderr) == (130, "", "interrupted\n")

@@ -24,6 +24,7 @@ from typing import Any
 from .. import _core
 from ..errors import ScenarioError
 from ..jobs import progress
+from ..jobs.interrupts import stop_once
 from ..jobs.outdir import add_to, listed
 from ..reproduce import BOTH_PROFILES, REPRODUCTIONS, paper_transport
 from ..reproduce import qshare_bench as qb
@@ -700,6 +701,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``tenantnet`` script."""
     args = parse(argv)
+    stop_once()
     try:
         args.func(args)
     except (CliError, ScenarioError) as e:

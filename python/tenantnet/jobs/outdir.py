@@ -17,15 +17,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import tempfile
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .. import _core
+from .interrupts import shielded
 
 MANIFEST = "manifest.json"
 
@@ -95,22 +93,6 @@ def write_parquet(frame: Any, path: Path) -> None:
     on a busy machine). The bytes are those written to the path."""
     with open(path, "wb") as f:
         frame.to_parquet(f, index=False, engine="pyarrow")
-
-
-@contextmanager
-def shielded() -> Iterator[None]:
-    """Holds Ctrl-C back while a cleanup runs (in the main thread): a second Ctrl-C,
-    pressed while the first one's cleanup removes a half-written folder, would stop
-    the removal half-way and leave the folder behind. The held signal arrives once
-    the cleanup is done."""
-    main = threading.current_thread() is threading.main_thread()
-    if main:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        if main:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def publish(out: Path, write: Callable[[Path], object], by: str,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import progress
-from .outdir import shielded
+from .interrupts import shielded
 
 _HEADER = struct.Struct("<Q")
 
