@@ -13,8 +13,9 @@
 //! event keys would leave to packet ids, which differ between a run's partitions.
 //! On receive the wait is drawn as the packet goes on the wire toward the host and
 //! its arrival is put that much later (a link keeps its order, so the draws follow
-//! the arrivals); on transmit the packet joins its NIC's queue with an event of its
-//! own (`Handoff`). A random wait at the sender is how simulators have long broken
+//! the arrivals); on transmit the packet joins its NIC's queue at that time, by an
+//! event of its own (`Handoff`) or, where nothing could tell the difference, at once
+//! with the NIC's clock set to it (`sim/handoff.rs`). A random wait at the sender is how simulators have long broken
 //! phase effects (ns-2's TCP agents' `overhead_`, after Floyd and Jacobson, "On
 //! traffic phase effects in packet-switched gateways", 1992).
 //!

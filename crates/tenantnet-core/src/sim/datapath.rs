@@ -86,7 +86,7 @@ impl Sim {
     #[inline(always)]
     pub(super) fn hand_to_nic(&mut self, h: HostId, id: PktId) {
         if let Some(t) = self.fabric.tx_wait(h, id, self.now) {
-            return self.schedule(t, Event::Handoff(id), self.fabric.origin(h));
+            return super::handoff::hand_over_at(self, h, id, t);
         }
         self.enqueue(id, self.fabric.nic_of(h, id, &self.ends.flows));
     }

@@ -47,7 +47,19 @@ impl Fabric {
             ack_routes,
             sacks: Default::default(),
             host_hook: false,
+            handoffs: Default::default(),
         }
+    }
+
+    /// Makes every host's handoff to its NIC an event (`sim/handoff.rs`): the same
+    /// results, slower; what the tests compare handoffs made at once with.
+    pub fn hand_over_by_events(&mut self) {
+        self.handoffs.on = false;
+    }
+
+    /// How many handoffs to a NIC were made at once so far (`sim/handoff.rs`).
+    pub fn handoffs_made(&self) -> u64 {
+        self.handoffs.made
     }
 
     /// When the peer of `port` takes a packet that reaches it at `arrive`: later if

@@ -22,6 +22,7 @@ mod fabric;
 pub mod flow;
 pub mod flow_trace;
 pub mod footprint;
+mod handoff;
 mod hosts;
 pub mod ideal;
 pub mod kept;
@@ -219,6 +220,13 @@ impl Sim {
             },
             parallel: Parallelism::default(),
         };
+        sim.fabric.handoffs = handoff::Handoffs::new(
+            sim.fabric.net.hosts.len(),
+            !sim.fabric.net.tx_jitter.is_empty(),
+            p.ties,
+            sim.records.capture.is_some(),
+            p.stop_when_done,
+        );
         sim.parallel.wire_hook = sim.records.recorder.tenant_links.is_some()
             || sim.records.capture.is_some()
             || !sim.fabric.net.host_jitter.is_empty();
@@ -297,6 +305,9 @@ impl Sim {
     /// among simultaneous events (`EventQueue`'s keys).
     #[inline]
     fn schedule(&mut self, at: Time, e: Event, by: Origin) {
+        if handoff::Handoffs::reads_ports(e) {
+            self.fabric.handoffs.reader_scheduled(at);
+        }
         self.events.push(at, by, e.encode());
     }
 
@@ -325,6 +336,7 @@ impl Sim {
         let started = Instant::now();
         let mut t = t.min(self.budget.end);
         loop {
+            self.fabric.handoffs.horizon = t;
             while !self.budget.done {
                 let Some((at, code)) = self.events.pop_until(t) else {
                     break;
@@ -401,8 +413,14 @@ impl Sim {
                     self.shaper_drain(s);
                 }
             }
-            Event::HostTick => self.on_host_tick(),
-            Event::Control(c) => self.on_control(c),
+            Event::HostTick => {
+                self.fabric.handoffs.reader_handled();
+                self.on_host_tick()
+            }
+            Event::Control(c) => {
+                self.fabric.handoffs.reader_handled();
+                self.on_control(c)
+            }
             Event::Sent(id) => {
                 // a packet its sender's small queue counts has left the host's NIC
                 let (flow, size) = self.fabric.left_host(id);
@@ -412,8 +430,13 @@ impl Sim {
                 }
             }
             Event::PmdDone(c) => self.on_pmd_done(c),
-            Event::C2tbTick | Event::NicMonitor => self.on_cpu_timer(e),
+            Event::C2tbTick => self.on_cpu_timer(e),
+            Event::NicMonitor => {
+                self.fabric.handoffs.reader_handled();
+                self.on_cpu_timer(e)
+            }
             Event::Sample => {
+                self.fabric.handoffs.reader_handled();
                 let now = self.now;
                 self.records.recorder.sample(
                     now,

@@ -46,6 +46,9 @@ pub struct Fabric {
     /// ([`crate::engine::prefetch`]): on where the ports outgrow the caches
     /// ([`PREFETCH_ABOVE`](super::fabric::PREFETCH_ABOVE)).
     pub(super) prefetch: bool,
+    /// When a host's packet may reach its NIC without its `Handoff` event
+    /// (`sim/handoff.rs`).
+    pub(super) handoffs: super::handoff::Handoffs,
 }
 
 /// The hosts' vswitches: the VMs, their pairs and shapers, each host's policy and

@@ -274,6 +274,19 @@ impl Port {
         self.shares_weights()
     }
 
+    /// Whether only its own wake-ups (see [`Port::wake_due_by`]) and packets
+    /// joining it change the port: not one on a shared pool, whose wakes at every
+    /// departure also free the pool's bytes; and, unless `waiting`, with no packet
+    /// waiting.
+    pub fn self_contained(&self, waiting: bool) -> bool {
+        self.pool().is_none() && (waiting || self.held_packets() == 0)
+    }
+
+    /// When the port's pending wake-up is due, if one is, at or before `t`.
+    pub fn wake_due_by(&self, t: Time) -> Option<Time> {
+        (self.core.wake_pending && self.core.busy_until <= t).then_some(self.core.busy_until)
+    }
+
     /// Bytes held at `now` (waiting plus being serialized).
     pub fn occupancy(&self, now: Time) -> u64 {
         self.queues().total(now)

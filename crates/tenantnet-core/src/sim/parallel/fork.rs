@@ -36,6 +36,7 @@ impl Fabric {
             sacks: Default::default(),
             host_hook: self.host_hook,
             prefetch: self.prefetch,
+            handoffs: Default::default(),
         }
     }
 
