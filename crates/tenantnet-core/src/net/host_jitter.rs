@@ -15,9 +15,10 @@
 //! its arrival is put that much later (a link keeps its order, so the draws follow
 //! the arrivals); on transmit the packet joins its NIC's queue at that time, by an
 //! event of its own (`Handoff`) or, where nothing could tell the difference, at once
-//! with the NIC's clock set to it (`sim/handoff.rs`). A random wait at the sender is how simulators have long broken
-//! phase effects (ns-2's TCP agents' `overhead_`, after Floyd and Jacobson, "On
-//! traffic phase effects in packet-switched gateways", 1992).
+//! with the NIC's clock set to it (`sim/handoff.rs`). A random wait at the sender is
+//! how simulators have long broken phase effects (ns-2's TCP agents' `overhead_`,
+//! after Floyd and Jacobson, "On traffic phase effects in packet-switched gateways",
+//! 1992).
 //!
 //! J on receive is the host's receive-interrupt moderation period: Linux's mlx5
 //! driver defaults to 16 µs from the interrupt event and 3 µs where the timer

@@ -152,7 +152,7 @@ impl CutProfile {
         let cut = Cut::new(&sim.fabric.net, threads);
         let mut tally = Tally::new(&cut);
         let end = sim.budget.end;
-        sim.fabric.handoffs.on = false; // every event counted, each where it happens
+        sim.fabric.hand_over_by_events(); // every event counted, each where it happens
         sim.run_observed(end, |sim, at, e| {
             tally.state_window(at, &sim.fabric.net.ports);
             tally.count(

@@ -52,7 +52,8 @@ impl Fabric {
     }
 
     /// Makes every host's handoff to its NIC an event (`sim/handoff.rs`): the same
-    /// results, slower; what the tests compare handoffs made at once with.
+    /// results, slower. For parallel runs and profiled cuts, which need every event,
+    /// and for the tests, which compare handoffs made at once with them.
     pub fn hand_over_by_events(&mut self) {
         self.handoffs.on = false;
     }

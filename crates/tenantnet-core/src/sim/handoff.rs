@@ -47,7 +47,7 @@ pub struct Handoffs {
     evented: Vec<Time>,
     /// When the pending events that read ports are due.
     readers: BinaryHeap<Reverse<Time>>,
-    /// The end of the stretch the loop is running.
+    /// The end of the stretch the loop is running (never past the run's end).
     pub(super) horizon: Time,
     /// Handoffs made at once so far.
     pub(super) made: u64,
@@ -126,7 +126,6 @@ fn may_hand_over_now(sim: &Sim, h: HostId, t: Time) -> bool {
     ho.on
         && sim.parallel.part.is_none()
         && t <= ho.horizon
-        && t <= sim.budget.end
         && !sim.budget.done
         && ho.evented[h.idx()] < sim.now
         && ho.readers.peek().is_none_or(|&Reverse(r)| r > t)

@@ -269,7 +269,7 @@ pub(super) fn start(m: &mut Sim) {
     match planned {
         Err(why) => m.parallel.threads.note = Some(why),
         Ok(cut) => {
-            m.fabric.handoffs.on = false;
+            m.fabric.hand_over_by_events();
             let grid = m.budget.grid;
             let pending = take_events(m);
             let owners = Owners::new(&cut, &m.fabric.net, &m.hosts);
