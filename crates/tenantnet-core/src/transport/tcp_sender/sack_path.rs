@@ -14,7 +14,8 @@
 //! * After a retransmission timeout the scoreboard is kept (RFC 6675 §5.1): every
 //!   un-SACKed byte sent so far counts as lost, only holes are resent, and cwnd
 //!   grows from one segment in slow start until the timeout's recovery point is
-//!   acknowledged.
+//!   acknowledged: on ACKs that advance SND.UNA only, by the bytes each delivers
+//!   (SACKed ones included), as Linux and ns-3 grow it.
 //! * ECE cuts the window as without SACK: once per window, not during recovery.
 //! * With `recovery = "rack"` RACK-TLP marks the losses instead of DupThresh
 //!   (`rack_path.rs`); the rest holds.
@@ -184,7 +185,11 @@ impl TcpSender {
             return pipe;
         }
         if self.sack_state().all_lost_below > 0 {
-            if !self.room_limited {
+            // only an ACK that advanced SND.UNA grows the window, by what it
+            // delivered (Linux's tcp_may_raise_cwnd: FLAG_DATA_ACKED, then
+            // tcp_cong_avoid with acked_sacked; ns-3's ProcessAck in CA_LOSS): SACKs
+            // alone, a hole still at SND.UNA, grow nothing
+            if acked > 0 && !self.room_limited {
                 self.grow(delivered, mss);
             }
             return pipe;
