@@ -1,13 +1,16 @@
 """The ns-3 cross-check's measured tables (docs/guide/crosscheck.md), regenerated:
-``python scripts/ns3_tables.py [incast] [long] [rack] [leafspine]`` prints each table
-as Markdown (every family when none is named). Needs ns-3's wheel and a C++ compiler,
-as ``tenantnet crosscheck ns3`` does; ``--set KEY=VALUE`` sets a ``[transport]`` key
-in every scenario (e.g. ``--set loss_ssthresh=flight`` to see the default's effect).
+``python scripts/ns3_tables.py [incast] [long] [rack] [leafspine] [star] [seeds]``
+prints each table as Markdown (every family when none is named). Needs ns-3's wheel and
+a C++ compiler, as ``tenantnet crosscheck ns3`` does; ``--set KEY=VALUE`` sets a
+``[transport]`` key in every scenario (e.g. ``--set loss_ssthresh=flight`` to see the
+default's effect); ``--ns3-as-released`` runs ns-3 3.44 without the fixes to its SACK
+recovery that the cross-check applies.
 
 Each row runs one scenario through :func:`tenantnet.crosscheck.ns3.crosscheck`; cells read
 tenantnet / ns-3. The incast and long flows run on the dumbbell of
 ``examples/incast-ns3.toml``; the leaf-spine is ``examples/leafspine-ns3.toml`` (about
-a minute of ns-3 a row).
+a minute of ns-3 a row), the star the same flows' recipe on 16 hosts under one switch;
+``seeds`` runs NewReno with SACK on both over seeds 1 to 8.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from tenantnet.crosscheck.ns3 import crosscheck
@@ -79,13 +83,25 @@ def leaf_spine(protocol: str, recovery: str, extra: dict[str, Any]) -> dict[str,
     return d
 
 
+def star(protocol: str, recovery: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """The leaf-spine's scenario with its 16 hosts under one switch."""
+    d = leaf_spine(protocol, recovery, extra)
+    d["name"] = "star-websearch-ns3"
+    d["topology"] = {"kind": "star", "hosts": 16, "link_rate": "10Gbps", "link_delay": "1us"}
+    return d
+
+
+FIXES = {"upstream_fixes": True}
+"""Whether ns-3 runs with its later SACK-recovery fixes (``--ns3-as-released``)."""
+
+
 def cells(t: pd.DataFrame, cols: list[str], fmt: str) -> list[str]:
     return [f"{t.iloc[0][c]:{fmt}} / {t.iloc[1][c]:{fmt}}" for c in cols]
 
 
 def run(d: dict[str, Any]) -> pd.DataFrame:
     print(f"  {d['name']}: {d['transport']}", file=sys.stderr, flush=True)
-    return crosscheck(Scenario.from_dict(d))[0]
+    return crosscheck(Scenario.from_dict(d), **FIXES)[0]
 
 
 def row(t: pd.DataFrame, lead: list[str], times: list[str]) -> str:
@@ -129,13 +145,16 @@ def rack_table(extra: dict[str, Any]) -> Iterator[str]:
                                      to]) + " |"
 
 
-def leafspine_table(extra: dict[str, Any]) -> Iterator[str]:
+def fabric_table(fabric: Callable[[str, str, dict[str, Any]], dict[str, Any]],
+                 extra: dict[str, Any]) -> Iterator[str]:
     yield "| transport | recovery | median | p99 | small flows' median / p99 slowdown | " \
           "flows with an RTO | retransmissions a flow | drops | KS |"
     yield "|---|---|---|---|---|---|---|---|---|"
-    for name, protocol in (("NewReno", "tcp"), ("DCTCP", "dctcp")):
-        for rec in ("newreno", "sack", "rack"):
-            t = run(leaf_spine(protocol, rec, extra))
+    for name, protocol, recoveries in (("NewReno", "tcp", ("newreno", "reno_sack", "sack",
+                                                           "rack")),
+                                       ("DCTCP", "dctcp", ("newreno", "sack", "rack"))):
+        for rec in recoveries:
+            t = run(fabric(protocol, rec, extra))
             o, n = t.iloc[0], t.iloc[1]
             slow = (f"{o['small_median_slowdown']:.2f} / {n['small_median_slowdown']:.2f}, "
                     f"{o['small_p99_slowdown']:.0f} / {n['small_p99_slowdown']:.0f}")
@@ -146,9 +165,45 @@ def leafspine_table(extra: dict[str, Any]) -> Iterator[str]:
                 f"{t.iloc[2]['ks']:.3f}"]) + " |"
 
 
+def leafspine_table(extra: dict[str, Any]) -> Iterator[str]:
+    yield from fabric_table(leaf_spine, extra)
+
+
+def star_table(extra: dict[str, Any]) -> Iterator[str]:
+    yield from fabric_table(star, extra)
+
+
+def seeds_table(extra: dict[str, Any]) -> Iterator[str]:
+    """NewReno with SACK on the leaf-spine and the star, seeds 1 to 8, then each
+    column's mean difference with its 95 % interval (t, 7 degrees of freedom)."""
+    yield "| fabric | seed | median (ms) | p99 (ms) | small flows' median slowdown | " \
+          "flows with an RTO | drops |"
+    yield "|---|---|---|---|---|---|---|"
+    for label, fabric in (("leaf-spine", leaf_spine), ("star", star)):
+        gaps: list[list[float]] = []
+        for seed in range(1, 9):
+            d = fabric("tcp", "sack", extra)
+            d["simulation"]["seed"] = seed
+            t = run(d)
+            o, n = t.iloc[0], t.iloc[1]
+            rel = [o[c] / n[c] - 1 for c in ("median_ms", "p99_ms", "small_median_slowdown")]
+            gaps.append(rel)
+            yield "| " + " | ".join([
+                label, str(seed),
+                *(f"{o[c]:{f}} / {n[c]:{f}} ({g:+.0%})" for c, f, g in zip(
+                    ("median_ms", "p99_ms", "small_median_slowdown"), (".3f", ".1f", ".2f"),
+                    rel, strict=True)),
+                f"{int(o['flows_with_timeouts'])} / {int(n['flows_with_timeouts'])}",
+                f"{int(o['drops'])} / {int(n['drops'])}"]) + " |"
+        g = np.array(gaps)
+        half = 2.365 * g.std(axis=0, ddof=1) / np.sqrt(len(g))
+        yield "| " + " | ".join([label, "mean", *(f"{m:+.0%} ± {h:.0%}" for m, h in zip(
+            g.mean(axis=0), half, strict=True)), "", ""]) + " |"
+
+
 TABLES: dict[str, Callable[[dict[str, Any]], Iterator[str]]] = {
     "incast": incast_table, "long": long_table, "rack": rack_table,
-    "leafspine": leafspine_table}
+    "leafspine": leafspine_table, "star": star_table, "seeds": seeds_table}
 
 
 def main() -> None:
@@ -157,7 +212,10 @@ def main() -> None:
                    help=f"one of {', '.join(TABLES)} (default: all)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a [transport] key set in every scenario")
+    p.add_argument("--ns3-as-released", action="store_true",
+                   help="ns-3 3.44's SACK recovery without its later fixes")
     a = p.parse_args()
+    FIXES["upstream_fixes"] = not a.ns3_as_released
     unknown = [t for t in a.tables if t not in TABLES]
     if unknown:
         p.error(f"table {unknown[0]!r}: expected one of {', '.join(TABLES)}")

@@ -53,14 +53,14 @@ def test_the_smallest_incast_agrees_with_ns3(tmp_path: Path, capsys: pytest.Capt
 def test_what_the_program_does_not_model_is_refused(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]
                                                     ) -> None:
-    f = tmp_path / "star.toml"
+    f = tmp_path / "fat.toml"
     f.write_text(SMALLEST.replace('kind = "dumbbell"\nhosts_per_side = 8',
-                                  'kind = "star"\nhosts = 16'))
+                                  'kind = "fat_tree"\nk = 4'))
     with pytest.raises(SystemExit) as e:
         main(["crosscheck", "ns3", str(f)])
     assert e.value.code == 2
     err = capsys.readouterr().err
-    assert "topology.kind = 'star'" in err and "dumbbell" in err and err[-1] == "\n"
+    assert "topology.kind = 'fat_tree'" in err and "star" in err and err[-1] == "\n"
 
 
 def test_a_host_wait_is_refused_as_ns3_has_none() -> None:
@@ -168,6 +168,58 @@ def test_ns3_replays_a_leaf_spine_on_tenantnets_paths() -> None:
     assert min(other[crowded]) > 1.8 * max(other[alone])
 
 
+STAR = LEAF_SPINE.split("[[workloads]]")[0].replace(
+    'kind = "leaf_spine"\nleaves = 2\nspines = 2\nhosts_per_leaf = 4',
+    'kind = "star"\nhosts = 6') + "".join(
+        f'[[workloads]]\nkind = "fixed"\nsrc = "h{i}"\ndst = ["h{5 if i < 3 else 4}"]\n'
+        'size = "1MB"\n' for i in range(4))
+
+
+@needs_ns3
+def test_ns3_replays_a_star_as_one_leaf_without_spines() -> None:
+    # four 1 MB flows at once without loss, three of them into h5: those share h5's
+    # port and take about three times as long as the one into h4; ns-3 must see the
+    # same sharing, flow by flow
+    table, s, flows = ns3check.crosscheck(Scenario.from_toml(STAR))
+    assert "--leaves=1" in s.args(Path("f.csv")) and "--spines=0" in s.args(Path("f.csv"))
+    assert "on a star" in s.describe()
+    assert [x.split(",")[4:] for x in s.flows_csv.splitlines()] == [["-1", "-1"]] * 4
+    ours, theirs = (table.iloc[i] for i in (0, 1))
+    assert ours["drops"] == theirs["drops"] == 0
+    mine, other = flows["fct_s"].to_numpy(float), flows["ns3_fct_s"].to_numpy(float)
+    assert abs(mine / other - 1).max() < 0.01, flows
+    assert min(other[:3]) > 2.5 * other[3], other
+
+
+LOSSY_SACK = SMALLEST.replace('recovery = "newreno"', 'recovery = "sack"')
+
+
+@needs_ns3
+def test_ns3s_later_fixes_change_sack_recovery_and_off_is_ns3_as_released() -> None:
+    # the program with the fixes off must be ns-3 3.44 itself, output for output (the
+    # TcpTxBuffer::Update it carries in their place, and ns-3's own PRR); with them on
+    # the SACK recovery of an incast with loss must change
+    s, _ = ns3check.setup(Scenario.from_toml(LOSSY_SACK))
+    assert s.sack and s.upstream_fixes and "--upstream_fixes=1" in s.args()
+    released = ns3check.build(as_released=True)
+    assert released != ns3check.build()
+    as_released = ns3check._invoke(s, released, []).stdout
+    s.upstream_fixes = False
+    assert "as released" in s.describe()
+    assert ns3check._invoke(s, None, []).stdout == as_released
+    s.upstream_fixes = True
+    fixed = ns3check._invoke(s, None, []).stdout
+    assert fixed != as_released
+    drops = [int(out.strip().splitlines()[-1].split(",")[1]) for out in (fixed, as_released)]
+    assert min(drops) > 0, drops
+
+
+def test_ns3_as_released_is_for_the_ns3_cross_check(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["crosscheck", "linux", "--ns3-as-released"])
+    assert e.value.code == 2 and "crosscheck ns3" in capsys.readouterr().err
+
+
 def test_the_leaf_spine_links_rate_is_the_one_tenantnet_built() -> None:
     # 4 hosts at 10 Gb/s over 2 spines at 3:1 leave 6.67 Gb/s a spine link
     over = LEAF_SPINE.replace('link_delay', 'oversubscription = 3.0\nlink_delay')
@@ -204,13 +256,16 @@ def test_the_tables_script_builds_scenarios_the_cross_check_takes() -> None:
     extra = {"loss_ssthresh": "flight"}
     built = [t.incast(16, t.INCAST["DCTCP"], "sack", extra),
              t.long_flows(4, t.LONG["NewReno"], "newreno", extra),
-             t.leaf_spine("dctcp", "rack", extra)]
+             t.leaf_spine("dctcp", "rack", extra), t.star("tcp", "sack", extra)]
     setups = [ns3check.setup(Scenario.from_dict(d)) for d in built]
     assert [s.senders for s, _ in setups[:2]] == [16, 4] and setups[1][0].pairs
     assert setups[2][0].kind == "leafspine" and setups[2][0].ecn_k == 13 * 1514
+    # the star: the leaf-spine's flows' recipe on its 16 hosts, one leaf and no spine
+    assert setups[3][0].topology["hosts_per_leaf"] == "16" and setups[3][0].sack
+    assert built[3]["workloads"] == built[2]["workloads"]
     # a key the script sets is kept, not replaced by the cross-check's own choice
     assert all(o["transport"]["loss_ssthresh"] == "flight" for _, o in setups)
-    assert set(t.TABLES) == {"incast", "long", "rack", "leafspine"}
+    assert set(t.TABLES) == {"incast", "long", "rack", "leafspine", "star", "seeds"}
 
 
 LINUX_ACKS = LEAF_SPINE.split("[[workloads]]")[0].replace('profile = "htsim"\n', "") + (

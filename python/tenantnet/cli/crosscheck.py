@@ -31,6 +31,8 @@ def cmd_crosscheck(a: argparse.Namespace) -> None:
     """``tenantnet crosscheck ns3 SCENARIO`` or ``tenantnet crosscheck linux
     [SCENARIO ...]`` ``[--out DIR]``."""
     if a.simulator == "linux":
+        if a.ns3_as_released:
+            fail("--ns3-as-released is for `crosscheck ns3`")
         crosscheck_linux(a)
         return
     if len(a.scenario) != 1:
@@ -42,7 +44,8 @@ def cmd_crosscheck(a: argparse.Namespace) -> None:
     path = a.scenario[0]
     try:
         table, s, flows = crosscheck(_scenario(path),
-                                     progress=lambda m: print(m, file=sys.stderr, flush=True))
+                                     progress=lambda m: print(m, file=sys.stderr, flush=True),
+                                     upstream_fixes=not a.ns3_as_released)
     except CrosscheckError as e:
         raise CliError(f"{path}: {e}") from None
     print(report(table, s))
@@ -95,8 +98,8 @@ def add_command(cmd: Callable[..., Any]) -> None:
                    help="what to check against: ns-3, or the Linux kernel")
     p.add_argument("scenario", type=Path, metavar="SCENARIO", nargs="*",
                    help="ns3: a dumbbell scenario (one incast, or long flows left<i> to "
-                   "right<i>) or a leaf_spine one (any sized TCP flows, replayed on "
-                   "tenantnet's paths); linux: any scenarios `tenantnet emulate` runs "
+                   "right<i>) or a leaf_spine or star one (any sized TCP flows, replayed "
+                   "on tenantnet's paths); linux: any scenarios `tenantnet emulate` runs "
                    "(default: the built-in cases: incasts, long flows, leaf-spines)")
     p.set_defaults(intermixed="scenario")
     p.add_argument("-o", "--out", type=Path, default=None, metavar="DIR",
@@ -108,6 +111,10 @@ def add_command(cmd: Callable[..., Any]) -> None:
     p.add_argument("--scale", type=number_arg(1e-6, 1), default=None, metavar="X",
                    help="linux: multiply every rate by X (default: the fastest host NIC "
                         "at 1 Gb/s, as `emulate`)")
+    p.add_argument("--ns3-as-released", action="store_true",
+                   help="ns3: run ns-3 3.44's SACK recovery as released, without the four "
+                   "fixes its development tree made since (#1190, #1282, #1350, #1351), "
+                   "which the cross-check applies by default")
     add_wire(p, CROSSCHECK_WIRE, "for linux: about one offload packet at 1 Gb/s")
     add_force(p)
     p.add_argument("-q", "--quiet", action="store_true",

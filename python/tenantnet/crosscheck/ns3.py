@@ -6,15 +6,16 @@ ns-3 (3.44) comes from the package registry as a wheel that carries its C++ head
 'ns3==3.44.*'`` (``make test`` does this; the ``ns3`` extra installs the same wheel
 with its Python bindings' cppyy, which the cross-check does not need). tenantnet's own
 ns-3 program (``tenantnet/crosscheck/ns3-program/crosscheck.cc`` and its headers, ns-3's
-public API only) is compiled against them with the system's C++ compiler on first use and kept in a
-cache folder.
+public API but for one function that ``upstream.h`` replaces with ns-3's later fix) is
+compiled against them with the system's C++ compiler on first use and kept in a cache
+folder.
 
 Supported: the ``dumbbell`` topology with one ``incast`` workload of one round (every
 sender starts at once), or long flows on pairs of hosts (``fixed`` workloads of one flow
 each, ``left<i>`` to ``right<i>``, of one size, all starting at once); and the
-``leaf_spine`` topology with any workloads of sized TCP flows (tenantnet runs first, and
-ns-3 replays its flows, each on the paths tenantnet's ECMP chose for its data and its
-ACKs). The program
+``leaf_spine`` topology (and the ``star``, as one leaf without spines) with any
+workloads of sized TCP flows (tenantnet runs first, and ns-3 replays its flows, each on
+the paths tenantnet's ECMP chose for its data and its ACKs). The program
 mirrors the scenario's link rate and delay, the switches' and the hosts' buffers (one
 FIFO a port; RED marking above the ECN threshold on the instantaneous queue when ECN is
 on), TCP NewReno, CUBIC or DCTCP, SACK or not, MSS, initial window, minimum RTO and delayed
@@ -43,6 +44,11 @@ each matters):
 * ns-3's TcpLinuxReno halves the window on a loss, as Linux's Reno does, where
   tenantnet's default halves the flight: tenantnet runs with ``loss_ssthresh = "cwnd"``
   unless the scenario sets it.
+* ns-3 3.44's SACK recovery has four defects that its development tree fixed after
+  the release (a SACKed retransmission kept in the pipe, PRR's delivered data counted
+  twice with SACK, PRR's RecoverFS taken from the pipe, 32-bit wraps in PRR): the
+  program replaces those functions with the fixed ones (``ns3-program/upstream.h``)
+  unless :attr:`Setup.upstream_fixes` is off.
 """
 
 from __future__ import annotations
@@ -101,20 +107,23 @@ def cache_dir() -> Path:
     return Path(base) / "tenantnet" / "ns3"
 
 
-def build(root: Path | None = None) -> Path:
-    """The cross-check's ns-3 program, compiled if its source or ns-3 changed."""
+def build(root: Path | None = None, as_released: bool = False) -> Path:
+    """The cross-check's ns-3 program, compiled if its source or ns-3 changed;
+    `as_released` leaves ns-3 3.44's own loss-recovery functions in place (without
+    ``upstream.h``'s, which with ``--upstream_fixes=0`` do the same: a test's yardstick)."""
     root = root or ns3_root()
     cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         raise CrosscheckError("no C++ compiler found (install g++ or set CXX)")
     text = b"".join(f.name.encode() + f.read_bytes() for f in SOURCES)
-    key = hashlib.sha256(text + str(root).encode()).hexdigest()[:16]
+    flags = ["-DTENANTNET_NS3_AS_RELEASED"] if as_released else []
+    key = hashlib.sha256(text + str(root).encode() + " ".join(flags).encode()).hexdigest()[:16]
     exe = cache_dir() / f"crosscheck-{key}"
     if exe.exists():
         return exe
     exe.parent.mkdir(parents=True, exist_ok=True)
     lib = root / "lib64"
-    cmd = [cxx, "-std=c++20", "-O2", f"-I{root / 'include'}", str(PROGRAM),
+    cmd = [cxx, "-std=c++20", "-O2", *flags, f"-I{root / 'include'}", str(PROGRAM),
            "-Wl,--no-as-needed", f"-L{lib}", *(f"-lns3.44-{x}" for x in LIBS),
            f"-Wl,-rpath,{lib}", "-o", str(exe) + ".tmp"]
     done = subprocess.run(cmd, capture_output=True, text=True)
@@ -157,6 +166,9 @@ class Setup:
     recovery: str = ""
     """ns-3's recovery when it is not the default for `sack` (``prr``: Linux's
     without SACK, for ``recovery = "reno_sack"``)."""
+    upstream_fixes: bool = True
+    """Whether ns-3 runs with the fixes to 3.44's SACK recovery that its development
+    tree made after the release (``ns3-program/upstream.h``)."""
 
     def args(self, flows_file: Path | None = None) -> list[str]:
         common = [*(f"--{k}={v}" for k, v in self.topology.items()),
@@ -166,7 +178,8 @@ class Setup:
                   f"--init_cwnd={self.init_cwnd}", f"--min_rto={self.min_rto_s * 1e6:.0f}us",
                   f"--delack={self.delack}",
                   f"--delack_timeout={self.delack_timeout_s * 1e6:.0f}us",
-                  f"--quick_acks={self.quick_acks}", f"--ack_push={int(self.ack_push)}"]
+                  f"--quick_acks={self.quick_acks}", f"--ack_push={int(self.ack_push)}",
+                  f"--upstream_fixes={int(self.upstream_fixes)}"]
         if self.recovery:
             common.append(f"--recovery={self.recovery}")
         if self.kind == "leafspine":
@@ -176,12 +189,14 @@ class Setup:
 
     def describe(self) -> str:
         """The set-up in one line, as the report heads it."""
-        what = (f"{self.senders} flows replayed on a leaf-spine" if self.kind == "leafspine"
+        fabric = "a star" if self.topology.get("spines") == "0" else "a leaf-spine"
+        what = (f"{self.senders} flows replayed on {fabric}" if self.kind == "leafspine"
                 else f"{self.senders} senders x {self.size} B")
         sack = "SACK" if self.sack else "no SACK" + (", PRR" if self.recovery else "")
+        ns3 = "with its later SACK-recovery fixes" if self.upstream_fixes else "as released"
         return (f"{what}, {self.cc}, {sack}, buffer "
                 f"{self.buffer} B, ECN K {self.ecn_k or 'off'}, "
-                f"min RTO {self.min_rto_s * 1e3:g} ms")
+                f"min RTO {self.min_rto_s * 1e3:g} ms; ns-3 3.44 {ns3}")
 
 
 PACKETS = re.compile(r"^\s*([0-9]+)\s*(pkts?|packets?)\s*$")
@@ -198,9 +213,9 @@ def refuse(d: dict[str, Any]) -> None:
     topo = d.get("topology", {})
     if topo.get("kind") == "dumbbell":
         flows(d)
-    elif topo.get("kind") != "leaf_spine":
+    elif topo.get("kind") not in ("leaf_spine", "star"):
         raise CrosscheckError(f"topology.kind = {topo.get('kind')!r}: the ns-3 cross-check "
-                              "supports the dumbbell and the leaf_spine")
+                              "supports the dumbbell, the leaf_spine and the star")
     for key in ("tenants", "vswitch", "qshare", "cpu"):
         if d.get(key):
             raise CrosscheckError(f"{key}: not modelled by the ns-3 program; the cross-check "
@@ -277,11 +292,14 @@ def setup(sc: Scenario) -> tuple[Setup, dict[str, Any]]:
     buffer = size_bytes(net.get("buffer", "1MB"), packet)
     ecn = size_bytes(net["ecn_threshold"], packet) if net.get("ecn_threshold") else 0
     rate, delay = topo.get("link_rate", "10Gbps"), topo.get("link_delay", "1us")
-    if topo["kind"] == "leaf_spine":
+    if topo["kind"] in ("leaf_spine", "star"):
         senders, size, pairs, kind = 0, "0B", False, "leafspine"
-        # the leaf-spine links' rate is read from the built fabric (`run_ours`)
-        wiring = {"rate": rate, "delay": delay,
-                  **{k: str(topo[k]) for k in ("leaves", "spines", "hosts_per_leaf")}}
+        # the leaf-spine links' rate is read from the built fabric (`run_ours`); a
+        # star is the program's leaf-spine of one leaf and no spine
+        shape = ({"leaves": "1", "spines": "0", "hosts_per_leaf": str(topo["hosts"])}
+                 if topo["kind"] == "star" else
+                 {k: str(topo[k]) for k in ("leaves", "spines", "hosts_per_leaf")})
+        wiring = {"rate": rate, "delay": delay, **shape}
     else:
         (senders, size, pairs), kind = flows(d), "dumbbell"
         wiring = {"rate": rate, "delay": delay,
@@ -416,7 +434,8 @@ def run_ours(s: Setup, ours: dict[str, Any]) -> Results:
         s.senders = len(res.flows)
         links = res.links
         up = links[links["node"].str.startswith("leaf") & links["peer"].str.startswith("spine")]
-        s.topology["bottleneck_rate"] = f"{round(up['rate_gbps'].iloc[0] * 1e9)}bps"
+        if len(up):
+            s.topology["bottleneck_rate"] = f"{round(up['rate_gbps'].iloc[0] * 1e9)}bps"
     return res
 
 
@@ -476,15 +495,17 @@ def ns3_estimate_s(s: Setup) -> float:
 
 
 def crosscheck(sc: Scenario, exe: Path | None = None,
-               progress: Callable[[str], None] | None = None
+               progress: Callable[[str], None] | None = None, upstream_fixes: bool = True
                ) -> tuple[pd.DataFrame, Setup, pd.DataFrame]:
     """Both simulators' per-flow FCT distribution and loss recovery, side by side, with
     the KS distance between the FCTs and tenantnet's differences relative to ns-3's;
     the setup; and every flow in both (:func:`flow_by_flow`). `progress` is told what
     runs, with ns-3's estimated time; a replay estimated past a day is refused
-    (CrosscheckError) before ns-3 starts."""
+    (CrosscheckError) before ns-3 starts. ns-3 runs with its later fixes to 3.44's
+    SACK recovery unless `upstream_fixes` is false (:attr:`Setup.upstream_fixes`)."""
     say = progress or (lambda _: None)
     s, ours = setup(sc)
+    s.upstream_fixes = upstream_fixes
     say("tenantnet: running the scenario")
     r = run_ours(s, ours)
     estimate = ns3_estimate_s(s)

@@ -1,5 +1,5 @@
-// tenantnet's ns-3 cross-check: what both of its topologies share (ns-3 3.44,
-// public API only). The program (crosscheck.cc) builds a dumbbell (dumbbell.h) or
+// tenantnet's ns-3 cross-check: what both of its topologies share (ns-3 3.44's
+// public API; upstream.h also replaces one ns-3 function). The program (crosscheck.cc) builds a dumbbell (dumbbell.h) or
 // a leaf-spine (leafspine.h); this file holds the senders, the queues, the TCP
 // settings and the report.
 //
@@ -28,6 +28,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 #include "receiver.h"
+#include "upstream.h"
 
 #include <iomanip>
 #include <iostream>
@@ -54,13 +55,38 @@ bool g_verbose = false;
 std::map<std::string, uint64_t> g_dropKinds;
 
 /// Each queue disc's backlog over time (verbose runs): bytes at the last change, its
-/// time, and the integral of bytes over seconds until then.
+/// time, and the integral of bytes over seconds until then, in all and by millisecond
+/// (printed as `queue N backlog X B s` and `queue N ms K X B s`, the latter where X > 0).
 struct Backlog
 {
     double bytes = 0;
     double since = 0;
     double integral = 0;
+    /// The integral by millisecond of the run.
+    std::vector<double> bins;
 };
+
+/// Adds `b`'s bytes from its last change to `t` seconds to its integrals.
+void
+Accumulate(Backlog& b, double t)
+{
+    b.integral += b.bytes * (t - b.since);
+    for (double from = b.since; from < t;)
+    {
+        auto k = static_cast<size_t>(from * 1e3);
+        if ((k + 1) * 1e-3 <= from)
+        {
+            k++; // `from` sits on a bin's end that the product rounded below
+        }
+        double to = std::min(t, (k + 1) * 1e-3);
+        if (b.bins.size() <= k)
+        {
+            b.bins.resize(k + 1);
+        }
+        b.bins[k] += b.bytes * (to - from);
+        from = to;
+    }
+}
 
 std::vector<Backlog> g_backlog;
 
@@ -70,7 +96,7 @@ OnBacklog(uint32_t n, uint32_t, uint32_t now)
 {
     Backlog& b = g_backlog[n];
     double t = Simulator::Now().GetSeconds();
-    b.integral += b.bytes * (t - b.since);
+    Accumulate(b, t);
     b.bytes = now;
     b.since = t;
 }
@@ -278,6 +304,7 @@ struct Settings
     std::string delAckTimeout = "200ms";
     uint32_t quickAcks = 0;
     bool ackPush = false;
+    bool upstreamFixes = true;
 };
 
 Settings
@@ -317,6 +344,10 @@ Parse(int argc, char* argv[])
     cmd.AddValue("quick_acks", "segments of a connection acknowledged at once (Linux: 16)",
                  s.quickAcks);
     cmd.AddValue("ack_push", "acknowledge at once the segment that ends a flow", s.ackPush);
+    cmd.AddValue("upstream_fixes",
+                 "apply ns-3-dev's fixes #1190, #1282, #1350 and #1351 to SACK recovery "
+                 "(upstream.h)",
+                 s.upstreamFixes);
     cmd.AddValue("pairs", "dumbbell: each sender to its own receiver instead of incast",
                  s.pairs);
     cmd.AddValue("stop", "simulated time limit", s.stop);
@@ -359,8 +390,10 @@ ConfigureTcp(const Settings& s)
                                    : s.cc == "cubic" ? TcpCubic::GetTypeId()
                                                      : TcpLinuxReno::GetTypeId()));
     bool prr = s.recovery.empty() ? s.sack : s.recovery == "prr";
+    g_upstreamFixes = s.upstreamFixes;
+    g_sackOn = s.sack;
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(prr ? TcpPrrRecovery::GetTypeId()
+                       TypeIdValue(prr ? PrrRecoveryType(s.upstreamFixes)
                                        : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(s.sack));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Time(s.minRto)));
@@ -420,9 +453,16 @@ Report(const QueueDiscContainer& qdiscs)
     double end = Simulator::Now().GetSeconds();
     for (uint32_t n = 0; n < g_backlog.size(); n++)
     {
-        const Backlog& b = g_backlog[n];
-        double integral = b.integral + b.bytes * (end - b.since);
-        std::cerr << "queue " << n << " backlog " << integral << " B s\n";
+        Backlog& b = g_backlog[n];
+        Accumulate(b, end);
+        std::cerr << "queue " << n << " backlog " << b.integral << " B s\n";
+        for (size_t k = 0; k < b.bins.size(); k++)
+        {
+            if (b.bins[k] > 0)
+            {
+                std::cerr << "queue " << n << " ms " << k << " " << b.bins[k] << " B s\n";
+            }
+        }
     }
 }
 

@@ -1,6 +1,8 @@
-// tenantnet's ns-3 cross-check (ns-3 3.44, public API only): a scenario's fabric and
+// tenantnet's ns-3 cross-check (ns-3 3.44's public API; upstream.h replaces one of its
+// functions, TcpTxBuffer::Update, with ns-3's later fix): a scenario's fabric and
 // flows as tenantnet models them, on a dumbbell (dumbbell.h) or a leaf-spine
-// (leafspine.h); what both share, and the output, in common.h.
+// (leafspine.h); what both share, and the output, in common.h; fixes to ns-3 3.44's
+// SACK recovery from ns-3's development tree in upstream.h.
 
 #include "common.h"
 #include "dumbbell.h"

@@ -1,5 +1,5 @@
 // tenantnet's ns-3 cross-check: the receivers, whose ACKs follow Linux's rules where
-// the scenario's transport does (ns-3 3.44, public API only).
+// the scenario's transport does (ns-3 3.44's public API).
 //
 // ns-3's TcpSocketBase delays every in-order ACK (`DelAckCount` segments or
 // `DelAckTimeout`), where Linux and tenantnet's `linux` profile acknowledge at once
