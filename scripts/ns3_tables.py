@@ -9,8 +9,8 @@ recovery that the cross-check applies.
 Each row runs one scenario through :func:`tenantnet.crosscheck.ns3.crosscheck`; cells read
 tenantnet / ns-3. The incast and long flows run on the dumbbell of
 ``examples/incast-ns3.toml``; the leaf-spine is ``examples/leafspine-ns3.toml`` (about
-a minute of ns-3 a row), the star the same flows' recipe on 16 hosts under one switch;
-``seeds`` runs NewReno with SACK on both over seeds 1 to 8.
+a minute and a half of ns-3 a row), the star the same flows' recipe on 16 hosts under
+one switch; ``seeds`` runs NewReno with SACK on both over seeds 1 to 8.
 """
 
 from __future__ import annotations
