@@ -22,10 +22,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from tenantnet.crosscheck.ns3 import crosscheck
+from tenantnet.measure.stats import estimate
 from tenantnet.sim.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +87,9 @@ def star(protocol: str, recovery: str, extra: dict[str, Any]) -> dict[str, Any]:
     """The leaf-spine's scenario with its 16 hosts under one switch."""
     d = leaf_spine(protocol, recovery, extra)
     d["name"] = "star-websearch-ns3"
-    d["topology"] = {"kind": "star", "hosts": 16, "link_rate": "10Gbps", "link_delay": "1us"}
+    topo = d["topology"]
+    d["topology"] = {"kind": "star", "hosts": topo["leaves"] * topo["hosts_per_leaf"],
+                     "link_rate": topo["link_rate"], "link_delay": topo["link_delay"]}
     return d
 
 
@@ -175,7 +177,7 @@ def star_table(extra: dict[str, Any]) -> Iterator[str]:
 
 def seeds_table(extra: dict[str, Any]) -> Iterator[str]:
     """NewReno with SACK on the leaf-spine and the star, seeds 1 to 8, then each
-    column's mean difference with its 95 % interval (t, 7 degrees of freedom)."""
+    column's mean difference with its 95 % t-interval."""
     yield "| fabric | seed | median (ms) | p99 (ms) | small flows' median slowdown | " \
           "flows with an RTO | drops |"
     yield "|---|---|---|---|---|---|---|"
@@ -195,10 +197,9 @@ def seeds_table(extra: dict[str, Any]) -> Iterator[str]:
                     rel, strict=True)),
                 f"{int(o['flows_with_timeouts'])} / {int(n['flows_with_timeouts'])}",
                 f"{int(o['drops'])} / {int(n['drops'])}"]) + " |"
-        g = np.array(gaps)
-        half = 2.365 * g.std(axis=0, ddof=1) / np.sqrt(len(g))
-        yield "| " + " | ".join([label, "mean", *(f"{m:+.0%} ± {h:.0%}" for m, h in zip(
-            g.mean(axis=0), half, strict=True)), "", ""]) + " |"
+        means = [estimate(column) for column in zip(*gaps, strict=True)]
+        yield "| " + " | ".join([label, "mean", *(f"{e.mean:+.0%} ± {(e.hi - e.lo) / 2:.0%}"
+                                                  for e in means), "", ""]) + " |"
 
 
 TABLES: dict[str, Callable[[dict[str, Any]], Iterator[str]]] = {

@@ -113,7 +113,7 @@ def add_command(cmd: Callable[..., Any]) -> None:
                         "at 1 Gb/s, as `emulate`)")
     p.add_argument("--ns3-as-released", action="store_true",
                    help="ns3: run ns-3 3.44's SACK recovery as released, without the four "
-                   "fixes its development tree made since (#1190, #1282, #1350, #1351), "
+                   "fixes its development tree made since (ns-3 #1190, #1282, #1350, #1351), "
                    "which the cross-check applies by default")
     add_wire(p, CROSSCHECK_WIRE, "for linux: about one offload packet at 1 Gb/s")
     add_force(p)

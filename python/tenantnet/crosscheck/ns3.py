@@ -6,7 +6,7 @@ ns-3 (3.44) comes from the package registry as a wheel that carries its C++ head
 'ns3==3.44.*'`` (``make test`` does this; the ``ns3`` extra installs the same wheel
 with its Python bindings' cppyy, which the cross-check does not need). tenantnet's own
 ns-3 program (``tenantnet/crosscheck/ns3-program/crosscheck.cc`` and its headers, ns-3's
-public API but for one function that ``upstream.h`` replaces with ns-3's later fix) is
+public API but for one function that ``upstream.h`` wraps to apply ns-3's later fix) is
 compiled against them with the system's C++ compiler on first use and kept in a cache
 folder.
 
@@ -47,8 +47,9 @@ each matters):
 * ns-3 3.44's SACK recovery has four defects that its development tree fixed after
   the release (a SACKed retransmission kept in the pipe, PRR's delivered data counted
   twice with SACK, PRR's RecoverFS taken from the pipe, 32-bit wraps in PRR): the
-  program replaces those functions with the fixed ones (``ns3-program/upstream.h``)
-  unless :attr:`Setup.upstream_fixes` is off.
+  program applies the fixes (``ns3-program/upstream.h``: the scoreboard's update
+  wrapped, PRR as a recovery algorithm of its own) unless
+  :attr:`Setup.upstream_fixes` is off.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 // tenantnet's ns-3 cross-check: what both of its topologies share (ns-3 3.44's
-// public API; upstream.h also replaces one ns-3 function). The program (crosscheck.cc) builds a dumbbell (dumbbell.h) or
-// a leaf-spine (leafspine.h); this file holds the senders, the queues, the TCP
-// settings and the report.
+// public API; upstream.h also stands in for one ns-3 function). The program
+// (crosscheck.cc) builds a dumbbell (dumbbell.h) or a leaf-spine (leafspine.h); this
+// file holds the senders, the queues, the TCP settings and the report.
 //
 // Every switch port is one FIFO of `buffer` bytes, every host NIC one of
 // `host_buffer` (a FifoQueueDisc, or RED marking above `ecn_k` bytes on the

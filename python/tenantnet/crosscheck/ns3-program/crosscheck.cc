@@ -1,5 +1,5 @@
-// tenantnet's ns-3 cross-check (ns-3 3.44's public API; upstream.h replaces one of its
-// functions, TcpTxBuffer::Update, with ns-3's later fix): a scenario's fabric and
+// tenantnet's ns-3 cross-check (ns-3 3.44's public API; upstream.h stands in for one
+// of its functions, TcpTxBuffer::Update, to apply ns-3's later fix): a scenario's fabric and
 // flows as tenantnet models them, on a dumbbell (dumbbell.h) or a leaf-spine
 // (leafspine.h); what both share, and the output, in common.h; fixes to ns-3 3.44's
 // SACK recovery from ns-3's development tree in upstream.h.

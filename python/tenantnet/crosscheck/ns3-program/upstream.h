@@ -20,12 +20,13 @@
 //   4.3e9, e.g. 70 KB of ssthresh times 62 KB delivered; an `out` ahead of `delivered`).
 //
 // #1190 is in a function no subclass can replace: the program defines
-// `TcpTxBuffer::Update` as ns-3-dev has it, and the executable's definition takes the
-// place of the shared library's, which calls it through its procedure linkage table.
-// With `--upstream_fixes=0` it does exactly what 3.44's does (a test compares the
-// program built with TENANTNET_NS3_AS_RELEASED, which leaves 3.44's, output for output). The
-// three PRR fixes are in `FixedPrrRecovery`, a `TcpRecoveryOps` of the program's own
-// (ns-3's public API), in place of ns-3's `TcpPrrRecovery` when the fixes are on.
+// `TcpTxBuffer::Update`, and the executable's definition takes the place of the shared
+// library's, which calls it through its procedure linkage table. It calls ns-3's own
+// (`dlsym(RTLD_NEXT)`) and then applies the fix's effect; with `--upstream_fixes=0`
+// it only calls ns-3's (a test compares the program built with
+// TENANTNET_NS3_AS_RELEASED, which leaves ns-3's alone, output for output). The three
+// PRR fixes are in `FixedPrrRecovery`, a `TcpRecoveryOps` of the program's own (ns-3's
+// public API), in place of ns-3's `TcpPrrRecovery` when the fixes are on.
 // Loss detection of retransmissions by SACKs of later data (#1349, 5ada3ae14) is not
 // applied: it adds a mechanism that RFC 6675, and tenantnet's `sack`, do not have.
 
@@ -47,67 +48,54 @@ bool g_sackOn = true;
 
 #ifndef TENANTNET_NS3_AS_RELEASED
 
+#include <dlfcn.h>
+
+#include <vector>
+
+namespace
+{
+/// `ns3::TcpTxBuffer::Update(SackList const&, Callback<void, TcpTxItem*> const&)` as
+/// the Itanium C++ ABI names it, to find ns-3's own definition behind this one.
+const char* kUpdateSymbol =
+    "_ZN3ns311TcpTxBuffer6UpdateERKNSt7__cxx114listISt4pairINS_14SequenceNumberIjiEES5_"
+    "ESaIS6_EEERKNS_8CallbackIvJPNS_9TcpTxItemEEEE";
+} // namespace
+
 namespace ns3
 {
 
-/// ns-3 3.44's scoreboard update (tcp-tx-buffer.cc), without its logging, with #1190.
+/// The scoreboard update: ns-3 3.44's own (the library's, found past this definition),
+/// then #1190: a retransmitted segment the update SACKed is no longer counted as a
+/// retransmission in flight. (Nothing between the two reads the retransmission
+/// flags: the update's lost-marking does not, nor its callback, the rate sampler.)
 uint32_t
 TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, TcpTxItem*>& sackedCb)
 {
-    uint32_t bytesSacked = 0;
-    for (const auto& block : list)
+    using Released = uint32_t (*)(TcpTxBuffer*,
+                                  const TcpOptionSack::SackList&,
+                                  const Callback<void, TcpTxItem*>&);
+    static auto released = reinterpret_cast<Released>(dlsym(RTLD_NEXT, kUpdateSymbol));
+    NS_ABORT_MSG_IF(released == nullptr, "upstream.h: ns-3's TcpTxBuffer::Update not found");
+    if (!g_upstreamFixes)
     {
-        auto item_it = m_sentList.begin();
-        SequenceNumber32 beginOfCurrentPacket = m_firstByteSeq;
-        if (m_firstByteSeq + m_sentSize < block.first)
+        return released(this, list, sackedCb);
+    }
+    std::vector<TcpTxItem*> retransmitted;
+    for (TcpTxItem* item : m_sentList)
+    {
+        if (item->m_retrans && !item->m_sacked)
         {
-            return bytesSacked;
-        }
-        while (item_it != m_sentList.end())
-        {
-            TcpTxItem* item = *item_it;
-            uint32_t pktSize = item->m_packet->GetSize();
-            if (beginOfCurrentPacket >= block.first && beginOfCurrentPacket + pktSize <= block.second)
-            {
-                if (!item->m_sacked)
-                {
-                    if (item->m_lost)
-                    {
-                        item->m_lost = false;
-                        m_lostOut -= pktSize;
-                    }
-                    if (g_upstreamFixes && item->m_retrans)
-                    {
-                        // #1190: a SACKed retransmission is no longer in flight
-                        item->m_retrans = false;
-                        m_retrans -= pktSize;
-                    }
-                    item->m_sacked = true;
-                    m_sackedOut += pktSize;
-                    bytesSacked += pktSize;
-                    if (m_highestSack.first == m_sentList.end() ||
-                        m_highestSack.second <= beginOfCurrentPacket + pktSize)
-                    {
-                        m_sackSeen = true;
-                        m_highestSack = std::make_pair(item_it, beginOfCurrentPacket);
-                    }
-                    if (!sackedCb.IsNull())
-                    {
-                        sackedCb(item);
-                    }
-                }
-            }
-            else if (beginOfCurrentPacket + pktSize > block.second)
-            {
-                break;
-            }
-            beginOfCurrentPacket += pktSize;
-            ++item_it;
+            retransmitted.push_back(item);
         }
     }
-    if (bytesSacked > 0)
+    uint32_t bytesSacked = released(this, list, sackedCb);
+    for (TcpTxItem* item : retransmitted)
     {
-        UpdateLostCount();
+        if (item->m_sacked)
+        {
+            item->m_retrans = false;
+            m_retrans -= item->m_packet->GetSize();
+        }
     }
     return bytesSacked;
 }
@@ -119,9 +107,11 @@ namespace
 
 using namespace ns3;
 
-/// ns-3's PRR (`TcpPrrRecovery`, tcp-prr-recovery.cc) as ns-3-dev has it, with #1350,
-/// #1351 and #1282; the program's recovery with SACK or `--recovery=prr` when the fixes
-/// are on (ns-3's own `TcpPrrRecovery` when they are off).
+/// Proportional Rate Reduction (RFC 6937 §3) with ns-3's choices (PRR-SSRB's extra
+/// segment when retransmitted data is cumulatively acknowledged, a fast retransmit
+/// at least at the start) and without 3.44's faults #1350, #1351 and #1282; the
+/// program's recovery with SACK or `--recovery=prr` when the fixes are on (ns-3's own
+/// `TcpPrrRecovery` when they are off).
 class FixedPrrRecovery : public TcpClassicRecovery
 {
   public:
